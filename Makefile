@@ -1,0 +1,53 @@
+# blastfleet — `make demo` runs a search end to end; `make test` runs every test.
+SHELL := /usr/bin/env bash
+GO ?= go
+BIN := bin
+export OMPI_ALLOW_RUN_AS_ROOT := 1
+export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM := 1
+export OMPI_MCA_mpi_yield_when_idle := 1
+export OMPI_MCA_btl_vader_single_copy_mechanism := none
+
+.PHONY: all build deps test test-unit test-soak vet fmt-check demo bench clean
+
+all: build
+
+## deps: install BLAST+, OpenMPI, plast-example and a MinIO server (idempotent)
+deps:
+	@hack/install-deps.sh
+
+## build: bin/blastfleet (CLI) and bin/blastfleet-engine (MPI program)
+build:
+	@mkdir -p $(BIN)
+	CGO_ENABLED=0 $(GO) build -o $(BIN)/blastfleet ./cmd/blastfleet
+	$(GO) build -tags mpi -o $(BIN)/blastfleet-engine ./cmd/engine
+
+vet:
+	$(GO) vet -tags mpi ./...
+	$(GO) vet ./...
+
+fmt-check:
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	if [ -n "$$out" ]; then echo "gofmt needed: $$out"; exit 1; fi
+
+## test: install what is needed, build, and run every test against real BLAST+, OpenMPI and MinIO
+test: deps fmt-check vet build
+	BLASTFLEET_REQUIRE_REAL=1 BLASTFLEET_MINIO=$$(hack/install-minio.sh) \
+	BLASTFLEET_ENGINE=$(CURDIR)/$(BIN)/blastfleet-engine BLASTFLEET_CLI=$(CURDIR)/$(BIN)/blastfleet \
+	$(GO) test -tags mpi -timeout 30m ./...
+
+## test-soak: longer runs (larger data, more ranks)
+test-soak: deps build
+	BLASTFLEET_REQUIRE_REAL=1 BLASTFLEET_SOAK=1 BLASTFLEET_MINIO=$$(hack/install-minio.sh) \
+	BLASTFLEET_ENGINE=$(CURDIR)/$(BIN)/blastfleet-engine BLASTFLEET_CLI=$(CURDIR)/$(BIN)/blastfleet \
+	$(GO) test -tags mpi -timeout 120m ./...
+
+## demo: shard Debian's plast-example proteins and search them with the engine
+demo: deps build
+	@hack/demo.sh
+
+## bench: the engine against blastp side by side (docs/benchmarks.md)
+bench: deps build
+	@bench/engine.sh
+
+clean:
+	rm -rf $(BIN)

@@ -1,0 +1,93 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func run(t *testing.T, binary string, args ...string) (stdout, stderr string, err error) {
+	t.Helper()
+	cmd := newRootCmd(binary)
+	var out, errb bytes.Buffer
+	cmd.SetOut(&out)
+	cmd.SetErr(&errb)
+	cmd.SetArgs(args)
+	err = cmd.ExecuteContext(context.Background())
+	return out.String(), errb.String(), err
+}
+
+func TestVersion(t *testing.T) {
+	out, _, err := run(t, "blastfleet", "version")
+	if err != nil || !strings.HasPrefix(out, "blastfleet ") {
+		t.Errorf("version: %q, %v", out, err)
+	}
+}
+
+func TestKubectlPluginName(t *testing.T) {
+	out, _, err := run(t, "kubectl-blastfleet", "--help")
+	if err != nil || !strings.Contains(out, "kubectl blastfleet [command]") {
+		t.Errorf("help as kubectl plugin: %v\n%s", err, out)
+	}
+}
+
+func TestDBShardFlagErrors(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--input", "x.fa", "--type", "dna", "--shards", "2", "--output", "o"}, "--type must be nucl or prot"},
+		{[]string{"--input", "x.fa", "--type", "nucl", "--shards", "0", "--output", "o"}, "--shards must be ≥ 1"},
+		{[]string{"--input", "s3://b/x.fa", "--type", "nucl", "--shards", "1", "--output", "o"}, "--input must be a local file"},
+		{[]string{"--type", "nucl", "--shards", "1"}, `"input"`},
+	} {
+		out := filepath.Join(t.TempDir(), "out")
+		args := append([]string{"db", "shard"}, tc.args...)
+		for i, a := range args {
+			if a == "o" {
+				args[i] = out
+			}
+		}
+		_, stderr, err := run(t, "blastfleet", args...)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v: err = %v, want %q", tc.args, err, tc.want)
+		}
+		if strings.Contains(stderr, "Usage:") {
+			t.Errorf("%v: usage dumped for a validation error", tc.args)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("%v: output created despite invalid flags", tc.args)
+		}
+	}
+}
+
+func TestDBShard(t *testing.T) {
+	if _, err := exec.LookPath("makeblastdb"); err != nil {
+		if os.Getenv("BLASTFLEET_REQUIRE_REAL") == "1" {
+			t.Fatal("makeblastdb not on PATH and BLASTFLEET_REQUIRE_REAL=1")
+		}
+		t.Skip("makeblastdb not on PATH")
+	}
+	dir := t.TempDir()
+	input := filepath.Join(dir, "tiny.fasta")
+	data := ">a\nACGTACGTTAGCATCGATCGA\n>b\nTTGACCAGTAGCATGCA\n>c\nGGGCATCGACTTTAGC\n"
+	if err := os.WriteFile(input, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "db")
+	stdout, stderr, err := run(t, "blastfleet", "db", "shard", "--input", input, "--type", "nucl", "--shards", "2", "--output", out)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	want := "tiny: 3 sequences, 54 letters, 2 shards, manifest " + filepath.Join(out, "manifest.json") + "\n"
+	if stdout != want {
+		t.Errorf("stdout %q, want %q", stdout, want)
+	}
+	if !strings.Contains(stderr, "building shard") {
+		t.Errorf("no progress on stderr: %q", stderr)
+	}
+}

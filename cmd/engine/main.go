@@ -1,0 +1,185 @@
+// Command blastfleet-engine is the program inside a partition. Under
+// mpirun (or srun) rank 0 is the master and the other ranks are workers;
+// run directly, it runs a master and --workers workers in one process.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+
+	"github.com/dustin/go-humanize"
+	"github.com/go-logr/logr"
+	"github.com/go-logr/logr/funcr"
+	"github.com/spf13/cobra"
+
+	"github.com/blastfleet/blastfleet/internal/blast"
+	"github.com/blastfleet/blastfleet/internal/engine"
+	"github.com/blastfleet/blastfleet/internal/mpi"
+	"github.com/blastfleet/blastfleet/internal/output"
+	"github.com/blastfleet/blastfleet/internal/transport"
+)
+
+type flags struct {
+	database, queries, program, outfmt, output string
+	maxTargetSeqs                               int
+	evalue                                      float64
+	blastOptions                                []string
+	blockLetters, threads, workers              int
+	cacheDir, cacheBytes, groupBytes            string
+	writeBuffer, topHits, strategy, summaryJSON string
+	verbose                                     int
+}
+
+func main() {
+	var f flags
+	cmd := &cobra.Command{
+		Use:   "blastfleet-engine --database DB --queries Q.fa --program P --output OUT",
+		Short: "Search queries against a sharded BLAST database in parallel, with results equal to an unsharded search",
+		Long: `blastfleet-engine runs one search: rank 0 is the master (mpiBLAST's
+locality-aware scheduler, per-query merge), the other ranks are workers that
+cache database shards and run BLAST+, and write the merged output
+(WorkerMerge). Under mpirun it uses MPI; run directly it runs the master and
+--workers workers in one process.`,
+		Example: `  blastfleet-engine --database db/ --queries q.fa --program blastp --output hits.tsv --workers 2
+  mpirun -np 4 blastfleet-engine --database s3://dbs/nt --queries q.fa.gz --program blastn \
+      --outfmt "6 qseqid sseqid evalue bitscore" --output s3://results/run1.tsv`,
+		Args:          cobra.NoArgs,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return run(cmd.Context(), &f)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.database, "database", "", "sharded database: DIR or s3://bucket/prefix holding manifest.json")
+	fl.StringVar(&f.queries, "queries", "", "query FASTA (plain or gzip): a path or s3://bucket/key")
+	fl.StringVar(&f.program, "program", "", "blastn, blastp, blastx, tblastn or tblastx")
+	fl.StringVar(&f.outfmt, "outfmt", "6", `tabular output format and columns, e.g. "6 qseqid sseqid evalue bitscore"`)
+	fl.StringVar(&f.output, "output", "", "where the merged result goes: FILE or s3://bucket/key")
+	fl.IntVar(&f.maxTargetSeqs, "max-target-seqs", engine.DefaultMaxTargetSeqs, "keep at most this many subjects per query, applied globally after the merge")
+	fl.Float64Var(&f.evalue, "evalue", 0, "E-value cut-off (default: BLAST's, 10)")
+	fl.StringArrayVar(&f.blastOptions, "blast-option", nil, "extra BLAST option from the allowlist, e.g. --blast-option=-word_size=11 (repeatable)")
+	fl.IntVar(&f.blockLetters, "block-letters", 0, "query letters per task (default: guided, shrinking as work runs out)")
+	fl.IntVar(&f.threads, "threads", 1, "BLAST threads per worker (the worker's slots)")
+	fl.IntVar(&f.workers, "workers", 2, "workers when run without mpirun")
+	fl.StringVar(&f.cacheDir, "cache-dir", defaultCacheDir(), "where workers cache shards")
+	fl.StringVar(&f.cacheBytes, "cache-bytes", "0", "bound of each worker's shard cache, e.g. 8GiB (0: unbounded)")
+	fl.StringVar(&f.groupBytes, "group-bytes", "0", "database bytes one task searches (shards are grouped up to this; 0: the whole database, or --cache-bytes)")
+	fl.StringVar(&f.writeBuffer, "write-buffer", "4MiB", "bytes a writer gathers before writing (MBS; S3 parts are at least 5MiB)")
+	fl.StringVar(&f.topHits, "top-hits", "overfetch", "when --max-target-seqs truncates: exact (shards searched untruncated) or overfetch[=F] (shards searched with F x N, default 4)")
+	fl.StringVar(&f.strategy, "strategy", "worker-merge", "output strategy")
+	fl.StringVar(&f.summaryJSON, "summary-json", "", "also write the run summary as JSON to this file")
+	fl.CountVarP(&f.verbose, "verbose", "v", "more logs")
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := cmd.ExecuteContext(ctx); err != nil {
+		fmt.Fprintln(os.Stderr, "blastfleet-engine: error:", err)
+		os.Exit(1)
+	}
+}
+
+func defaultCacheDir() string {
+	d, err := os.UserCacheDir()
+	if err != nil {
+		d = os.TempDir()
+	}
+	return filepath.Join(d, "blastfleet", "shards")
+}
+
+func parseBytes(flag, s string) (int64, error) {
+	n, err := humanize.ParseBytes(s)
+	if err != nil {
+		return 0, fmt.Errorf("--%s %q: %w", flag, s, err)
+	}
+	return int64(n), nil
+}
+
+func config(f *flags, log logr.Logger) (*engine.Config, error) {
+	cfg := &engine.Config{Database: f.database, Queries: f.queries, Output: f.output,
+		MaxTargetSeqs: f.maxTargetSeqs, Evalue: f.evalue, Threads: f.threads,
+		BlockLetters: f.blockLetters, CacheDir: f.cacheDir, Log: log}
+	var err error
+	if f.program == "" {
+		return nil, fmt.Errorf("--program is required")
+	}
+	if cfg.Program, err = blast.ParseProgram(f.program); err != nil {
+		return nil, fmt.Errorf("--program: %w", err)
+	}
+	if cfg.Format, err = blast.ParseFormat(f.outfmt); err != nil {
+		return nil, fmt.Errorf("--outfmt: %w", err)
+	}
+	for _, s := range f.blastOptions {
+		o, err := blast.ParseOption(s, f.threads)
+		if err != nil {
+			return nil, err
+		}
+		cfg.Options = append(cfg.Options, o)
+	}
+	if cfg.TopHits, err = engine.ParseTopHits(f.topHits); err != nil {
+		return nil, err
+	}
+	if cfg.Strategy, err = output.ParseStrategy(f.strategy); err != nil {
+		return nil, err
+	}
+	if cfg.CacheBytes, err = parseBytes("cache-bytes", f.cacheBytes); err != nil {
+		return nil, err
+	}
+	if cfg.GroupBytes, err = parseBytes("group-bytes", f.groupBytes); err != nil {
+		return nil, err
+	}
+	if cfg.WriteBuffer, err = parseBytes("write-buffer", f.writeBuffer); err != nil {
+		return nil, err
+	}
+	return cfg, cfg.Validate()
+}
+
+func run(ctx context.Context, f *flags) error {
+	rank := 0
+	var tr transport.Transport
+	if mpi.Launched() {
+		var err error
+		if tr, err = mpi.Init(); err != nil {
+			return err
+		}
+		rank = tr.Rank()
+	}
+	log := funcr.New(func(prefix, args string) {
+		fmt.Fprintf(os.Stderr, "%s rank=%d %s\n", prefix, rank, args)
+	}, funcr.Options{Verbosity: f.verbose})
+	cfg, err := config(f, log)
+	if err != nil {
+		if tr != nil {
+			tr.Close()
+		}
+		return err
+	}
+	var sum *engine.Summary
+	if tr != nil {
+		sum, err = engine.Run(ctx, cfg, tr)
+		if cerr := tr.Close(); err == nil && cerr != nil {
+			err = cerr
+		}
+	} else {
+		sum, err = engine.RunLocal(ctx, cfg, f.workers)
+	}
+	if err != nil || sum == nil {
+		return err
+	}
+	sum.Print(os.Stderr)
+	if f.summaryJSON != "" {
+		data, err := json.MarshalIndent(sum, "", "  ")
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(f.summaryJSON, append(data, '\n'), 0o644); err != nil {
+			return fmt.Errorf("--summary-json: %w", err)
+		}
+	}
+	return nil
+}

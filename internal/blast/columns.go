@@ -1,0 +1,103 @@
+package blast
+
+import (
+	"fmt"
+	"strings"
+)
+
+// stdColumns is what BLAST+ 2.12 prints for "-outfmt 6" and the "std" keyword.
+var stdColumns = []string{"qaccver", "saccver", "pident", "length", "mismatch",
+	"gapopen", "qstart", "qend", "sstart", "send", "evalue", "bitscore"}
+
+// knownColumns are BLAST+ 2.12 tabular column names.
+var knownColumns = map[string]bool{}
+
+func init() {
+	for _, c := range strings.Fields(`qseqid qgi qacc qaccver qlen sseqid sallseqid sgi sallgi sacc
+	saccver sallacc slen qstart qend sstart send qseq sseq evalue bitscore score length pident nident
+	mismatch positive gapopen gaps ppos frames qframe sframe btop staxid ssciname scomname sblastname
+	sskingdom staxids sscinames scomnames sblastnames sskingdoms stitle salltitles sstrand qcovs
+	qcovhsp qcovus`) {
+		knownColumns[c] = true
+	}
+}
+
+// mergeColumns are what the merge needs from every line: which query and
+// subject it belongs to, and its sort key.
+var mergeColumns = []string{"qseqid", "sseqid", "evalue", "bitscore"}
+
+// Format is a parsed tabular -outfmt: the columns the user sees and the
+// columns the engine asks BLAST for (the user's, then any merge column the
+// user did not ask for).
+type Format struct {
+	Code    int      // 6: tab-separated
+	User    []string // as BLAST prints them for the user's request (deduplicated)
+	Request []string // User followed by missing merge columns
+	// Index of each merge column within Request.
+	QueryCol, SubjectCol, EvalueCol, BitscoreCol int
+}
+
+// ParseFormat parses an -outfmt value such as "6 qseqid sseqid evalue".
+func ParseFormat(s string) (*Format, error) {
+	fields := strings.Fields(s)
+	if len(fields) == 0 {
+		return nil, fmt.Errorf("outfmt is empty")
+	}
+	f := &Format{}
+	if fields[0] != "6" {
+		return nil, fmt.Errorf("outfmt %q: only tabular output (6) is merged line-wise; other formats are not supported yet", fields[0])
+	}
+	f.Code = 6
+	cols := fields[1:]
+	if len(cols) == 0 {
+		cols = []string{"std"}
+	}
+	seen := map[string]bool{}
+	add := func(c string) {
+		// BLAST prints a repeated column once; so do we.
+		if !seen[c] {
+			seen[c] = true
+			f.User = append(f.User, c)
+		}
+	}
+	for _, c := range cols {
+		if c == "std" {
+			for _, s := range stdColumns {
+				add(s)
+			}
+			continue
+		}
+		if !knownColumns[c] {
+			return nil, fmt.Errorf("outfmt: unknown column %q", c)
+		}
+		add(c)
+	}
+	f.Request = append([]string(nil), f.User...)
+	for _, c := range mergeColumns {
+		if !seen[c] {
+			seen[c] = true
+			f.Request = append(f.Request, c)
+		}
+	}
+	index := func(c string) int {
+		for i, r := range f.Request {
+			if r == c {
+				return i
+			}
+		}
+		panic("merge column missing: " + c)
+	}
+	f.QueryCol, f.SubjectCol = index("qseqid"), index("sseqid")
+	f.EvalueCol, f.BitscoreCol = index("evalue"), index("bitscore")
+	return f, nil
+}
+
+// Arg is the -outfmt argument the engine passes to BLAST.
+func (f *Format) Arg() string {
+	return fmt.Sprintf("%d %s", f.Code, strings.Join(f.Request, " "))
+}
+
+// UserArg is the -outfmt argument of the equivalent unsharded search.
+func (f *Format) UserArg() string {
+	return fmt.Sprintf("%d %s", f.Code, strings.Join(f.User, " "))
+}

@@ -1,0 +1,133 @@
+package blast
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Option is one BLAST option passed through by the user, e.g. -word_size 11.
+type Option struct {
+	Name  string // without the leading dash
+	Value string // empty for flags
+}
+
+// optionKind says whether an allowed option takes a value.
+type optionKind int
+
+const (
+	flag optionKind = iota
+	valued
+)
+
+// allowed are the options that change how BLAST searches, not what it reads
+// or writes or how hits are identified; everything else is refused.
+var allowed = map[string]optionKind{
+	"task": valued, "word_size": valued, "gapopen": valued, "gapextend": valued,
+	"reward": valued, "penalty": valued, "strand": valued, "dust": valued,
+	"seg": valued, "soft_masking": valued, "lcase_masking": flag,
+	"matrix": valued, "threshold": valued, "comp_based_stats": valued,
+	"perc_identity": valued, "qcov_hsp_perc": valued, "max_hsps": valued,
+	"xdrop_ungap": valued, "xdrop_gap": valued, "xdrop_gap_final": valued,
+	"ungapped": flag, "window_size": valued, "min_raw_gapped_score": valued,
+	"query_gencode": valued, "db_gencode": valued, "sum_stats": valued,
+	"use_sw_tback": flag, "max_intron_length": valued, "template_type": valued,
+	"template_length": valued, "off_diagonal_range": valued, "no_greedy": flag,
+	"query_loc": valued, "num_threads": valued, "mt_mode": valued,
+}
+
+// refused explains the options users most often try that we cannot pass.
+var refused = map[string]string{
+	"db":                     "the engine chooses the database shards",
+	"query":                  "queries come from --queries",
+	"out":                    "output goes to --output",
+	"outfmt":                 "use --outfmt",
+	"remote":                 "searches run on the partition's workers",
+	"import_search_strategy": "it replaces the whole search",
+	"export_search_strategy": "it writes a file",
+	"max_target_seqs":        "use --max-target-seqs (applied globally after the merge)",
+	"num_alignments":         "use --max-target-seqs",
+	"num_descriptions":       "use --max-target-seqs",
+	"evalue":                 "use --evalue",
+	"dbsize":                 "shards carry the whole database's statistics",
+	"searchsp":               "shards carry the whole database's statistics",
+	"parse_deflines":         "it changes how queries are identified",
+	"subject":                "the engine searches a database",
+	"subject_loc":            "the engine searches a database",
+	"culling_limit":          "culling across shards is not supported yet",
+	"best_hit_overhang":      "culling across shards is not supported yet",
+	"best_hit_score_edge":    "culling across shards is not supported yet",
+	"subject_besthit":        "culling across shards is not supported yet",
+	"gilist":                 "restricting the database is not supported yet",
+	"seqidlist":              "restricting the database is not supported yet",
+	"negative_gilist":        "restricting the database is not supported yet",
+	"negative_seqidlist":     "restricting the database is not supported yet",
+	"taxids":                 "restricting the database is not supported yet",
+	"taxidlist":              "restricting the database is not supported yet",
+	"negative_taxids":        "restricting the database is not supported yet",
+	"negative_taxidlist":     "restricting the database is not supported yet",
+	"entrez_query":           "it needs a remote search",
+	"html":                   "output is tabular",
+	"show_gis":               "it changes the output identity",
+	"line_length":            "output is tabular",
+	"sorthits":               "the merge orders hits",
+	"sorthsps":               "the merge orders hits",
+	"in_pssm":                "PSSM searches are not supported",
+	"window_masker_db":       "it reads a file",
+	"window_masker_taxid":    "it reads a file",
+	"filtering_db":           "it reads a file",
+	"db_soft_mask":           "database masks are not supported yet",
+	"db_hard_mask":           "database masks are not supported yet",
+}
+
+// ParseOption parses one --blast-option value: "-name=value", "-name value"
+// or "-name" for flags. slots bounds -num_threads.
+func ParseOption(s string, slots int) (Option, error) {
+	if !strings.HasPrefix(s, "-") {
+		return Option{}, fmt.Errorf("--blast-option %q: must start with '-' (for example -word_size=11)", s)
+	}
+	body := strings.TrimLeft(s, "-")
+	name, value, hasValue := strings.Cut(body, "=")
+	if !hasValue {
+		name, value, hasValue = strings.Cut(body, " ")
+	}
+	name, value = strings.TrimSpace(name), strings.TrimSpace(value)
+	if why, ok := refused[name]; ok {
+		return Option{}, fmt.Errorf("--blast-option %q: -%s is not allowed: %s", s, name, why)
+	}
+	kind, ok := allowed[name]
+	if !ok {
+		return Option{}, fmt.Errorf("--blast-option %q: -%s is not on the allowlist of options that only change how BLAST searches", s, name)
+	}
+	switch {
+	case kind == flag && hasValue:
+		return Option{}, fmt.Errorf("--blast-option %q: -%s takes no value", s, name)
+	case kind == valued && (!hasValue || value == ""):
+		return Option{}, fmt.Errorf("--blast-option %q: -%s needs a value (-%s=VALUE)", s, name, name)
+	}
+	if name == "num_threads" {
+		n, err := strconv.Atoi(value)
+		if err != nil || n < 1 {
+			return Option{}, fmt.Errorf("--blast-option %q: -num_threads must be a positive integer", s)
+		}
+		if n > slots {
+			return Option{}, fmt.Errorf("--blast-option %q: -num_threads %d exceeds the %d slot(s) per worker (--threads)", s, n, slots)
+		}
+	}
+	if strings.ContainsAny(value, "\x00\n") {
+		return Option{}, fmt.Errorf("--blast-option %q: value contains a control character", s)
+	}
+	return Option{Name: name, Value: value}, nil
+}
+
+// Args renders options as argv elements.
+func Args(opts []Option) []string {
+	var args []string
+	for _, o := range opts {
+		args = append(args, "-"+o.Name)
+		if o.Value != "" {
+			args = append(args, o.Value)
+		}
+	}
+	return args
+}

@@ -1,0 +1,68 @@
+package blast
+
+import (
+	"bytes"
+	"fmt"
+	"strconv"
+)
+
+// Line is one parsed output line.
+type Line struct {
+	Query    string // qseqid as BLAST prints it
+	Subject  string // sseqid as BLAST prints it
+	Evalue   float64
+	Bitscore float64
+	Text     []byte // the user's columns, tab-separated, with a trailing newline
+}
+
+// Parse splits BLAST's tabular output into lines, keeping only the user's
+// columns in Text. Lines starting with '#' are skipped.
+func Parse(out []byte, f *Format) ([]Line, error) {
+	var lines []Line
+	nUser := len(f.User)
+	for n := 1; len(out) > 0; n++ {
+		raw := out
+		if i := bytes.IndexByte(out, '\n'); i >= 0 {
+			raw, out = out[:i], out[i+1:]
+		} else {
+			out = nil
+		}
+		if len(raw) == 0 || raw[0] == '#' {
+			continue
+		}
+		fields := bytes.Split(raw, []byte{'\t'})
+		if len(fields) != len(f.Request) {
+			return nil, fmt.Errorf("blast output line %d: %d columns, asked for %d", n, len(fields), len(f.Request))
+		}
+		ev, err := strconv.ParseFloat(string(fields[f.EvalueCol]), 64)
+		if err != nil {
+			return nil, fmt.Errorf("blast output line %d: evalue %q: %w", n, fields[f.EvalueCol], err)
+		}
+		bs, err := strconv.ParseFloat(string(bytes.TrimSpace(fields[f.BitscoreCol])), 64)
+		if err != nil {
+			return nil, fmt.Errorf("blast output line %d: bitscore %q: %w", n, fields[f.BitscoreCol], err)
+		}
+		// The user's columns come first, so their text is a prefix of the line.
+		end := 0
+		for i := 0; i < nUser; i++ {
+			end += len(fields[i]) + 1
+		}
+		text := make([]byte, end)
+		copy(text, raw[:end-1])
+		text[end-1] = '\n'
+		lines = append(lines, Line{
+			Query: string(fields[f.QueryCol]), Subject: string(fields[f.SubjectCol]),
+			Evalue: ev, Bitscore: bs, Text: text,
+		})
+	}
+	return lines, nil
+}
+
+// NormalizeID maps a FASTA id to how BLAST prints it as qseqid/sseqid:
+// local ids lose their "lcl|" prefix.
+func NormalizeID(id string) string {
+	if len(id) > 4 && id[:4] == "lcl|" {
+		return id[4:]
+	}
+	return id
+}

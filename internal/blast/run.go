@@ -1,0 +1,114 @@
+package blast
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"strconv"
+	"strings"
+	"syscall"
+)
+
+// Invocation is one BLAST run: a query file against a database (an alias
+// file path without extension works, as for -db).
+type Invocation struct {
+	Program       Program
+	DB            string
+	Query         string
+	Format        *Format
+	MaxTargetSeqs int     // 0: BLAST's default
+	Evalue        float64 // 0: BLAST's default
+	Threads       int     // -num_threads when > 1 and not set in Options
+	Options       []Option
+}
+
+// Argv is the command line, program first.
+func (inv Invocation) Argv() []string {
+	argv := []string{string(inv.Program), "-db", inv.DB, "-query", inv.Query,
+		"-outfmt", inv.Format.Arg()}
+	if inv.MaxTargetSeqs > 0 {
+		argv = append(argv, "-max_target_seqs", strconv.Itoa(inv.MaxTargetSeqs))
+	}
+	if inv.Evalue > 0 {
+		argv = append(argv, "-evalue", strconv.FormatFloat(inv.Evalue, 'g', -1, 64))
+	}
+	hasThreads := false
+	for _, o := range inv.Options {
+		hasThreads = hasThreads || o.Name == "num_threads"
+	}
+	if inv.Threads > 1 && !hasThreads {
+		argv = append(argv, "-num_threads", strconv.Itoa(inv.Threads))
+	}
+	return append(argv, Args(inv.Options)...)
+}
+
+// ExitError is a BLAST run that did not succeed.
+type ExitError struct {
+	Argv       []string
+	ExitCode   int    // -1 when killed by a signal
+	Signal     string // set when killed by a signal
+	StderrTail string
+}
+
+func (e *ExitError) Error() string {
+	how := fmt.Sprintf("exit code %d", e.ExitCode)
+	if e.Signal != "" {
+		how = "signal " + e.Signal
+	}
+	return fmt.Sprintf("%s failed (%s): %s", e.Argv[0], how, e.StderrTail)
+}
+
+// stderrTailBytes bounds how much of BLAST's stderr an error carries.
+const stderrTailBytes = 2048
+
+// Run executes the invocation and returns its standard output.
+func Run(ctx context.Context, inv Invocation) ([]byte, error) {
+	argv := inv.Argv()
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	if err == nil {
+		return stdout.Bytes(), nil
+	}
+	if ctx.Err() != nil {
+		return nil, fmt.Errorf("%s: %w", argv[0], ctx.Err())
+	}
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) {
+		return nil, fmt.Errorf("running %s: %w", argv[0], err)
+	}
+	xe := &ExitError{Argv: argv, ExitCode: ee.ExitCode(), StderrTail: tail(stderr.Bytes())}
+	if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		xe.Signal = ws.Signal().String()
+	}
+	return nil, xe
+}
+
+func tail(b []byte) string {
+	b = bytes.TrimSpace(b)
+	if len(b) > stderrTailBytes {
+		b = b[len(b)-stderrTailBytes:]
+	}
+	if len(b) == 0 {
+		return "(no stderr)"
+	}
+	return strings.ReplaceAll(string(b), "\n", " | ")
+}
+
+// Version returns the BLAST+ version string (e.g. "2.12.0+") of a program.
+func Version(ctx context.Context, program string) (string, error) {
+	out, err := exec.CommandContext(ctx, program, "-version").Output()
+	if err != nil {
+		return "", fmt.Errorf("%s -version: %w (is BLAST+ installed? hack/install-deps.sh installs it)", program, err)
+	}
+	// "blastp: 2.12.0+"
+	first, _, _ := strings.Cut(string(out), "\n")
+	_, v, ok := strings.Cut(first, ": ")
+	if !ok {
+		return "", fmt.Errorf("%s -version: unexpected output %q", program, first)
+	}
+	return strings.TrimSpace(v), nil
+}

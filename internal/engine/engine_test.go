@@ -1,0 +1,297 @@
+package engine_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/go-logr/logr/testr"
+
+	"github.com/blastfleet/blastfleet/internal/blast"
+	"github.com/blastfleet/blastfleet/internal/engine"
+	"github.com/blastfleet/blastfleet/internal/manifest"
+	"github.com/blastfleet/blastfleet/internal/objstore"
+	"github.com/blastfleet/blastfleet/internal/output"
+	"github.com/blastfleet/blastfleet/internal/refsearch"
+	"github.com/blastfleet/blastfleet/internal/shard"
+	"github.com/blastfleet/blastfleet/internal/synth"
+	"github.com/blastfleet/blastfleet/internal/testenv"
+)
+
+func requireBLAST(t *testing.T) {
+	t.Helper()
+	if _, err := exec.LookPath("blastn"); err != nil {
+		if testenv.RequireReal() {
+			t.Fatal("BLAST+ is not installed (hack/install-deps.sh)")
+		}
+		t.Skip("BLAST+ is not installed")
+	}
+}
+
+// fixture is a database in FASTA, its unsharded BLAST DB and queries.
+type fixture struct {
+	dir, fasta, queries, unsharded string
+	dbtype                         manifest.DBType
+}
+
+func synthFixture(t *testing.T, o synth.Options) *fixture {
+	t.Helper()
+	requireBLAST(t)
+	dir := t.TempDir()
+	f := &fixture{dir: dir, fasta: filepath.Join(dir, "db.fa"), queries: filepath.Join(dir, "q.fa"), dbtype: manifest.Nucleotide}
+	if o.Protein {
+		f.dbtype = manifest.Protein
+	}
+	var db, q bytes.Buffer
+	if err := synth.Write(o, &db, &q); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(f.fasta, db.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(f.queries, q.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var err error
+	if f.unsharded, err = refsearch.MakeDB(context.Background(), f.fasta, string(f.dbtype), dir); err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// shardTo builds n shards of the fixture into a store location.
+func (f *fixture) shardTo(t *testing.T, n int, location string) {
+	t.Helper()
+	st, err := objstore.Open(context.Background(), location)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := shard.Build(context.Background(), shard.Options{Input: f.fasta, Type: f.dbtype, Shards: n,
+		Output: st, Name: "testdb", WorkDir: t.TempDir()}); err != nil {
+		t.Fatalf("sharding into %d: %v", n, err)
+	}
+}
+
+func (f *fixture) shards(t *testing.T, n int) string {
+	t.Helper()
+	loc := filepath.Join(f.dir, fmt.Sprintf("shards-%d", n))
+	if _, err := os.Stat(filepath.Join(loc, manifest.FileName)); err != nil {
+		f.shardTo(t, n, loc)
+	}
+	return loc
+}
+
+type search struct {
+	program       blast.Program
+	outfmt        string
+	maxTargetSeqs int
+	evalue        float64
+	topHits       string
+	options       []string
+	groupBytes    int64
+	blockLetters  int
+	workers       int
+}
+
+func (s search) config(t *testing.T, db, queries, out string) *engine.Config {
+	t.Helper()
+	format, err := blast.ParseFormat(s.outfmt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	th, err := engine.ParseTopHits(s.topHits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var opts []blast.Option
+	for _, o := range s.options {
+		opt, err := blast.ParseOption(o, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		opts = append(opts, opt)
+	}
+	mts := s.maxTargetSeqs
+	if mts == 0 {
+		mts = engine.DefaultMaxTargetSeqs
+	}
+	return &engine.Config{Database: db, Queries: queries, Program: s.program, Format: format, Output: out,
+		MaxTargetSeqs: mts, Evalue: s.evalue, Options: opts, TopHits: th, Threads: 1,
+		BlockLetters: s.blockLetters, GroupBytes: s.groupBytes, CacheDir: t.TempDir(),
+		WriteBuffer: 4 << 20, Strategy: output.WorkerMerge{}, Log: testr.New(t)}
+}
+
+// reference runs the unsharded search the engine must reproduce.
+func (s search) reference(t *testing.T, f *fixture, untruncated bool) []byte {
+	t.Helper()
+	format, _ := blast.ParseFormat(s.outfmt)
+	var args []string
+	mts := s.maxTargetSeqs
+	if mts == 0 {
+		mts = engine.DefaultMaxTargetSeqs
+	}
+	if untruncated {
+		mts = 1_000_000
+	}
+	args = append(args, "-max_target_seqs", fmt.Sprint(mts))
+	if s.evalue > 0 {
+		args = append(args, "-evalue", fmt.Sprint(s.evalue))
+	}
+	for _, o := range s.options {
+		opt, _ := blast.ParseOption(o, 1)
+		args = append(args, blast.Args([]blast.Option{opt})...)
+	}
+	out, err := refsearch.Search(context.Background(), string(s.program), f.unsharded, f.queries, format.UserArg(), args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func (s search) run(t *testing.T, db, queries, out string) *engine.Summary {
+	t.Helper()
+	sum, err := engine.RunLocal(context.Background(), s.config(t, db, queries, out), s.workers)
+	if err != nil {
+		t.Fatalf("engine: %v", err)
+	}
+	return sum
+}
+
+func nuclFamilies() synth.Options {
+	return synth.Options{Seed: 7, Families: 24, Members: 10, MinLen: 300, MaxLen: 900, Mutation: 0.04,
+		Queries: 30, QueryFrac: 0.6, Unrelated: 40, Duplicates: 2}
+}
+
+func TestBlastnEqualsUnsharded(t *testing.T) {
+	f := synthFixture(t, nuclFamilies())
+	cases := []struct {
+		shards, workers int
+		groupBytes      int64
+		blockLetters    int
+	}{
+		{1, 1, 0, 0},
+		{3, 2, 0, 0},
+		{3, 4, 1, 2000}, // one shard per task: the merge spans tasks
+		{8, 2, 1, 0},
+		{8, 4, 1, 3000},
+	}
+	s := search{program: blast.Blastn, outfmt: "6 qseqid sseqid pident length mismatch gapopen qstart qend sstart send evalue bitscore"}
+	want := s.reference(t, f, false)
+	if bytes.Count(want, []byte("\n")) < 200 {
+		t.Fatalf("reference has only %d lines; the fixture should give real hits", bytes.Count(want, []byte("\n")))
+	}
+	for _, c := range cases {
+		t.Run(fmt.Sprintf("shards=%d/workers=%d/groupBytes=%d", c.shards, c.workers, c.groupBytes), func(t *testing.T) {
+			s := s
+			s.workers, s.groupBytes, s.blockLetters = c.workers, c.groupBytes, c.blockLetters
+			out := filepath.Join(t.TempDir(), "out.tsv")
+			sum := s.run(t, f.shards(t, c.shards), f.queries, out)
+			got, err := os.ReadFile(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := refsearch.Diff(got, want); d != "" {
+				t.Fatalf("merged output differs from the unsharded search: %s", d)
+			}
+			if sum.Hits != int64(bytes.Count(want, []byte("\n"))) {
+				t.Errorf("summary reports %d hits, output has %d", sum.Hits, bytes.Count(want, []byte("\n")))
+			}
+		})
+	}
+}
+
+func TestEvalueCutoffAndColumns(t *testing.T) {
+	f := synthFixture(t, nuclFamilies())
+	// The user's columns lack sseqid and bitscore: the engine asks BLAST
+	// for them and strips them again.
+	s := search{program: blast.Blastn, outfmt: "6 qaccver saccver evalue length", evalue: 1e-40,
+		options: []string{"-word_size=15"}, workers: 3, groupBytes: 1}
+	want := s.reference(t, f, false)
+	out := filepath.Join(t.TempDir(), "out.tsv")
+	s.run(t, f.shards(t, 3), f.queries, out)
+	got, _ := os.ReadFile(out)
+	if d := refsearch.Diff(got, want); d != "" {
+		t.Fatalf("%s", d)
+	}
+}
+
+func TestTopHitsExactAndOverfetch(t *testing.T) {
+	f := synthFixture(t, nuclFamilies())
+	const n = 4 // fewer than the hits per query (family members)
+	s := search{program: blast.Blastn, outfmt: "6 qseqid sseqid evalue bitscore", maxTargetSeqs: n,
+		workers: 2, groupBytes: 1}
+	untruncated := s.reference(t, f, true)
+	exactTop := refsearch.TopN(untruncated, n, 0, 1)
+
+	s.topHits = "exact"
+	out := filepath.Join(t.TempDir(), "exact.tsv")
+	s.run(t, f.shards(t, 3), f.queries, out)
+	got, _ := os.ReadFile(out)
+	if d := refsearch.Diff(got, exactTop); d != "" {
+		t.Fatalf("--top-hits exact is not the exact global top %d: %s", n, d)
+	}
+
+	s.topHits = "overfetch"
+	out = filepath.Join(t.TempDir(), "overfetch.tsv")
+	s.run(t, f.shards(t, 3), f.queries, out)
+	got, _ = os.ReadFile(out)
+	recall := refsearch.Recall(got, exactTop, 0, 1)
+	blastOwn := refsearch.Recall(s.reference(t, f, false), exactTop, 0, 1)
+	t.Logf("recall of the exact top %d: overfetch %.4f, unsharded BLAST %.4f", n, recall, blastOwn)
+	if recall < blastOwn {
+		t.Errorf("overfetch recall %.4f is below BLAST's own %.4f", recall, blastOwn)
+	}
+}
+
+func TestBlastpPlastExample(t *testing.T) {
+	requireBLAST(t)
+	const dbgz = "/usr/share/doc/plast-example/db/tursiops.fa.gz"
+	const qgz = "/usr/share/doc/plast-example/db/query.fa.gz"
+	if _, err := os.Stat(dbgz); err != nil {
+		if testenv.RequireReal() {
+			t.Fatal("plast-example is not installed (hack/install-deps.sh)")
+		}
+		t.Skip("plast-example is not installed")
+	}
+	// A slice of the real set keeps the test short on two cores.
+	dir := t.TempDir()
+	f := &fixture{dir: dir, fasta: filepath.Join(dir, "db.fa"), queries: filepath.Join(dir, "q.fa"), dbtype: manifest.Protein}
+	if err := firstRecords(dbgz, f.fasta, 4000); err != nil {
+		t.Fatal(err)
+	}
+	if err := firstRecords(qgz, f.queries, 10); err != nil {
+		t.Fatal(err)
+	}
+	var err error
+	if f.unsharded, err = refsearch.MakeDB(context.Background(), f.fasta, "prot", dir); err != nil {
+		t.Fatal(err)
+	}
+	s := search{program: blast.Blastp, outfmt: "6 std", workers: 2, groupBytes: 1}
+	want := s.reference(t, f, false)
+	out := filepath.Join(t.TempDir(), "out.tsv")
+	s.run(t, f.shards(t, 3), f.queries, out)
+	got, _ := os.ReadFile(out)
+	if d := refsearch.Diff(got, want); d != "" {
+		t.Fatalf("%s", d)
+	}
+}
+
+// firstRecords copies the first n FASTA records of a gzip file.
+func firstRecords(gz, out string, n int) error {
+	data, err := exec.Command("gzip", "-dc", gz).Output()
+	if err != nil {
+		return err
+	}
+	recs := strings.SplitAfter(string(data), "\n>")
+	if len(recs) > n {
+		recs = recs[:n]
+	}
+	text := strings.Join(recs, "")
+	text = strings.TrimSuffix(text, ">")
+	return os.WriteFile(out, []byte(text), 0o644)
+}

@@ -1,0 +1,58 @@
+package engine
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/blastfleet/blastfleet/internal/manifest"
+)
+
+// shardGroups splits the shards, in id order, into groups of at most
+// groupBytes each (0: one group). A task searches one group through one
+// alias file: per-call setup is paid once per group, not once per shard,
+// which matters when the database fits in memory (DESIGN.md §10).
+func shardGroups(m *manifest.Manifest, groupBytes, cacheBytes int64) ([][]int, error) {
+	var groups [][]int
+	var cur []int
+	var curBytes int64
+	for _, s := range m.Shards {
+		b := s.Bytes()
+		if cacheBytes > 0 && b > cacheBytes {
+			return nil, fmt.Errorf("--cache-bytes %d is smaller than shard %s (%d bytes)", cacheBytes, s.Name, b)
+		}
+		limit := groupBytes
+		if cacheBytes > 0 && (limit == 0 || cacheBytes < limit) {
+			limit = cacheBytes
+		}
+		if len(cur) > 0 && limit > 0 && curBytes+b > limit {
+			groups = append(groups, cur)
+			cur, curBytes = nil, 0
+		}
+		cur = append(cur, s.ID)
+		curBytes += b
+	}
+	return append(groups, cur), nil
+}
+
+// groupAlias returns the -db argument for a group whose shards' files are
+// in dir: a shard's own alias file, or for several shards a new alias file
+// listing them with the whole database's statistics.
+func groupAlias(dir string, m *manifest.Manifest, g int, shards []int) (string, error) {
+	if len(shards) == 1 {
+		return filepath.Join(dir, m.Shards[shards[0]].Name), nil
+	}
+	name := fmt.Sprintf("blastfleet-group-%03d", g)
+	names := make([]string, len(shards))
+	for i, id := range shards {
+		names[i] = m.Shards[id].DBName
+	}
+	text := fmt.Sprintf("TITLE %s shards %d-%d\nDBLIST %s\nSTATS_NSEQ %d\nSTATS_TOTLEN %d\n",
+		m.Name, shards[0], shards[len(shards)-1], strings.Join(names, " "), m.Sequences, m.Letters)
+	path := filepath.Join(dir, name+m.Type.AliasExt())
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		return "", fmt.Errorf("writing alias for shard group %d: %w", g, err)
+	}
+	return filepath.Join(dir, name), nil
+}

@@ -1,0 +1,116 @@
+package engine
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"time"
+)
+
+// Phases are S3aSim's names for where a rank's time goes.
+var Phases = []string{"setup", "distribution", "compute", "merge", "gather", "write", "sync", "other"}
+
+// RankSummary is one rank's account of the run.
+type RankSummary struct {
+	Rank          int                `json:"rank"`
+	Role          string             `json:"role"`
+	WallSeconds   float64            `json:"wallSeconds"`
+	Phases        map[string]float64 `json:"phases"`
+	Tasks         int                `json:"tasks"`
+	BlastSeconds  float64            `json:"blastSeconds"`
+	CacheHits     int64              `json:"cacheHits"`
+	CacheMisses   int64              `json:"cacheMisses"`
+	BytesFetched  int64              `json:"bytesFetched"`
+	BytesWritten  int64              `json:"bytesWritten"`
+	BlocksWritten int                `json:"blocksWritten"`
+}
+
+// Summary is the run's account: what ran, how long, and per rank.
+type Summary struct {
+	Program      string  `json:"program"`
+	Output       string  `json:"output"`
+	Strategy     string  `json:"strategy"`
+	TopHits      string  `json:"topHits"`
+	Queries      int     `json:"queries"`
+	QueryLetters int64   `json:"queryLetters"`
+	Shards       int     `json:"shards"`
+	ShardGroups  int     `json:"shardGroups"`
+	Blocks       int     `json:"blocks"`
+	Tasks        int     `json:"tasks"`
+	Hits         int64   `json:"hits"`
+	BytesWritten int64   `json:"bytesWritten"`
+	WallSeconds  float64 `json:"wallSeconds"`
+	// Efficiency is BLAST busy time over workers x wall time.
+	Efficiency float64       `json:"parallelEfficiency"`
+	WriteShare float64       `json:"writeShare"`
+	Ranks      []RankSummary `json:"ranks"`
+}
+
+// clock accumulates time per phase.
+type clock struct {
+	start  time.Time
+	phases map[string]float64
+}
+
+func newClock() *clock { return &clock{start: time.Now(), phases: map[string]float64{}} }
+
+// since adds the time since t to phase and returns now.
+func (c *clock) since(phase string, t time.Time) time.Time {
+	now := time.Now()
+	c.phases[phase] += now.Sub(t).Seconds()
+	return now
+}
+
+func (c *clock) add(phase string, seconds float64) { c.phases[phase] += seconds }
+
+// finish fills wall time and "other" (time in no named phase).
+func (c *clock) finish(r *RankSummary) {
+	r.WallSeconds = time.Since(c.start).Seconds()
+	r.Phases = map[string]float64{}
+	var named float64
+	for _, p := range Phases[:len(Phases)-1] {
+		r.Phases[p] = c.phases[p]
+		named += c.phases[p]
+	}
+	r.Phases["other"] = max(0, r.WallSeconds-named)
+}
+
+func (s *Summary) finish() {
+	sort.Slice(s.Ranks, func(i, j int) bool { return s.Ranks[i].Rank < s.Ranks[j].Rank })
+	var busy, write, wall float64
+	workers := 0
+	for _, r := range s.Ranks {
+		wall += r.WallSeconds
+		write += r.Phases["write"]
+		if r.Role == "worker" {
+			workers++
+			busy += r.BlastSeconds
+		}
+	}
+	if workers > 0 && s.WallSeconds > 0 {
+		s.Efficiency = busy / (float64(workers) * s.WallSeconds)
+	}
+	if wall > 0 {
+		s.WriteShare = write / wall
+	}
+}
+
+// Print writes the summary for people.
+func (s *Summary) Print(w io.Writer) {
+	fmt.Fprintf(w, "%s: %d queries (%d letters), %d shards in %d groups, %d blocks, %d tasks, %d hits, %d bytes written to %s\n",
+		s.Program, s.Queries, s.QueryLetters, s.Shards, s.ShardGroups, s.Blocks, s.Tasks, s.Hits, s.BytesWritten, s.Output)
+	fmt.Fprintf(w, "wall %.2fs, parallel efficiency %.3f, write share %.4f%%, strategy %s, top hits %s\n",
+		s.WallSeconds, s.Efficiency, 100*s.WriteShare, s.Strategy, s.TopHits)
+	fmt.Fprintf(w, "%-5s %-7s %6s", "rank", "role", "tasks")
+	for _, p := range Phases {
+		fmt.Fprintf(w, " %12s", p)
+	}
+	fmt.Fprintf(w, " %6s %6s\n", "hits", "misses")
+	for _, r := range s.Ranks {
+		fmt.Fprintf(w, "%-5d %-7s %6d", r.Rank, r.Role, r.Tasks)
+		for _, p := range Phases {
+			fmt.Fprintf(w, " %11.3fs", r.Phases[p])
+		}
+		fmt.Fprintf(w, " %6d %6d\n", r.CacheHits, r.CacheMisses)
+	}
+}

@@ -1,0 +1,406 @@
+package engine
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/blastfleet/blastfleet/internal/blast"
+	"github.com/blastfleet/blastfleet/internal/cache"
+	"github.com/blastfleet/blastfleet/internal/manifest"
+	"github.com/blastfleet/blastfleet/internal/objstore"
+	"github.com/blastfleet/blastfleet/internal/output"
+	"github.com/blastfleet/blastfleet/internal/transport"
+)
+
+type taskResult struct {
+	assign       *assignMsg
+	lines        [][]byte
+	hits         []hitMeta
+	blastSeconds float64
+	fetchSeconds float64
+	err          error
+}
+
+// pendingWrite is a block this worker writes, filling as pieces arrive.
+type pendingWrite struct {
+	order  *writeMsg
+	pieces []*pieceMsg
+}
+
+type worker struct {
+	cfg    *Config
+	tr     transport.Transport
+	rank   int
+	db     *manifest.Manifest
+	groups [][]int
+	cache  *cache.Cache
+	dir    string // cache directory: shard files and group alias files
+	tmp    string // query files
+	// ordinals maps, per shard, a subject id as BLAST prints it to the
+	// subject's ordinal in the unsharded database.
+	ordinals map[int]map[string]int64
+	aliases  map[int]string
+
+	held    map[int][][]byte // task -> line texts
+	writes  map[int]*pendingWrite
+	target  output.Target
+	writer  *output.Writer
+	results chan taskResult
+	cancel  context.CancelFunc // of the running task
+	clock   *clock
+	sum     RankSummary
+}
+
+func runWorker(ctx context.Context, cfg *Config, tr transport.Transport) error {
+	w := &worker{cfg: cfg, tr: tr, rank: tr.Rank(), clock: newClock(), ordinals: map[int]map[string]int64{},
+		aliases: map[int]string{}, held: map[int][][]byte{}, writes: map[int]*pendingWrite{},
+		results: make(chan taskResult, 1)}
+	w.sum.Rank, w.sum.Role = w.rank, "worker"
+	defer w.cleanup()
+	var early []transport.Message
+	for setup := false; !setup; {
+		msg, ok := <-tr.Recv()
+		if !ok {
+			return fmt.Errorf("rank %d: transport closed before setup", w.rank)
+		}
+		e, err := decode(msg.Data)
+		if err != nil {
+			return err
+		}
+		if e.Setup == nil {
+			// A peer's piece can overtake the master's setup.
+			early = append(early, msg)
+			continue
+		}
+		if e.Setup.Error != "" {
+			return w.stop(nil)
+		}
+		w.target, setup = e.Setup.Target, true
+	}
+	if err := w.setup(ctx); err != nil {
+		// Report it as a failed task so the master aborts with the reason.
+		_ = tr.Send(0, encode(&envelope{Failed: &failedMsg{Task: -1, Error: err.Error()}}))
+		return w.waitStop(ctx, err)
+	}
+	w.clock.since("setup", w.clock.start)
+	if err := tr.Send(0, encode(&envelope{Hello: &helloMsg{Cached: w.cachedGroups()}})); err != nil {
+		return err
+	}
+	for _, msg := range early {
+		if done, err := w.handle(ctx, msg); done || err != nil {
+			return err
+		}
+	}
+	return w.loop(ctx)
+}
+
+func (w *worker) setup(ctx context.Context) error {
+	dbStore, err := objstore.Open(ctx, w.cfg.Database)
+	if err != nil {
+		return fmt.Errorf("--database: %w", err)
+	}
+	if w.db, err = manifest.Load(ctx, dbStore); err != nil {
+		return err
+	}
+	if w.groups, err = shardGroups(w.db, w.cfg.GroupBytes, w.cfg.CacheBytes); err != nil {
+		return err
+	}
+	w.dir = filepath.Join(w.cfg.CacheDir, fmt.Sprintf("%s-%.12s", w.db.Name, w.db.Source.SHA256), fmt.Sprintf("rank-%d", w.rank))
+	if err := os.MkdirAll(w.dir, 0o755); err != nil {
+		return fmt.Errorf("--cache-dir: %w", err)
+	}
+	if w.cache, err = cache.New(w.dir, w.cfg.CacheBytes, dbStore, w.db); err != nil {
+		return fmt.Errorf("shard cache: %w", err)
+	}
+	if w.tmp, err = os.MkdirTemp("", "blastfleet-worker-"); err != nil {
+		return err
+	}
+	return nil
+}
+
+func (w *worker) cleanup() {
+	if w.writer != nil {
+		w.writer.Close()
+	}
+	if w.tmp != "" {
+		os.RemoveAll(w.tmp)
+	}
+}
+
+// cachedGroups lists the shard groups whose shards are all cached.
+func (w *worker) cachedGroups() []int {
+	have := map[int]bool{}
+	for _, id := range w.cache.Cached() {
+		have[id] = true
+	}
+	var out []int
+	for g, shards := range w.groups {
+		all := true
+		for _, s := range shards {
+			all = all && have[s]
+		}
+		if all {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+func (w *worker) loop(ctx context.Context) error {
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case r := <-w.results:
+			if err := w.finishTask(r); err != nil {
+				return err
+			}
+		case msg, ok := <-w.tr.Recv():
+			if !ok {
+				return fmt.Errorf("rank %d: transport closed", w.rank)
+			}
+			done, err := w.handle(ctx, msg)
+			if done || err != nil {
+				return err
+			}
+		}
+	}
+}
+
+func (w *worker) handle(ctx context.Context, msg transport.Message) (done bool, err error) {
+	e, err := decode(msg.Data)
+	if err != nil {
+		return true, err
+	}
+	switch {
+	case e.Assign != nil:
+		w.start(ctx, e.Assign)
+	case e.Contribute != nil:
+		return false, w.contribute(ctx, e.Contribute)
+	case e.Piece != nil:
+		return false, w.addPiece(ctx, e.Piece)
+	case e.Write != nil:
+		pw := w.pendingWrite(e.Write.Block)
+		pw.order = e.Write
+		return false, w.maybeWrite(ctx, e.Write.Block)
+	case e.Release != nil:
+		for _, t := range e.Release.Tasks {
+			delete(w.held, t)
+		}
+	case e.Stop != nil:
+		return true, w.stop(e.Stop)
+	}
+	return false, nil
+}
+
+// start runs a task in the background so the loop keeps serving writes.
+func (w *worker) start(ctx context.Context, a *assignMsg) {
+	tctx, cancel := context.WithCancel(ctx)
+	w.cancel = cancel
+	go func() { w.results <- w.runTask(tctx, a) }()
+}
+
+func (w *worker) finishTask(r taskResult) error {
+	w.cancel()
+	w.cancel = nil
+	w.clock.add("distribution", r.fetchSeconds)
+	w.clock.add("compute", r.blastSeconds)
+	if r.err != nil {
+		return w.tr.Send(0, encode(&envelope{Failed: &failedMsg{Task: r.assign.Task, Error: r.err.Error()}}))
+	}
+	w.held[r.assign.Task] = r.lines
+	w.sum.Tasks++
+	w.sum.BlastSeconds += r.blastSeconds
+	return w.tr.Send(0, encode(&envelope{Done: &doneMsg{Task: r.assign.Task, Hits: r.hits,
+		Cached: w.cachedGroups(), BlastSeconds: r.blastSeconds}}))
+}
+
+func (w *worker) runTask(ctx context.Context, a *assignMsg) (r taskResult) {
+	r.assign = a
+	t := time.Now()
+	var ordinals []map[string]int64
+	for _, s := range a.Shards {
+		if _, err := w.cache.Acquire(ctx, s); err != nil {
+			r.err = fmt.Errorf("fetching shard %d: %w", s, err)
+			return r
+		}
+		defer w.cache.Release(s)
+		ids, err := w.shardOrdinals(s)
+		if err != nil {
+			r.err = err
+			return r
+		}
+		ordinals = append(ordinals, ids)
+	}
+	db, err := w.alias(a.Group)
+	if err != nil {
+		r.err = err
+		return r
+	}
+	qpath := filepath.Join(w.tmp, fmt.Sprintf("block-%d.fa", a.Block))
+	if err := os.WriteFile(qpath, a.FASTA, 0o644); err != nil {
+		r.err = fmt.Errorf("writing query block: %w", err)
+		return r
+	}
+	defer os.Remove(qpath)
+	r.fetchSeconds = time.Since(t).Seconds()
+	t = time.Now()
+	out, err := blast.Run(ctx, blast.Invocation{Program: w.cfg.Program, DB: db, Query: qpath,
+		Format: w.cfg.Format, MaxTargetSeqs: w.cfg.shardTargetSeqs(w.db.Sequences),
+		Evalue: w.cfg.Evalue, Threads: w.cfg.Threads, Options: w.cfg.Options})
+	r.blastSeconds = time.Since(t).Seconds()
+	if err != nil {
+		r.err = err
+		return r
+	}
+	lines, err := blast.Parse(out, w.cfg.Format)
+	if err != nil {
+		r.err = err
+		return r
+	}
+	r.lines = make([][]byte, len(lines))
+	r.hits = make([]hitMeta, len(lines))
+	q := 0
+	for i, l := range lines {
+		for q < len(a.IDs) && blast.NormalizeID(a.IDs[q]) != l.Query {
+			q++
+		}
+		if q == len(a.IDs) {
+			r.err = fmt.Errorf("blast output line %d: query %q is not in the block (or out of order)", i+1, l.Query)
+			return r
+		}
+		ord, ok := lookup(ordinals, l.Subject)
+		if !ok {
+			r.err = fmt.Errorf("blast output line %d: subject %q is not in the ids files of shards %v", i+1, l.Subject, a.Shards)
+			return r
+		}
+		r.lines[i] = l.Text
+		r.hits[i] = hitMeta{Query: int32(q), Evalue: l.Evalue, Bitscore: l.Bitscore, Ordinal: ord, Size: int32(len(l.Text))}
+	}
+	return r
+}
+
+func lookup(maps []map[string]int64, id string) (int64, bool) {
+	for _, m := range maps {
+		if o, ok := m[id]; ok {
+			return o, true
+		}
+	}
+	return 0, false
+}
+
+// shardOrdinals loads a shard's ids file once.
+func (w *worker) shardOrdinals(s int) (map[string]int64, error) {
+	if m, ok := w.ordinals[s]; ok {
+		return m, nil
+	}
+	sh := w.db.Shards[s]
+	f, err := os.Open(filepath.Join(w.dir, sh.IDsFile))
+	if err != nil {
+		return nil, fmt.Errorf("shard %s: %w", sh.Name, err)
+	}
+	defer f.Close()
+	m := make(map[string]int64, sh.Sequences)
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<16), 1<<20)
+	for sc.Scan() {
+		ord, id, ok := strings.Cut(sc.Text(), "\t")
+		n, err := strconv.ParseInt(ord, 10, 64)
+		if !ok || err != nil {
+			return nil, fmt.Errorf("shard %s: malformed line in %s: %q", sh.Name, sh.IDsFile, sc.Text())
+		}
+		m[blast.NormalizeID(id)] = n
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("shard %s: reading %s: %w", sh.Name, sh.IDsFile, err)
+	}
+	w.ordinals[s] = m
+	return m, nil
+}
+
+func (w *worker) alias(g int) (string, error) {
+	if a, ok := w.aliases[g]; ok {
+		return a, nil
+	}
+	a, err := groupAlias(w.dir, w.db, g, w.groups[g])
+	if err == nil {
+		w.aliases[g] = a
+	}
+	return a, err
+}
+
+// contribute sends this worker's lines of a block to its writer.
+func (w *worker) contribute(ctx context.Context, c *contributeMsg) error {
+	t := time.Now()
+	defer w.clock.since("gather", t)
+	var segs []segment
+	for _, ref := range c.Lines {
+		lines, ok := w.held[ref.Task]
+		if !ok || ref.Index >= len(lines) {
+			return fmt.Errorf("rank %d: asked for line %d of task %d, which it does not hold", w.rank, ref.Index, ref.Task)
+		}
+		text := lines[ref.Index]
+		if n := len(segs); n > 0 && segs[n-1].RelOffset+int64(len(segs[n-1].Data)) == ref.RelOffset {
+			segs[n-1].Data = append(segs[n-1].Data, text...)
+		} else {
+			segs = append(segs, segment{RelOffset: ref.RelOffset, Data: append([]byte(nil), text...)})
+		}
+		lines[ref.Index] = nil
+	}
+	p := &pieceMsg{Block: c.Block, Segments: segs}
+	if c.Writer == w.rank {
+		return w.addPiece(ctx, p)
+	}
+	return w.tr.Send(c.Writer, encode(&envelope{Piece: p}))
+}
+
+func (w *worker) pendingWrite(block int) *pendingWrite {
+	pw, ok := w.writes[block]
+	if !ok {
+		pw = &pendingWrite{}
+		w.writes[block] = pw
+	}
+	return pw
+}
+
+func (w *worker) addPiece(ctx context.Context, p *pieceMsg) error {
+	pw := w.pendingWrite(p.Block)
+	pw.pieces = append(pw.pieces, p)
+	return w.maybeWrite(ctx, p.Block)
+}
+
+// maybeWrite writes a block once its order and every holder's piece are in.
+func (w *worker) maybeWrite(ctx context.Context, block int) error {
+	pw := w.writes[block]
+	if pw.order == nil || len(pw.pieces) < pw.order.Holders {
+		return nil
+	}
+	delete(w.writes, block)
+	t := time.Now()
+	buf := make([]byte, pw.order.Size)
+	var filled int64
+	for _, p := range pw.pieces {
+		for _, s := range p.Segments {
+			filled += int64(copy(buf[s.RelOffset:], s.Data))
+		}
+	}
+	res := &writtenMsg{Block: block, Part: pw.order.Part, Size: int64(len(buf))}
+	if filled != pw.order.Size {
+		res.Error = fmt.Sprintf("block %d: got %d of %d bytes", block, filled, pw.order.Size)
+	} else if part, err := w.write(ctx, pw.order, buf); err != nil {
+		res.Error = err.Error()
+	} else {
+		res.ETag = part.ETag
+		w.sum.BytesWritten += int64(len(buf))
+		w.sum.BlocksWritten++
+	}
+	res.Seconds = time.Since(t).Seconds()
+	w.clock.since("write", t)
+	return w.tr.Send(0, encode(&envelope{Written: res}))
+}

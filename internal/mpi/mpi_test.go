@@ -1,0 +1,130 @@
+package mpi
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func TestLaunched(t *testing.T) {
+	for _, v := range append(launcherVars, "SLURM_PROCID", "SLURM_NTASKS") {
+		t.Setenv(v, "")
+	}
+	if Launched() {
+		t.Fatal("Launched with no launcher variables")
+	}
+	// Slurm alone (no PMI) is a plain batch step, not an MPI launch.
+	t.Setenv("SLURM_PROCID", "0")
+	t.Setenv("SLURM_NTASKS", "4")
+	if Launched() {
+		t.Fatal("Launched with only SLURM_* set")
+	}
+	for _, v := range launcherVars {
+		t.Run(v, func(t *testing.T) {
+			t.Setenv(v, "1")
+			if !Launched() {
+				t.Errorf("not Launched with %s set", v)
+			}
+		})
+	}
+}
+
+// TestPingPong builds testdata/pingpong with -tags mpi and runs it under
+// mpirun with 3, 4 and 5 ranks. It needs OpenMPI (openmpi-bin and
+// libopenmpi-dev); without mpirun it skips unless BLASTFLEET_REQUIRE_REAL=1.
+func TestPingPong(t *testing.T) {
+	mpirun, err := exec.LookPath("mpirun")
+	if err != nil {
+		if os.Getenv("BLASTFLEET_REQUIRE_REAL") == "1" {
+			t.Fatalf("mpirun not found and BLASTFLEET_REQUIRE_REAL=1: %v", err)
+		}
+		t.Skipf("mpirun not found (install openmpi-bin libopenmpi-dev): %v", err)
+	}
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatalf("go tool not found: %v", err)
+	}
+	root := moduleRoot(t)
+	bin := filepath.Join(t.TempDir(), "pingpong")
+
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	build := exec.CommandContext(ctx, goTool, "build", "-tags", "mpi", "-o", bin, "./internal/mpi/testdata/pingpong")
+	build.Dir = root
+	out, err := build.CombinedOutput()
+	cancel()
+	if err != nil {
+		t.Fatalf("go build -tags mpi: %v\n%s", err, out)
+	}
+
+	for _, np := range []int{3, 4, 5} {
+		t.Run(fmt.Sprintf("np%d", np), func(t *testing.T) {
+			out, err := runMPI(t, mpirun, np, 50*time.Second, bin)
+			t.Logf("output:\n%s", out)
+			if err != nil {
+				t.Fatalf("mpirun -np %d: %v", np, err)
+			}
+			for r := range np {
+				if !bytes.Contains(out, fmt.Appendf(nil, "rank %d ok\n", r)) {
+					t.Errorf("no \"rank %d ok\" line", r)
+				}
+			}
+		})
+	}
+}
+
+// runMPI runs bin under mpirun and kills the whole job if it outlives
+// timeout, so a deadlock fails the test instead of hanging it.
+func runMPI(t *testing.T, mpirun string, np int, timeout time.Duration, bin string, args ...string) ([]byte, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	argv := append([]string{"-np", fmt.Sprint(np), "--oversubscribe", "--allow-run-as-root", bin}, args...)
+	cmd := exec.CommandContext(ctx, mpirun, argv...)
+	cmd.Dir = t.TempDir()
+	cmd.Env = append(os.Environ(),
+		// More ranks than cores: waiting ranks yield instead of spinning.
+		"OMPI_MCA_mpi_yield_when_idle=1",
+		// Containers usually forbid the ptrace-based single-copy path.
+		"OMPI_MCA_btl_vader_single_copy_mechanism=none",
+	)
+	// SIGTERM, not SIGKILL: mpirun forwards it to the ranks, which it runs
+	// in process groups of their own; a killed mpirun leaves them behind.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM) }
+	cmd.WaitDelay = 10 * time.Second
+	var buf bytes.Buffer
+	cmd.Stdout = &buf
+	cmd.Stderr = &buf
+	err := cmd.Run()
+	if ctx.Err() != nil {
+		err = fmt.Errorf("timed out after %v (deadlock?): %w", timeout, errors.Join(err, ctx.Err()))
+	}
+	return buf.Bytes(), err
+}
+
+func moduleRoot(t *testing.T) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if b, err := os.ReadFile(filepath.Join(dir, "go.mod")); err == nil &&
+			strings.Contains(string(b), "module github.com/blastfleet/blastfleet\n") {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("module root (go.mod of github.com/blastfleet/blastfleet) not found")
+		}
+		dir = parent
+	}
+}

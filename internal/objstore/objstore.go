@@ -1,0 +1,67 @@
+// Package objstore is the bottom floor of blastfleet: one small interface
+// over object storage (any S3 through minio-go, MinIO in tests) and plain
+// directories, addressed as s3://bucket/prefix or a path.
+package objstore
+
+import (
+	"context"
+	"errors"
+	"io"
+	"time"
+)
+
+// ErrNotExist is returned (wrapped) when a key does not exist.
+var ErrNotExist = errors.New("object does not exist")
+
+// Info describes one stored object.
+type Info struct {
+	Key     string // relative to the store's root
+	Size    int64
+	ETag    string
+	ModTime time.Time
+}
+
+// Store is a flat key space rooted at a bucket prefix or a directory.
+// Keys use '/' as separator and never start with '/'.
+type Store interface {
+	// Get opens an object for reading; a missing key gives ErrNotExist.
+	Get(ctx context.Context, key string) (io.ReadCloser, error)
+	// Put stores an object atomically: readers see the old object or the
+	// whole new one, never a partial write. size may be -1 when unknown.
+	Put(ctx context.Context, key string, r io.Reader, size int64) error
+	// Stat returns an object's metadata; a missing key gives ErrNotExist.
+	Stat(ctx context.Context, key string) (Info, error)
+	// List returns the objects whose keys start with prefix, sorted by key.
+	List(ctx context.Context, prefix string) ([]Info, error)
+	// Delete removes an object; deleting a missing key is not an error.
+	Delete(ctx context.Context, key string) error
+	// NewUpload starts an ordered multipart upload of key.
+	NewUpload(ctx context.Context, key string) (Upload, error)
+	// ResumeUpload joins an upload started elsewhere (another rank).
+	ResumeUpload(ctx context.Context, key, uploadID string) (Upload, error)
+	// URL returns the location of key as a user would write it.
+	URL(key string) string
+}
+
+// Part identifies one uploaded part of a multipart upload.
+type Part struct {
+	Number int    `json:"number"`
+	ETag   string `json:"etag"`
+	Size   int64  `json:"size"`
+}
+
+// MinPartSize is S3's smallest allowed part, except for the last one.
+const MinPartSize = 5 << 20
+
+// Upload is an ordered multipart upload. Parts may be written by different
+// processes that share the upload ID; the object appears only on Complete.
+type Upload interface {
+	ID() string
+	Key() string
+	// PutPart uploads part number n (1-based).
+	PutPart(ctx context.Context, n int, data []byte) (Part, error)
+	// Complete assembles the parts in number order into the object.
+	Complete(ctx context.Context, parts []Part) error
+	// Abort discards the upload and its parts.
+	Abort(ctx context.Context) error
+}

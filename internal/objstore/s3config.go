@@ -1,0 +1,66 @@
+package objstore
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+)
+
+// S3Config is how to reach an S3 endpoint. Its String method hides the
+// secrets, so logging a config cannot leak them.
+type S3Config struct {
+	Endpoint     string // host[:port]
+	Secure       bool   // HTTPS
+	PathStyle    bool   // bucket in the path, as MinIO and most non-AWS servers want
+	Region       string
+	AccessKey    string
+	SecretKey    string
+	SessionToken string
+}
+
+func (c S3Config) String() string {
+	scheme := "http"
+	if c.Secure {
+		scheme = "https"
+	}
+	return fmt.Sprintf("%s://%s (region %s)", scheme, c.Endpoint, c.Region)
+}
+
+// S3ConfigFromEnv reads the standard AWS variables: AWS_ACCESS_KEY_ID,
+// AWS_SECRET_ACCESS_KEY, optional AWS_SESSION_TOKEN, AWS_REGION (else
+// AWS_DEFAULT_REGION, else us-east-1) and AWS_ENDPOINT_URL, whose scheme
+// decides TLS (unset: AWS S3 over HTTPS).
+func S3ConfigFromEnv() (S3Config, error) {
+	c := S3Config{
+		Endpoint:     "s3.amazonaws.com",
+		Secure:       true,
+		Region:       firstNonEmpty(os.Getenv("AWS_REGION"), os.Getenv("AWS_DEFAULT_REGION"), "us-east-1"),
+		AccessKey:    os.Getenv("AWS_ACCESS_KEY_ID"),
+		SecretKey:    os.Getenv("AWS_SECRET_ACCESS_KEY"),
+		SessionToken: os.Getenv("AWS_SESSION_TOKEN"),
+	}
+	if c.AccessKey == "" || c.SecretKey == "" {
+		return c, errors.New("s3 credentials missing: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY")
+	}
+	if ep := os.Getenv("AWS_ENDPOINT_URL"); ep != "" {
+		u, err := url.Parse(ep)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return c, fmt.Errorf("AWS_ENDPOINT_URL %q: want http://host[:port] or https://host[:port]", ep)
+		}
+		if u.Path != "" && u.Path != "/" {
+			return c, fmt.Errorf("AWS_ENDPOINT_URL %q: a path is not supported", ep)
+		}
+		c.Endpoint, c.Secure, c.PathStyle = u.Host, u.Scheme == "https", true
+	}
+	return c, nil
+}
+
+func firstNonEmpty(s ...string) string {
+	for _, v := range s {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}

@@ -1,0 +1,126 @@
+// Package refsearch is the yardstick of the correctness contract (DESIGN.md
+// §3): it runs BLAST+ on the unsharded database, derives the exact global
+// top N from an untruncated run, compares outputs line by line and
+// measures recall. Tests and benchmarks use it; the engine does not.
+package refsearch
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+)
+
+// MakeDB builds the unsharded BLAST database of a FASTA file in dir and
+// returns its path (for -db).
+func MakeDB(ctx context.Context, fasta, dbtype, dir string) (string, error) {
+	out := filepath.Join(dir, "unsharded")
+	cmd := exec.CommandContext(ctx, "makeblastdb", "-in", fasta, "-dbtype", dbtype, "-parse_seqids", "-out", out)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("makeblastdb: %w: %s", err, b)
+	}
+	return out, nil
+}
+
+// Search runs program on db with the given -outfmt and extra arguments and
+// returns its output.
+func Search(ctx context.Context, program, db, queries, outfmt string, args ...string) ([]byte, error) {
+	argv := append([]string{"-db", db, "-query", queries, "-outfmt", outfmt}, args...)
+	cmd := exec.CommandContext(ctx, program, argv...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: %w: %s", program, strings.Join(argv, " "), err, stderr.String())
+	}
+	return out, nil
+}
+
+// TopN keeps, per query, the lines of the first n distinct subjects in the
+// order given: applied to an untruncated run, it is the exact top n.
+// queryCol and subjectCol are 0-based tab-separated column indexes.
+func TopN(out []byte, n, queryCol, subjectCol int) []byte {
+	var buf bytes.Buffer
+	var query string
+	kept := map[string]bool{}
+	for _, line := range strings.SplitAfter(string(out), "\n") {
+		if line == "" {
+			continue
+		}
+		f := strings.Split(strings.TrimSuffix(line, "\n"), "\t")
+		if f[queryCol] != query {
+			query, kept = f[queryCol], map[string]bool{}
+		}
+		s := f[subjectCol]
+		if !kept[s] {
+			if len(kept) == n {
+				continue
+			}
+			kept[s] = true
+		}
+		buf.WriteString(line)
+	}
+	return buf.Bytes()
+}
+
+// Pairs returns the (query, subject) pairs of an output.
+func Pairs(out []byte, queryCol, subjectCol int) map[[2]string]bool {
+	pairs := map[[2]string]bool{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		if line == "" {
+			continue
+		}
+		f := strings.Split(line, "\t")
+		pairs[[2]string{f[queryCol], f[subjectCol]}] = true
+	}
+	return pairs
+}
+
+// Recall is the share of want's (query, subject) pairs found in got.
+func Recall(got, want []byte, queryCol, subjectCol int) float64 {
+	w := Pairs(want, queryCol, subjectCol)
+	if len(w) == 0 {
+		return 1
+	}
+	g := Pairs(got, queryCol, subjectCol)
+	found := 0
+	for p := range w {
+		if g[p] {
+			found++
+		}
+	}
+	return float64(found) / float64(len(w))
+}
+
+// Diff describes the first difference between two outputs, or "".
+func Diff(got, want []byte) string {
+	if bytes.Equal(got, want) {
+		return ""
+	}
+	g := strings.Split(string(got), "\n")
+	w := strings.Split(string(want), "\n")
+	for i := 0; i < max(len(g), len(w)); i++ {
+		var gl, wl string
+		if i < len(g) {
+			gl = g[i]
+		}
+		if i < len(w) {
+			wl = w[i]
+		}
+		if gl != wl {
+			return fmt.Sprintf("%d lines vs %d expected; first difference at line %d:\n got: %q\nwant: %q", len(g)-1, len(w)-1, i+1, gl, wl)
+		}
+	}
+	return "outputs differ"
+}
+
+// WriteFile is os.WriteFile for test data, creating parent directories.
+func WriteFile(path string, data []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(path, data, 0o644)
+}

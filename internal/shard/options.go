@@ -1,0 +1,102 @@
+package shard
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"runtime"
+	"strings"
+
+	"github.com/go-logr/logr"
+
+	"github.com/blastfleet/blastfleet/internal/fasta"
+	"github.com/blastfleet/blastfleet/internal/manifest"
+	"github.com/blastfleet/blastfleet/internal/objstore"
+)
+
+// Options says what to build and where.
+type Options struct {
+	Input  string          // local FASTA, plain or gzip
+	Type   manifest.DBType // nucl or prot
+	Shards int             // number of shards, at least 1
+	Output objstore.Store  // where shard files and manifest.json go
+	Name   string          // database name; default: Input's base name without .fa/.fasta/.gz
+	// Force rebuilds even when the output already holds a database: one
+	// from another input (otherwise refused) or this very one (otherwise a
+	// no-op).
+	Force    bool
+	WorkDir  string    // parent of the temporary build directory; default os.TempDir()
+	Progress io.Writer // human progress lines; nil keeps quiet
+	Log      logr.Logger
+	// Makeblastdb is the program to run; default "makeblastdb" from PATH.
+	Makeblastdb string
+	// Jobs bounds concurrent makeblastdb runs; default runtime.NumCPU().
+	Jobs int
+}
+
+func (o *Options) setDefaults() {
+	if o.Name == "" {
+		o.Name = DefaultName(o.Input)
+	}
+	if o.Makeblastdb == "" {
+		o.Makeblastdb = "makeblastdb"
+	}
+	if o.Jobs <= 0 {
+		o.Jobs = runtime.NumCPU()
+	}
+	if o.Log.GetSink() == nil {
+		o.Log = logr.Discard()
+	}
+}
+
+func (o *Options) validate() error {
+	var errs []error
+	if o.Input == "" {
+		errs = append(errs, errors.New("no input FASTA given"))
+	}
+	if o.Type != manifest.Nucleotide && o.Type != manifest.Protein {
+		errs = append(errs, fmt.Errorf("database type %q: must be %s or %s", o.Type, manifest.Nucleotide, manifest.Protein))
+	}
+	if o.Shards < 1 {
+		errs = append(errs, fmt.Errorf("shard count %d: must be at least 1", o.Shards))
+	}
+	if o.Output == nil {
+		errs = append(errs, errors.New("no output store given"))
+	}
+	// The name goes into alias files, which are line-based.
+	if strings.ContainsFunc(o.Name, func(r rune) bool { return r < ' ' || r == 0x7f }) {
+		errs = append(errs, fmt.Errorf("database name %q: must not hold control characters", o.Name))
+	}
+	if strings.TrimSpace(o.Name) == "" {
+		errs = append(errs, errors.New("database name is empty"))
+	}
+	return errors.Join(errs...)
+}
+
+// DefaultName is the database name derived from an input path:
+// "/data/nt.fasta.gz" gives "nt".
+func DefaultName(input string) string {
+	name := filepath.Base(input)
+	name = trimSuffixFold(name, ".gz")
+	for _, ext := range []string{".fasta", ".fa", ".fna", ".faa", ".fas"} {
+		if n := trimSuffixFold(name, ext); n != name {
+			return n
+		}
+	}
+	return name
+}
+
+func trimSuffixFold(s, suffix string) string {
+	if len(s) > len(suffix) && strings.EqualFold(s[len(s)-len(suffix):], suffix) {
+		return s[:len(s)-len(suffix)]
+	}
+	return s
+}
+
+func alphabetFor(t manifest.DBType) fasta.Alphabet {
+	if t == manifest.Protein {
+		return fasta.Protein
+	}
+	return fasta.Nucleotide
+}
