@@ -25,7 +25,7 @@ import (
 )
 
 type flags struct {
-	database, queries, program, outfmt, output string
+	database, queries, program, outfmt, output  string
 	maxTargetSeqs                               int
 	evalue                                      float64
 	blastOptions                                []string

@@ -23,8 +23,9 @@ func init() {
 }
 
 // mergeColumns are what the merge needs from every line: which query and
-// subject it belongs to, and its sort key.
-var mergeColumns = []string{"qseqid", "sseqid", "evalue", "bitscore"}
+// subject it belongs to, and what BLAST sorts subjects by (E-value, raw
+// score, and the subject length its protein E-values depend on).
+var mergeColumns = []string{"qseqid", "sseqid", "evalue", "bitscore", "score", "slen"}
 
 // Format is a parsed tabular -outfmt: the columns the user sees and the
 // columns the engine asks BLAST for (the user's, then any merge column the
@@ -34,7 +35,7 @@ type Format struct {
 	User    []string // as BLAST prints them for the user's request (deduplicated)
 	Request []string // User followed by missing merge columns
 	// Index of each merge column within Request.
-	QueryCol, SubjectCol, EvalueCol, BitscoreCol int
+	QueryCol, SubjectCol, EvalueCol, BitscoreCol, ScoreCol, SLenCol int
 }
 
 // ParseFormat parses an -outfmt value such as "6 qseqid sseqid evalue".
@@ -88,7 +89,8 @@ func ParseFormat(s string) (*Format, error) {
 		panic("merge column missing: " + c)
 	}
 	f.QueryCol, f.SubjectCol = index("qseqid"), index("sseqid")
-	f.EvalueCol, f.BitscoreCol = index("evalue"), index("bitscore")
+	f.EvalueCol, f.BitscoreCol, f.ScoreCol = index("evalue"), index("bitscore"), index("score")
+	f.SLenCol = index("slen")
 	return f, nil
 }
 

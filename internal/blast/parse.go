@@ -12,6 +12,8 @@ type Line struct {
 	Subject  string // sseqid as BLAST prints it
 	Evalue   float64
 	Bitscore float64
+	Score    int64  // raw score
+	SLen     int64  // subject length
 	Text     []byte // the user's columns, tab-separated, with a trailing newline
 }
 
@@ -42,6 +44,12 @@ func Parse(out []byte, f *Format) ([]Line, error) {
 		if err != nil {
 			return nil, fmt.Errorf("blast output line %d: bitscore %q: %w", n, fields[f.BitscoreCol], err)
 		}
+		var ints [2]int64
+		for i, col := range []int{f.ScoreCol, f.SLenCol} {
+			if ints[i], err = strconv.ParseInt(string(fields[col]), 10, 64); err != nil {
+				return nil, fmt.Errorf("blast output line %d: column %s %q: %w", n, f.Request[col], fields[col], err)
+			}
+		}
 		// The user's columns come first, so their text is a prefix of the line.
 		end := 0
 		for i := 0; i < nUser; i++ {
@@ -52,7 +60,7 @@ func Parse(out []byte, f *Format) ([]Line, error) {
 		text[end-1] = '\n'
 		lines = append(lines, Line{
 			Query: string(fields[f.QueryCol]), Subject: string(fields[f.SubjectCol]),
-			Evalue: ev, Bitscore: bs, Text: text,
+			Evalue: ev, Bitscore: bs, Score: ints[0], SLen: ints[1], Text: text,
 		})
 	}
 	return lines, nil

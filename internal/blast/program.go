@@ -50,3 +50,14 @@ func (p Program) QueryType() string {
 	}
 	return "nucl"
 }
+
+// LengthDependentEvalues reports whether the program's E-values depend on
+// the subject's length (Spouge's finite-size correction in gapped protein
+// alignments), so equal printed E-values may hide an order by length.
+func (p Program) LengthDependentEvalues() bool {
+	switch p {
+	case Blastp, Blastx, Tblastn:
+		return true
+	}
+	return false
+}

@@ -46,15 +46,17 @@ type master struct {
 	cached map[int]map[int]bool // worker -> shard groups it caches
 	idle   []int
 
-	merged    int // blocks merged, in order
-	pending   []pendingLine
-	pendSize  int64
-	threshold int64
-	offset    int64
-	written   int // blocks issued to writers
-	inFlight  int
-	parts     []objstore.Part
-	hits      int64
+	mergeOpts  merge.Options
+	merged     int // blocks merged, in order
+	pending    []pendingLine
+	releasable []int // tasks of merged blocks whose lines may still be pending
+	pendSize   int64
+	threshold  int64
+	offset     int64
+	written    int // blocks issued to writers
+	inFlight   int
+	parts      []objstore.Part
+	hits       int64
 
 	target output.Target
 	clock  *clock
@@ -121,6 +123,8 @@ func (m *master) setup(ctx context.Context) error {
 	}
 	m.blk = &blocker{queries: m.queries, left: m.letters, fixed: cfg.BlockLetters, workers: m.workers}
 	m.sched = scheduler.New(len(m.groups))
+	m.mergeOpts = merge.Options{MaxTargetSeqs: cfg.MaxTargetSeqs, Evalue: cfg.Evalue,
+		LengthDependentEvalues: cfg.Program.LengthDependentEvalues()}
 	m.threshold = max(cfg.WriteBuffer, output.MinBlock(cfg.Output))
 	if m.target, err = output.Begin(ctx, cfg.Output); err != nil {
 		return err
@@ -269,6 +273,7 @@ func (m *master) record(w int, d *doneMsg) {
 	b := m.blocks[t.block]
 	for i, h := range d.Hits {
 		b.hits[h.Query] = append(b.hits[h.Query], merge.Hit{Evalue: h.Evalue, Bitscore: h.Bitscore,
+			Score: h.Score, SLen: h.SLen,
 			Ordinal: h.Ordinal, Size: int(h.Size), Source: d.Task, Index: i})
 	}
 	b.tasksLeft--
@@ -282,7 +287,7 @@ func (m *master) mergeReady() error {
 	for m.merged < len(m.blocks) && m.blocks[m.merged].tasksLeft == 0 {
 		b := m.blocks[m.merged]
 		for _, hits := range b.hits {
-			for _, h := range merge.Merge(hits, m.cfg.MaxTargetSeqs, m.cfg.Evalue) {
+			for _, h := range merge.Merge(hits, m.mergeOpts) {
 				m.pending = append(m.pending, pendingLine{worker: m.tasks[h.Source].worker, task: h.Source, index: h.Index, size: h.Size})
 				m.pendSize += int64(h.Size)
 				m.hits++
@@ -300,8 +305,13 @@ func (m *master) mergeReady() error {
 				return err
 			}
 		}
-		if err := m.release(b.tasks); err != nil {
-			return err
+		// A task's lines may be freed once every kept line is on its way
+		// to a writer: now if nothing is pending, else at the next flush.
+		m.releasable = append(m.releasable, b.tasks...)
+		if m.pendSize == 0 {
+			if err := m.release(); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
@@ -336,12 +346,12 @@ func (m *master) flush() error {
 	m.inFlight++
 	m.offset += m.pendSize
 	m.pending, m.pendSize = nil, 0
-	return nil
+	return m.release()
 }
 
-func (m *master) release(tasks []int) error {
+func (m *master) release() error {
 	byWorker := map[int][]int{}
-	for _, t := range tasks {
+	for _, t := range m.releasable {
 		w := m.tasks[t].worker
 		byWorker[w] = append(byWorker[w], t)
 	}
@@ -350,6 +360,7 @@ func (m *master) release(tasks []int) error {
 			return err
 		}
 	}
+	m.releasable = nil
 	return nil
 }
 

@@ -60,6 +60,8 @@ type hitMeta struct {
 	Query    int32 // index within the block
 	Evalue   float64
 	Bitscore float64
+	Score    int64
+	SLen     int64
 	Ordinal  int64
 	Size     int32
 }

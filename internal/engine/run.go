@@ -27,13 +27,19 @@ func RunLocal(ctx context.Context, cfg *Config, workers int) (*Summary, error) {
 		return nil, fmt.Errorf("--workers must be >= 1")
 	}
 	trs := transport.NewLocal(workers + 1)
+	// A worker that fails alone would leave the master waiting for it.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	var wg sync.WaitGroup
 	errs := make([]error, workers+1)
 	for r := 1; r <= workers; r++ {
 		wg.Add(1)
 		go func(r int) {
 			defer wg.Done()
-			_, errs[r] = Run(ctx, cfg, trs[r])
+			if _, errs[r] = Run(ctx, cfg, trs[r]); errs[r] != nil {
+				cfg.Log.Error(errs[r], "worker failed", "rank", r)
+				cancel()
+			}
 		}(r)
 	}
 	sum, err := Run(ctx, cfg, trs[0])
@@ -41,13 +47,10 @@ func RunLocal(ctx context.Context, cfg *Config, workers int) (*Summary, error) {
 	for _, t := range trs {
 		t.Close()
 	}
-	if err != nil {
-		return nil, err
-	}
 	for r, e := range errs {
 		if e != nil {
 			return nil, fmt.Errorf("rank %d: %w", r, e)
 		}
 	}
-	return sum, nil
+	return sum, err
 }

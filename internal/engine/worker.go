@@ -281,7 +281,8 @@ func (w *worker) runTask(ctx context.Context, a *assignMsg) (r taskResult) {
 			return r
 		}
 		r.lines[i] = l.Text
-		r.hits[i] = hitMeta{Query: int32(q), Evalue: l.Evalue, Bitscore: l.Bitscore, Ordinal: ord, Size: int32(len(l.Text))}
+		r.hits[i] = hitMeta{Query: int32(q), Evalue: l.Evalue, Bitscore: l.Bitscore, Score: l.Score,
+			SLen: l.SLen, Ordinal: ord, Size: int32(len(l.Text))}
 	}
 	return r
 }

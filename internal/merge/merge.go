@@ -1,86 +1,148 @@
-// Package merge combines one query's hits from several shards into the
-// order and cut-offs of a search of the unsharded database (DESIGN.md §3).
+// Package merge combines one query's hits from several shard searches into
+// the order and cut-offs of a search of the unsharded database (DESIGN.md
+// §3).
 //
-// BLAST+ groups HSPs by subject, orders subjects by their best HSP (E-value
-// ascending, bit score descending, then the subject's ordinal in the
-// database descending) and HSPs within a subject by the same key; its
-// -max_target_seqs keeps the first N subjects.
+// BLAST+ groups HSPs by subject and sorts subjects by their best E-value,
+// then the raw score of their first HSP (descending), then the subject's
+// ordinal in the database (descending); -max_target_seqs keeps the first N
+// subjects. Each shard search is already in that order, by BLAST's
+// unrounded E-values, so the merge keeps every source's own order and only
+// interleaves sources by their printed values.
 package merge
 
 import (
 	"cmp"
+	"container/heap"
 	"slices"
 )
 
 // Hit is the metadata of one output line: enough to order and cut it, and
-// to find its text again (Source and Index are the caller's).
+// to find its text again. Source is the search it came from (one shard
+// group) and Index its position in that search's output.
 type Hit struct {
 	Evalue   float64
 	Bitscore float64
+	Score    int64 // raw score
+	SLen     int64 // subject length
 	Ordinal  int64 // the subject's 0-based position in the unsharded database
 	Size     int   // bytes of the line's text
-	Source   int   // e.g. the task that produced it
-	Index    int   // e.g. the line's position in that task's output
+	Source   int
+	Index    int
 }
 
-// better orders two HSPs by the BLAST key; ties keep their input order.
-func better(a, b *Hit) int {
+// Options are the global cut-offs and how E-values behave.
+type Options struct {
+	MaxTargetSeqs int     // subjects kept per query; 0: all
+	Evalue        float64 // 0: no cut-off
+	// LengthDependentEvalues: protein E-values grow with the subject's
+	// length (Spouge's finite-size correction), so among equal printed
+	// E-values of equal raw score the shorter subject came first. Where
+	// raw scores differ too, the printed digits cannot tell: the merge
+	// guesses the higher score, and may order such ties unlike BLAST.
+	LengthDependentEvalues bool
+}
+
+// compare orders the first HSPs of two subjects from different sources, as
+// BLAST would have ordered them in one search.
+func (o *Options) compare(a, b *Hit) int {
 	if c := cmp.Compare(a.Evalue, b.Evalue); c != 0 {
 		return c
 	}
-	return cmp.Compare(b.Bitscore, a.Bitscore)
+	if c := cmp.Compare(b.Score, a.Score); c != 0 {
+		return c
+	}
+	if o.LengthDependentEvalues {
+		if c := cmp.Compare(a.SLen, b.SLen); c != 0 {
+			return c
+		}
+	}
+	return cmp.Compare(b.Ordinal, a.Ordinal)
 }
 
-// Merge returns the hits of one query in output order, keeping at most
-// maxTargetSeqs subjects (0: all) and only hits with E-value <= evalue
-// (0: no cut-off). The input may come from any number of shards in any
-// order; within one source, hits keep their relative order on ties.
-func Merge(hits []Hit, maxTargetSeqs int, evalue float64) []Hit {
-	if evalue > 0 {
+// Merge returns the hits of one query in output order. Hits may arrive in
+// any order.
+func Merge(hits []Hit, o Options) []Hit {
+	sorted := slices.Clone(hits)
+	if o.Evalue > 0 {
 		// BLAST applied the cut-off per shard with the whole database's
 		// statistics; this re-applies it to the printed values, with slack
 		// for their rounding.
-		hits = slices.DeleteFunc(slices.Clone(hits), func(h Hit) bool {
-			return h.Evalue > evalue*(1+1e-9)
-		})
+		sorted = slices.DeleteFunc(sorted, func(h Hit) bool { return h.Evalue > o.Evalue*(1+1e-9) })
 	}
-	if len(hits) == 0 {
+	if len(sorted) == 0 {
 		return nil
 	}
-	sorted := slices.Clone(hits)
-	// Stable sort by HSP key within the input order, then group by subject.
-	slices.SortStableFunc(sorted, func(a, b Hit) int {
-		if c := cmp.Compare(a.Ordinal, b.Ordinal); c != 0 {
-			return c
-		}
-		if c := cmp.Compare(a.Source, b.Source); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.Index, b.Index)
+	slices.SortFunc(sorted, func(a, b Hit) int {
+		return cmp.Or(cmp.Compare(a.Source, b.Source), cmp.Compare(a.Index, b.Index))
 	})
-	var subjects [][]Hit
+	// Per source, its subjects in BLAST's order, each with its HSPs.
+	queues := subjectHeap{opts: &o}
 	for i := 0; i < len(sorted); {
 		j := i
-		for j < len(sorted) && sorted[j].Ordinal == sorted[i].Ordinal {
+		for j < len(sorted) && sorted[j].Source == sorted[i].Source {
 			j++
 		}
-		hsps := sorted[i:j]
-		slices.SortStableFunc(hsps, func(a, b Hit) int { return better(&a, &b) })
-		subjects = append(subjects, hsps)
+		queues.q = append(queues.q, o.subjects(sorted[i:j]))
 		i = j
 	}
-	slices.SortFunc(subjects, func(a, b []Hit) int {
-		if c := better(&a[0], &b[0]); c != 0 {
-			return c
-		}
-		return cmp.Compare(b[0].Ordinal, a[0].Ordinal)
-	})
-	if maxTargetSeqs > 0 && len(subjects) > maxTargetSeqs {
-		subjects = subjects[:maxTargetSeqs]
-	}
+	heap.Init(&queues)
 	out := make([]Hit, 0, len(sorted))
-	for _, s := range subjects {
-		out = append(out, s...)
+	for n := 0; queues.Len() > 0 && (o.MaxTargetSeqs <= 0 || n < o.MaxTargetSeqs); n++ {
+		q := queues.q[0]
+		out = append(out, q[0]...)
+		if len(q) == 1 {
+			heap.Pop(&queues)
+		} else {
+			queues.q[0] = q[1:]
+			heap.Fix(&queues, 0)
+		}
 	}
 	return out
+}
+
+// subjects splits one source's hits into subjects in order of first
+// appearance; a subject's HSPs keep their order.
+func (o *Options) subjects(hits []Hit) [][]Hit {
+	pos := map[int64]int{}
+	var out [][]Hit
+	for _, h := range hits {
+		i, ok := pos[h.Ordinal]
+		if !ok {
+			i = len(out)
+			pos[h.Ordinal] = i
+			out = append(out, nil)
+		}
+		out[i] = append(out[i], h)
+	}
+	// A shard group's search breaks full ties by the subject's position in
+	// the group, not in the whole database: re-break runs of subjects equal
+	// in everything but the ordinal by the database ordinal.
+	same := func(a, b *Hit) bool {
+		return a.Evalue == b.Evalue && a.Score == b.Score && (!o.LengthDependentEvalues || a.SLen == b.SLen)
+	}
+	for i := 0; i < len(out); {
+		j := i + 1
+		for j < len(out) && same(&out[j][0], &out[i][0]) {
+			j++
+		}
+		slices.SortStableFunc(out[i:j], func(a, b []Hit) int { return cmp.Compare(b[0].Ordinal, a[0].Ordinal) })
+		i = j
+	}
+	return out
+}
+
+// subjectHeap holds each source's remaining subjects, keyed by the first.
+type subjectHeap struct {
+	opts *Options
+	q    [][][]Hit
+}
+
+func (h *subjectHeap) Len() int           { return len(h.q) }
+func (h *subjectHeap) Less(i, j int) bool { return h.opts.compare(&h.q[i][0][0], &h.q[j][0][0]) < 0 }
+func (h *subjectHeap) Swap(i, j int)      { h.q[i], h.q[j] = h.q[j], h.q[i] }
+func (h *subjectHeap) Push(x any)         { h.q = append(h.q, x.([][]Hit)) }
+func (h *subjectHeap) Pop() any {
+	x := h.q[len(h.q)-1]
+	h.q = h.q[:len(h.q)-1]
+	return x
 }

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -123,4 +124,56 @@ func WriteFile(path string, data []byte) error {
 		return err
 	}
 	return os.WriteFile(path, data, 0o644)
+}
+
+// SameUpToTies reports whether got holds the same lines as want, in the
+// same order except that subjects of one query whose first lines print
+// equal E-values may come in another order (columns are 0-based). It
+// returns a description of the first difference, or "".
+func SameUpToTies(got, want []byte, queryCol, subjectCol, evalueCol int) string {
+	g, w := subjectBlocks(got, queryCol, subjectCol), subjectBlocks(want, queryCol, subjectCol)
+	if len(g) != len(w) {
+		return fmt.Sprintf("%d subject blocks, want %d", len(g), len(w))
+	}
+	key := func(block string) string {
+		f := strings.Split(strings.SplitN(block, "\n", 2)[0], "\t")
+		return f[queryCol] + "\t" + f[evalueCol]
+	}
+	for i := 0; i < len(w); {
+		j := i
+		for j < len(w) && key(w[j]) == key(w[i]) {
+			j++
+		}
+		gs, ws := slices.Clone(g[i:j]), slices.Clone(w[i:j])
+		slices.Sort(gs)
+		slices.Sort(ws)
+		if !slices.Equal(gs, ws) {
+			return fmt.Sprintf("subjects %d-%d (query and E-value %q) differ:\n got: %q\nwant: %q", i+1, j, key(w[i]), g[i:j], w[i:j])
+		}
+		i = j
+	}
+	return ""
+}
+
+// subjectBlocks splits output into runs of lines of one query and subject.
+func subjectBlocks(out []byte, queryCol, subjectCol int) []string {
+	var blocks []string
+	var cur, curKey string
+	for _, line := range strings.SplitAfter(string(out), "\n") {
+		if line == "" {
+			continue
+		}
+		f := strings.Split(strings.TrimSuffix(line, "\n"), "\t")
+		k := f[queryCol] + "\t" + f[subjectCol]
+		if k != curKey && cur != "" {
+			blocks = append(blocks, cur)
+			cur = ""
+		}
+		curKey = k
+		cur += line
+	}
+	if cur != "" {
+		blocks = append(blocks, cur)
+	}
+	return blocks
 }

@@ -14,9 +14,9 @@ import (
 type Options struct {
 	Seed       uint64
 	Protein    bool
-	Families   int     // ancestors
-	Members    int     // database sequences per family
-	MinLen     int     // ancestor length range
+	Families   int // ancestors
+	Members    int // database sequences per family
+	MinLen     int // ancestor length range
 	MaxLen     int
 	Mutation   float64 // per-letter substitution rate of members
 	Queries    int     // queries, drawn from random families
