@@ -71,7 +71,7 @@ cache database shards and run BLAST+, and write the merged output
 	fl.StringVar(&f.cacheBytes, "cache-bytes", "0", "bound of each worker's shard cache, e.g. 8GiB (0: unbounded)")
 	fl.StringVar(&f.groupBytes, "group-bytes", "0", "database bytes one task searches (shards are grouped up to this; 0: the whole database, or --cache-bytes)")
 	fl.StringVar(&f.writeBuffer, "write-buffer", "4MiB", "bytes a writer gathers before writing (MBS; S3 parts are at least 5MiB)")
-	fl.StringVar(&f.topHits, "top-hits", "overfetch", "when --max-target-seqs truncates: exact (shards searched untruncated) or overfetch[=F] (shards searched with F x N, default 4)")
+	fl.StringVar(&f.topHits, "top-hits", "auto", "how shard groups are searched under --max-target-seqs: auto (with N as BLAST when one group holds the database, else overfetch), exact (untruncated: the exact global top N), overfetch[=F] (F x N, default 4)")
 	fl.StringVar(&f.strategy, "strategy", "worker-merge", "output strategy")
 	fl.StringVar(&f.summaryJSON, "summary-json", "", "also write the run summary as JSON to this file")
 	fl.CountVarP(&f.verbose, "verbose", "v", "more logs")

@@ -11,10 +11,17 @@ import (
 	"github.com/blastfleet/blastfleet/internal/output"
 )
 
-// TopHits says how shards are searched when -max_target_seqs truncates.
+// TopHits says how shard groups are searched when -max_target_seqs may
+// truncate. BLAST's own truncation is a heuristic that can drop hits better
+// than ones it keeps (DESIGN.md §3), so a group searched with N and merged
+// is not the unsharded search's top N; the modes trade that off.
 type TopHits struct {
-	Exact  bool // search shards untruncated: the exact global top N
-	Factor int  // overfetch: search shards with Factor x N
+	// Auto searches with N, as BLAST does, when one group holds the whole
+	// database (the output is then the unsharded search's, line for line),
+	// and over-fetches with Factor otherwise.
+	Auto   bool
+	Exact  bool // search groups untruncated: the exact global top N
+	Factor int  // overfetch: search groups with Factor x N
 }
 
 // DefaultOverfetch is the default per-shard over-fetch factor; measured at
@@ -24,12 +31,14 @@ const DefaultOverfetch = 4
 // DefaultMaxTargetSeqs is BLAST+'s own default.
 const DefaultMaxTargetSeqs = 500
 
-// ParseTopHits parses --top-hits: exact | overfetch | overfetch=F.
+// ParseTopHits parses --top-hits: auto | exact | overfetch | overfetch=F.
 func ParseTopHits(s string) (TopHits, error) {
 	switch {
+	case s == "" || s == "auto":
+		return TopHits{Auto: true, Factor: DefaultOverfetch}, nil
 	case s == "exact":
 		return TopHits{Exact: true}, nil
-	case s == "" || s == "overfetch":
+	case s == "overfetch":
 		return TopHits{Factor: DefaultOverfetch}, nil
 	case strings.HasPrefix(s, "overfetch="):
 		f, err := strconv.Atoi(strings.TrimPrefix(s, "overfetch="))
@@ -38,12 +47,15 @@ func ParseTopHits(s string) (TopHits, error) {
 		}
 		return TopHits{Factor: f}, nil
 	}
-	return TopHits{}, fmt.Errorf("--top-hits %q: want exact, overfetch or overfetch=F", s)
+	return TopHits{}, fmt.Errorf("--top-hits %q: want auto, exact, overfetch or overfetch=F", s)
 }
 
 func (t TopHits) String() string {
-	if t.Exact {
+	switch {
+	case t.Exact:
 		return "exact"
+	case t.Auto:
+		return fmt.Sprintf("auto (as BLAST with one shard group, else overfetch=%d)", t.Factor)
 	}
 	return fmt.Sprintf("overfetch=%d", t.Factor)
 }
@@ -100,10 +112,13 @@ func (c *Config) Validate() error {
 }
 
 // shardTargetSeqs is -max_target_seqs for one shard group's search.
-func (c *Config) shardTargetSeqs(dbSequences int64) int {
-	if c.TopHits.Exact {
+func (c *Config) shardTargetSeqs(dbSequences int64, groups int) int {
+	switch {
+	case c.TopHits.Exact:
 		// Untruncated: every subject of the database may be reported.
 		return int(max(dbSequences, int64(c.MaxTargetSeqs)))
+	case c.TopHits.Auto && groups == 1:
+		return c.MaxTargetSeqs
 	}
 	return c.MaxTargetSeqs * c.TopHits.Factor
 }

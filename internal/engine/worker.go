@@ -252,7 +252,7 @@ func (w *worker) runTask(ctx context.Context, a *assignMsg) (r taskResult) {
 	r.fetchSeconds = time.Since(t).Seconds()
 	t = time.Now()
 	out, err := blast.Run(ctx, blast.Invocation{Program: w.cfg.Program, DB: db, Query: qpath,
-		Format: w.cfg.Format, MaxTargetSeqs: w.cfg.shardTargetSeqs(w.db.Sequences),
+		Format: w.cfg.Format, MaxTargetSeqs: w.cfg.shardTargetSeqs(w.db.Sequences, len(w.groups)),
 		Evalue: w.cfg.Evalue, Threads: w.cfg.Threads, Options: w.cfg.Options})
 	r.blastSeconds = time.Since(t).Seconds()
 	if err != nil {
