@@ -48,10 +48,11 @@ type mailbox struct {
 	queue  []Message
 	closed bool
 	out    chan Message
+	done   chan struct{} // closed by close: undelivered messages are dropped
 }
 
 func newMailbox() *mailbox {
-	m := &mailbox{out: make(chan Message)}
+	m := &mailbox{out: make(chan Message), done: make(chan struct{})}
 	m.cond = sync.NewCond(&m.mu)
 	go m.pump()
 	return m
@@ -70,9 +71,12 @@ func (m *mailbox) put(msg Message) error {
 
 func (m *mailbox) close() {
 	m.mu.Lock()
-	m.closed = true
-	m.cond.Signal()
-	m.mu.Unlock()
+	defer m.mu.Unlock()
+	if !m.closed {
+		m.closed = true
+		close(m.done)
+		m.cond.Signal()
+	}
 }
 
 func (m *mailbox) pump() {
@@ -89,6 +93,10 @@ func (m *mailbox) pump() {
 		msg := m.queue[0]
 		m.queue = m.queue[1:]
 		m.mu.Unlock()
-		m.out <- msg
+		select {
+		case m.out <- msg:
+		case <-m.done:
+			return
+		}
 	}
 }

@@ -20,6 +20,7 @@ type Transport interface {
 	// Recv delivers messages from any rank, in order per sender. It is
 	// closed by Close.
 	Recv() <-chan Message
-	// Close releases the transport; pending sends are delivered first.
+	// Close releases the transport: its own pending sends are delivered,
+	// messages to it that were not read are dropped, and Recv is closed.
 	Close() error
 }
