@@ -6,6 +6,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -79,10 +80,16 @@ cache database shards and run BLAST+, and write the merged output
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := cmd.ExecuteContext(ctx); err != nil {
-		fmt.Fprintln(os.Stderr, "blastfleet-engine: error:", err)
+		// Every rank parses the same flags: one report is enough.
+		if !errors.Is(err, errReported) {
+			fmt.Fprintln(os.Stderr, "blastfleet-engine: error:", err)
+		}
 		os.Exit(1)
 	}
 }
+
+// errReported is an error another rank reports.
+var errReported = errors.New("reported by rank 0")
 
 func defaultCacheDir() string {
 	d, err := os.UserCacheDir()
@@ -156,6 +163,9 @@ func run(ctx context.Context, f *flags) error {
 	if err != nil {
 		if tr != nil {
 			tr.Close()
+			if rank != 0 {
+				return errReported
+			}
 		}
 		return err
 	}

@@ -66,8 +66,9 @@ func Parse(out []byte, f *Format) ([]Line, error) {
 	return lines, nil
 }
 
-// NormalizeID maps a FASTA id to how BLAST prints it as qseqid/sseqid:
-// local ids lose their "lcl|" prefix.
+// NormalizeID maps a database sequence's FASTA id to how BLAST prints it
+// as sseqid from a -parse_seqids database: local ids lose their "lcl|"
+// prefix. Query ids are printed as written.
 func NormalizeID(id string) string {
 	if len(id) > 4 && id[:4] == "lcl|" {
 		return id[4:]

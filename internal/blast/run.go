@@ -87,7 +87,19 @@ func Run(ctx context.Context, inv Invocation) ([]byte, error) {
 	return nil, xe
 }
 
+// tail keeps the end of BLAST's stderr, with its "Error:" lines first:
+// on a bad argument BLAST prints its whole usage before the one line that
+// says what was wrong.
 func tail(b []byte) string {
+	var errs []string
+	for _, l := range strings.Split(string(b), "\n") {
+		if strings.Contains(l, "Error:") || strings.Contains(l, "error:") {
+			errs = append(errs, strings.TrimSpace(l))
+		}
+	}
+	if len(errs) > 0 {
+		return strings.Join(errs, " | ")
+	}
 	b = bytes.TrimSpace(b)
 	if len(b) > stderrTailBytes {
 		b = b[len(b)-stderrTailBytes:]

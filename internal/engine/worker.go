@@ -268,7 +268,7 @@ func (w *worker) runTask(ctx context.Context, a *assignMsg) (r taskResult) {
 	r.hits = make([]hitMeta, len(lines))
 	q := 0
 	for i, l := range lines {
-		for q < len(a.IDs) && blast.NormalizeID(a.IDs[q]) != l.Query {
+		for q < len(a.IDs) && a.IDs[q] != l.Query {
 			q++
 		}
 		if q == len(a.IDs) {

@@ -21,7 +21,7 @@ func newLocal(t *testing.T, n int) []Transport {
 }
 
 func seqMsg(i int) []byte { return binary.BigEndian.AppendUint32(nil, uint32(i)) }
-func seqOf(m Message) int  { return int(binary.BigEndian.Uint32(m.Data)) }
+func seqOf(m Message) int { return int(binary.BigEndian.Uint32(m.Data)) }
 
 // recv reads one message or fails after a timeout.
 func recv(t *testing.T, tr Transport) (Message, bool) {
@@ -164,7 +164,7 @@ func TestLocalSendOutOfRange(t *testing.T) {
 	}
 }
 
-func TestLocalCloseDeliversPendingThenCloses(t *testing.T) {
+func TestLocalSenderCloseKeepsItsSends(t *testing.T) {
 	ts := newLocal(t, 2)
 	for i := range 3 {
 		if err := ts[1].Send(0, seqMsg(i)); err != nil {
@@ -175,39 +175,53 @@ func TestLocalCloseDeliversPendingThenCloses(t *testing.T) {
 	if err := ts[1].Close(); err != nil {
 		t.Fatal(err)
 	}
-	// The receiver closing: queued messages are still delivered, then
-	// Recv is closed.
-	if err := ts[0].Close(); err != nil {
-		t.Fatal(err)
-	}
 	for i := range 3 {
 		m, ok := recv(t, ts[0])
 		if !ok || m.From != 1 || seqOf(m) != i {
-			t.Fatalf("message %d after Close: got %+v ok=%v", i, m, ok)
+			t.Fatalf("message %d after the sender closed: got %+v ok=%v", i, m, ok)
 		}
-	}
-	if m, ok := recv(t, ts[0]); ok {
-		t.Fatalf("Recv still open after the pending messages: got %+v", m)
-	}
-	// A closed rank refuses further messages.
-	if err := ts[1].Send(0, []byte("late")); err == nil {
-		t.Error("Send to a closed rank succeeded")
-	}
-}
-
-func TestLocalClosedRankCanStillSend(t *testing.T) {
-	ts := newLocal(t, 2)
-	if err := ts[1].Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := ts[1].Send(0, []byte("bye")); err != nil {
-		t.Fatalf("a closed rank could not send: %v", err)
-	}
-	if m, ok := recv(t, ts[0]); !ok || string(m.Data) != "bye" {
-		t.Errorf("got %+v ok=%v", m, ok)
 	}
 	if _, ok := recv(t, ts[1]); ok {
 		t.Error("closed rank's Recv still open")
+	}
+}
+
+func TestLocalReceiverCloseDropsUnreadAndClosesRecv(t *testing.T) {
+	for round := range 20 {
+		ts := NewLocal(2)
+		const sent = 50
+		for i := range sent {
+			if err := ts[1].Send(0, seqMsg(i)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := ts[0].Close(); err != nil {
+			t.Fatal(err)
+		}
+		if err := ts[0].Close(); err != nil { // idempotent
+			t.Fatalf("second Close: %v", err)
+		}
+		// Unread messages are dropped; whatever still arrives is an
+		// in-order prefix, and Recv is closed.
+		got := 0
+		for {
+			m, ok := recv(t, ts[0])
+			if !ok {
+				break
+			}
+			if seqOf(m) != got {
+				t.Fatalf("round %d: after Close got message %d, want %d", round, seqOf(m), got)
+			}
+			got++
+		}
+		if got > sent {
+			t.Fatalf("round %d: %d messages", round, got)
+		}
+		// A closed rank refuses further messages.
+		if err := ts[1].Send(0, []byte("late")); err == nil {
+			t.Errorf("round %d: Send to a closed rank succeeded", round)
+		}
+		ts[1].Close()
 	}
 }
 
