@@ -11,14 +11,24 @@ import (
 // writeAtomic creates path with the bytes fill writes: into a temporary file
 // in the same directory (so rename cannot cross file systems), synced before
 // the rename so a crash leaves the old file or the whole new one.
-func writeAtomic(ctx context.Context, path string, fill func(io.Writer) error) (err error) {
+func writeAtomic(ctx context.Context, path string, fill func(io.Writer) error) error {
+	tmp, err := writeTemp(ctx, path, fill)
+	if err != nil {
+		return err
+	}
+	return renameInto(tmp, path)
+}
+
+// writeTemp writes and syncs a temporary file beside path and returns its
+// name; the caller renames it into place (renameInto) or removes it.
+func writeTemp(ctx context.Context, path string, fill func(io.Writer) error) (tmp string, err error) {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
+		return "", fmt.Errorf("writing %s: %w", path, err)
 	}
 	f, err := os.CreateTemp(dir, tmpPrefix+"*")
 	if err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
+		return "", fmt.Errorf("writing %s: %w", path, err)
 	}
 	defer func() {
 		if err != nil {
@@ -28,25 +38,31 @@ func writeAtomic(ctx context.Context, path string, fill func(io.Writer) error) (
 		}
 	}()
 	if err := fill(f); err != nil {
-		return err
+		return "", err
 	}
 	if err := ctx.Err(); err != nil {
-		return err
+		return "", err
 	}
 	// CreateTemp makes 0600 files; objects should read like ordinary files.
 	if err := f.Chmod(0o644); err != nil {
-		return err
+		return "", err
 	}
 	if err := f.Sync(); err != nil {
-		return err
+		return "", err
 	}
 	if err := f.Close(); err != nil {
-		return err
+		return "", err
 	}
-	if err := os.Rename(f.Name(), path); err != nil {
-		return err
+	return f.Name(), nil
+}
+
+// renameInto moves a synced temporary file onto path, removing it on error.
+func renameInto(tmp, path string) error {
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("writing %s: %w", path, err)
 	}
-	syncDir(dir)
+	syncDir(filepath.Dir(path))
 	return nil
 }
 

@@ -22,6 +22,9 @@ func testStore(t *testing.T, st Store, open func() Store) {
 	t.Run("BadKeys", func(t *testing.T) { testBadKeys(t, st) })
 	t.Run("Multipart", func(t *testing.T) { testMultipart(t, st, open()) })
 	t.Run("Abort", func(t *testing.T) { testAbort(t, st, open()) })
+	t.Run("Conditional", func(t *testing.T) { testConditional(t, st) })
+	t.Run("ConditionalRace", func(t *testing.T) { testConditionalRace(t, st, open) })
+	t.Run("Compose", func(t *testing.T) { testCompose(t, st) })
 }
 
 func put(t *testing.T, st Store, key string, data []byte) {

@@ -23,8 +23,13 @@ const (
 // Dir is a Store over a local directory; keys map to relative paths.
 //
 // ETags are "<mtime-ns hex>-<size hex>": cheap to compute on Stat and List of
-// multi-gigabyte shard files, and they change whenever Put replaces a file.
-// They are not content hashes.
+// multi-gigabyte shard files. They are not content hashes. Every write
+// (Put, the conditional puts, Compose, a completed upload) renames its file
+// into place under the key's lock (a flock on <root>/.locks/NN, so across
+// processes too) after stamping it with an mtime later than the version it
+// replaces, so the ETag changes on every write even when the clock's tick is
+// coarser than the writes. This needs nanosecond timestamps on the file
+// system (ext4, xfs, btrfs, tmpfs have them).
 type Dir struct {
 	root string
 }
@@ -65,7 +70,7 @@ func (d *Dir) path(key string) (string, error) {
 		return "", err
 	}
 	first, _, _ := strings.Cut(key, "/")
-	if first == uploadsDir || strings.HasPrefix(filepath.Base(key), tmpPrefix) {
+	if first == uploadsDir || first == locksDir || strings.HasPrefix(filepath.Base(key), tmpPrefix) {
 		return "", fmt.Errorf("object key %q is reserved by the directory store", key)
 	}
 	return d.URL(key), nil
@@ -96,7 +101,7 @@ func (d *Dir) Put(ctx context.Context, key string, r io.Reader, size int64) erro
 	if err != nil {
 		return err
 	}
-	return writeAtomic(ctx, p, func(w io.Writer) error {
+	_, err = d.install(ctx, key, p, func(w io.Writer) error {
 		n, err := io.Copy(w, ctxReader{ctx, r})
 		if err != nil {
 			return err
@@ -105,7 +110,8 @@ func (d *Dir) Put(ctx context.Context, key string, r io.Reader, size int64) erro
 			return fmt.Errorf("read %d bytes, expected %d", n, size)
 		}
 		return nil
-	})
+	}, nil)
+	return err
 }
 
 // Stat returns the metadata of key's file.
@@ -151,7 +157,7 @@ func (d *Dir) List(ctx context.Context, prefix string) ([]Info, error) {
 		}
 		key := filepath.ToSlash(rel)
 		if e.IsDir() {
-			if key == uploadsDir {
+			if key == uploadsDir || key == locksDir {
 				return fs.SkipDir
 			}
 			return nil
@@ -178,13 +184,20 @@ func (d *Dir) List(ctx context.Context, prefix string) ([]Info, error) {
 	return out, nil
 }
 
-// Delete removes key's file. Emptied parent directories are left in place:
-// removing them could race with a concurrent Put into the same directory.
+// Delete removes key's file under the key's lock, so it cannot fall between
+// a conditional write's check and its rename. Emptied parent directories are
+// left in place: removing them could race with a concurrent Put into the
+// same directory.
 func (d *Dir) Delete(ctx context.Context, key string) error {
 	p, err := d.path(key)
 	if err != nil {
 		return err
 	}
+	unlock, err := d.lockKey(key)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("deleting %s: %w", p, err)
 	}

@@ -119,14 +119,14 @@ func (u *dirUpload) Complete(ctx context.Context, parts []Part) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", where, err)
 	}
-	err = writeAtomic(ctx, u.d.URL(u.key), func(w io.Writer) error {
+	_, err = u.d.install(ctx, u.key, u.d.URL(u.key), func(w io.Writer) error {
 		for i, p := range parts {
 			if err := u.appendPart(ctx, w, p, i == len(parts)-1); err != nil {
 				return err
 			}
 		}
 		return nil
-	})
+	}, nil)
 	if err != nil {
 		return fmt.Errorf("%s: %w", where, err)
 	}

@@ -13,6 +13,10 @@ import (
 // ErrNotExist is returned (wrapped) when a key does not exist.
 var ErrNotExist = errors.New("object does not exist")
 
+// ErrPrecondition is returned (wrapped) when a conditional write loses:
+// PutIfAbsent found the key, or PutIfMatch found another version (or none).
+var ErrPrecondition = errors.New("precondition failed")
+
 // Info describes one stored object.
 type Info struct {
 	Key     string // relative to the store's root
@@ -41,6 +45,23 @@ type Store interface {
 	ResumeUpload(ctx context.Context, key, uploadID string) (Upload, error)
 	// URL returns the location of key as a user would write it.
 	URL(key string) string
+
+	// PutIfAbsent creates key only if it does not exist (S3 If-None-Match:
+	// *) and returns the new ETag; an existing key gives ErrPrecondition.
+	PutIfAbsent(ctx context.Context, key string, data []byte) (etag string, err error)
+	// PutIfMatch replaces key only if its current ETag is etag (S3
+	// If-Match) and returns the new ETag. Another version gives
+	// ErrPrecondition; a missing key gives an error matching both
+	// ErrPrecondition and ErrNotExist. S3's ETag of a plain PUT is the
+	// content's MD5, so rewriting identical bytes keeps it: callers that
+	// compare-and-swap make every version's content unique.
+	PutIfMatch(ctx context.Context, key string, data []byte, etag string) (string, error)
+	// GetBytes reads a whole (small) object with its ETag, from one
+	// version: the bytes and the ETag always belong together.
+	GetBytes(ctx context.Context, key string) ([]byte, string, error)
+	// Compose creates dst as the concatenation of srcs in order,
+	// server-side where the store can. dst appears whole or not at all.
+	Compose(ctx context.Context, dst string, srcs []string) error
 }
 
 // Part identifies one uploaded part of a multipart upload.

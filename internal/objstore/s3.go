@@ -159,6 +159,10 @@ func (s *S3) wrap(what string, err error) error {
 			return fmt.Errorf("%s: bucket %q does not exist: %w", what, s.bucket, err)
 		case er.Code == minio.NoSuchKey || er.Code == "NoSuchUpload" || er.StatusCode == 404:
 			return fmt.Errorf("%s: %w (%s)", what, ErrNotExist, er.Message)
+		// S3 answers a conditional write that raced another with 409
+		// ConditionalRequestConflict: it lost just the same.
+		case er.Code == minio.PreconditionFailed || er.Code == "ConditionalRequestConflict" || er.StatusCode == 412:
+			return fmt.Errorf("%s: %w (%s)", what, ErrPrecondition, er.Message)
 		}
 	}
 	return fmt.Errorf("%s: %w", what, err)

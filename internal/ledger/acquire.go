@@ -1,0 +1,230 @@
+package ledger
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/blastfleet/blastfleet/internal/objstore"
+)
+
+// errLost means another partition got there first; look further.
+var errLost = errors.New("lost the race")
+
+// errExhausted means the chunk has used its attempts.
+var errExhausted = errors.New("attempts exhausted")
+
+// Acquire leases the first leaf chunk, in query order, that is undecided
+// and not held by an unexpired lease, and counts the attempt before
+// returning. Chunks whose attempts ran out are split (or, single queries,
+// failed) on the way. It returns ErrNoChunk when every chunk is decided
+// and an *AllLeasedError (ErrAllLeased) when the rest are held by others.
+func (l *Ledger) Acquire(ctx context.Context, holder string) (*Lease, error) {
+	for {
+		leaves, _, _, err := l.scan(ctx)
+		if err != nil {
+			return nil, err
+		}
+		var until time.Time
+		open, rescan := false, false
+		for _, lf := range leaves {
+			if lf.state != leafOpen {
+				continue
+			}
+			open = true
+			ls, err := l.tryLeaf(ctx, lf, holder, &until)
+			switch {
+			case err == nil && ls != nil:
+				return ls, nil
+			case errors.Is(err, errExhausted):
+				rescan = true // decided: the split's children are new leaves
+			case err != nil && !errors.Is(err, errLost):
+				return nil, err
+			}
+			if rescan {
+				break
+			}
+		}
+		if rescan {
+			continue
+		}
+		if !open {
+			return nil, ErrNoChunk
+		}
+		return nil, &AllLeasedError{Until: until}
+	}
+}
+
+// tryLeaf leases lf if it can: nil, nil means it is held by a live lease
+// (until then advanced to its expiry).
+func (l *Ledger) tryLeaf(ctx context.Context, lf leaf, holder string, until *time.Time) (*Lease, error) {
+	cur, leaseETag, err := l.readLease(ctx, lf)
+	if err != nil {
+		return nil, err
+	}
+	if cur != nil && l.live(cur) {
+		if exp := cur.ExpiresAt.Add(l.policy().Skew()); until.IsZero() || exp.Before(*until) {
+			*until = exp
+		}
+		return nil, nil
+	}
+	// Not listed means none yet; if one appeared since the List, the
+	// attempt count's create fails and re-reads it.
+	var att attemptsRecord
+	var attETag string
+	if in, ok := lf.objs[attemptsName]; ok {
+		if att, attETag, err = l.readAttempts(ctx, lf.r, in.ETag); err != nil {
+			return nil, err
+		}
+	}
+	if len(att.Attempts) >= l.policy().MaxAttempts {
+		return nil, l.settle(ctx, lf, att)
+	}
+	ls, err := l.take(ctx, lf, holder, leaseETag)
+	if err != nil {
+		return nil, err
+	}
+	n, err := l.countAttempt(ctx, lf.r, ls, att, attETag)
+	if err != nil {
+		ls.Release(ctx)
+		if errors.Is(err, errExhausted) {
+			if att, _, err = l.readAttempts(ctx, lf.r, ""); err != nil {
+				return nil, err
+			}
+			return nil, l.settle(ctx, lf, att)
+		}
+		return nil, err
+	}
+	ls.Attempt = n
+	return ls, nil
+}
+
+// live is whether a lease still holds: clocks are trusted up to the skew.
+func (l *Ledger) live(rec *leaseRecord) bool {
+	return !rec.Released && !l.now().After(rec.ExpiresAt.Add(l.policy().Skew()))
+}
+
+// readLease returns the current lease record (nil if none or unreadable,
+// which a new lease may replace) and its ETag ("" if absent).
+func (l *Ledger) readLease(ctx context.Context, lf leaf) (*leaseRecord, string, error) {
+	info, ok := lf.objs[leaseName]
+	if !ok {
+		return nil, "", nil
+	}
+	data, etag, err := l.readSmall(ctx, lf.r.dir()+leaseName, info.ETag)
+	if errors.Is(err, objstore.ErrNotExist) {
+		return nil, "", nil
+	}
+	if err != nil {
+		return nil, "", fmt.Errorf("reading lease of chunk %s: %w", lf.r, err)
+	}
+	var rec leaseRecord
+	if json.Unmarshal(data, &rec) != nil {
+		return nil, etag, nil // corrupt: takeable by CAS on its ETag
+	}
+	return &rec, etag, nil
+}
+
+func (l *Ledger) readAttempts(ctx context.Context, r Range, listedETag string) (attemptsRecord, string, error) {
+	var rec attemptsRecord
+	data, etag, err := l.readSmall(ctx, r.dir()+attemptsName, listedETag)
+	if errors.Is(err, objstore.ErrNotExist) {
+		return rec, "", nil
+	}
+	if err != nil {
+		return rec, "", fmt.Errorf("reading attempts of chunk %s: %w", r, err)
+	}
+	if err := json.Unmarshal(data, &rec); err != nil {
+		return rec, "", fmt.Errorf("attempts of chunk %s %s: %w", r, l.st.URL(r.dir()+attemptsName), err)
+	}
+	return rec, etag, nil
+}
+
+// putCAS writes key if absent (etag "") or if still at etag; a lost
+// precondition whose bytes are ours anyway (a retried request) is a win.
+func (l *Ledger) putCAS(ctx context.Context, key string, data []byte, etag string) (string, error) {
+	var newETag string
+	var err error
+	if etag == "" {
+		newETag, err = l.st.PutIfAbsent(ctx, key, data)
+	} else {
+		newETag, err = l.st.PutIfMatch(ctx, key, data, etag)
+	}
+	if errors.Is(err, objstore.ErrPrecondition) {
+		if e, won := l.casWon(ctx, key, data); won {
+			return e, nil
+		}
+	}
+	if err != nil {
+		return "", err
+	}
+	l.remember(key, newETag, data)
+	return newETag, nil
+}
+
+// take writes our lease: a create, or a CAS over an expired, released or
+// corrupt one. It then checks the chunk was not decided meanwhile.
+func (l *Ledger) take(ctx context.Context, lf leaf, holder, oldETag string) (*Lease, error) {
+	now := l.now().UTC()
+	rec := leaseRecord{Holder: holder, Token: newToken(), AcquiredAt: now, RenewedAt: now, ExpiresAt: now.Add(l.policy().Lease())}
+	etag, err := l.putCAS(ctx, lf.r.dir()+leaseName, encode(rec), oldETag)
+	if errors.Is(err, objstore.ErrPrecondition) {
+		return nil, errLost
+	}
+	if err != nil {
+		return nil, fmt.Errorf("leasing chunk %s: %w", lf.r, err)
+	}
+	ls := &Lease{l: l, Range: lf.r, Holder: holder, rec: rec, etag: etag}
+	// The scan may predate a commit made just before the old lease was
+	// released; one HEAD saves redoing a finished chunk.
+	info, err := l.st.Stat(ctx, lf.r.dir()+commitName)
+	if (err == nil && info.ETag != lf.decisionETag) || (errors.Is(err, objstore.ErrNotExist) && lf.decisionETag != "") {
+		ls.Release(ctx)
+		return nil, errLost
+	}
+	return ls, nil
+}
+
+// countAttempt appends our attempt to attempts.json by CAS, starting from
+// the record the scan read, and returns its number.
+func (l *Ledger) countAttempt(ctx context.Context, r Range, ls *Lease, att attemptsRecord, etag string) (int, error) {
+	key := r.dir() + attemptsName
+	for {
+		if len(att.Attempts) >= l.policy().MaxAttempts {
+			return 0, errExhausted
+		}
+		n := len(att.Attempts) + 1
+		next := attemptsRecord{Attempts: append(append([]attempt(nil), att.Attempts...),
+			attempt{Number: n, Holder: ls.Holder, Token: ls.rec.Token, StartedAt: l.now().UTC()})}
+		_, err := l.putCAS(ctx, key, encode(next), etag)
+		if err == nil {
+			return n, nil
+		}
+		if !errors.Is(err, objstore.ErrPrecondition) {
+			return 0, fmt.Errorf("counting attempt on chunk %s: %w", r, err)
+		}
+		if att, etag, err = l.readAttempts(ctx, r, ""); err != nil {
+			return 0, err
+		}
+	}
+}
+
+// settle decides a chunk whose attempts ran out: split in halves, or
+// failed if it is a single query. The decision is commit.json, the same
+// marker a commit creates, so a late commit of the chunk and its split
+// can never both happen. Losing the race is fine: someone decided.
+func (l *Ledger) settle(ctx context.Context, lf leaf, att attemptsRecord) error {
+	f := att.lastFailure()
+	rec := outcomeRecord{Outcome: outcomeFailed, At: l.now().UTC(), Token: newToken(), Failure: &f}
+	if lf.r.Len() > 1 {
+		h := lf.r.halves()
+		rec.Outcome, rec.Children = outcomeSplit, h[:]
+	}
+	_, err := l.putCAS(ctx, lf.r.dir()+commitName, encode(rec), lf.decisionETag)
+	if err != nil && !errors.Is(err, objstore.ErrPrecondition) {
+		return fmt.Errorf("deciding chunk %s (%s): %w", lf.r, rec.Outcome, err)
+	}
+	return errExhausted
+}

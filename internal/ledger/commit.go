@@ -1,0 +1,92 @@
+package ledger
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/blastfleet/blastfleet/internal/objstore"
+)
+
+// ResultKey is where this attempt's result goes: unique per attempt, so a
+// loser's upload never touches the winner's.
+func (ls *Lease) ResultKey() string {
+	return fmt.Sprintf("%s%s%s-%d", ls.Range.dir(), resultPrefix, safeName(ls.Holder), ls.Attempt)
+}
+
+// Commit uploads the chunk's result (size -1 if unknown; a known size
+// makes it one request) and then creates commit.json with its size and
+// SHA-256. The lease need not still be valid: the commit marker alone
+// decides, so a slow holder finishing after a takeover may still win.
+// If the chunk was decided first, our result is deleted and the error is
+// ErrAlreadyCommitted. The lease is released either way.
+func (ls *Lease) Commit(ctx context.Context, r io.Reader, size int64) error {
+	l := ls.l
+	key := ls.ResultKey()
+	h := sha256.New()
+	cw := &countWriter{}
+	if err := l.st.Put(ctx, key, io.TeeReader(r, io.MultiWriter(h, cw)), size); err != nil {
+		return fmt.Errorf("committing chunk %s: %w", ls.Range, err)
+	}
+	if err := l.checkPlan(ctx); err != nil {
+		l.st.Delete(ctx, key)
+		return fmt.Errorf("committing chunk %s: %w", ls.Range, err)
+	}
+	rec := outcomeRecord{
+		Outcome: outcomeCommitted, At: l.now().UTC(), Token: newToken(),
+		ResultKey: key, Size: cw.n, SHA256: hex.EncodeToString(h.Sum(nil)),
+		Holder: ls.Holder, Attempt: ls.Attempt,
+	}
+	err := l.decide(ctx, ls.Range, encode(rec))
+	if errors.Is(err, ErrAlreadyCommitted) {
+		l.st.Delete(ctx, key)
+	}
+	ls.Release(ctx)
+	return err
+}
+
+// decide creates commit.json, or replaces a void one by CAS; a corrupt one
+// is voided first. Any other existing outcome means someone decided first.
+func (l *Ledger) decide(ctx context.Context, r Range, data []byte) error {
+	key := r.dir() + commitName
+	etag := "" // absent
+	for range maxDecisionReads {
+		_, err := l.putCAS(ctx, key, data, etag)
+		if err == nil {
+			return nil
+		}
+		if !errors.Is(err, objstore.ErrPrecondition) {
+			return fmt.Errorf("committing chunk %s: %w", r, err)
+		}
+		cur, curETag, err := l.st.GetBytes(ctx, key)
+		if errors.Is(err, objstore.ErrNotExist) {
+			etag = ""
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("committing chunk %s: %w", r, err)
+		}
+		rec, problem := parseOutcome(r, cur)
+		switch {
+		case problem != "":
+			if etag, err = l.void(ctx, r, curETag, nil, problem); err != nil && !errors.Is(err, objstore.ErrPrecondition) {
+				return err
+			}
+		case rec.Outcome == outcomeVoid:
+			etag = curETag
+		default:
+			return fmt.Errorf("chunk %s: %w (%s by %s, attempt %d)", r, ErrAlreadyCommitted, rec.Outcome, rec.Holder, rec.Attempt)
+		}
+	}
+	return fmt.Errorf("committing chunk %s: commit marker kept changing", r)
+}
+
+type countWriter struct{ n int64 }
+
+func (c *countWriter) Write(p []byte) (int, error) {
+	c.n += int64(len(p))
+	return len(p), nil
+}

@@ -1,0 +1,72 @@
+// Package ledger keeps a campaign's chunk state in object storage, the
+// only state partitions on different machines and sites share: which
+// chunks are leased, how often each was attempted, which are committed,
+// split or failed. The engine's master leases and commits chunks, the
+// operator and the CLI read the status and the results. It imports only
+// objstore, so any of them can use it.
+//
+// # Object layout (under the campaign prefix)
+//
+//	plan.json                          the plan: queries, database, search, chunks, policy
+//	chunks/<first>-<end>/lease.json    current lease {holder, token, acquiredAt, renewedAt, expiresAt, released}
+//	chunks/<first>-<end>/attempts.json {attempts: [{number, holder, token, startedAt, failure}]}
+//	chunks/<first>-<end>/commit.json   the chunk's decision: committed | split | failed | void
+//	chunks/<first>-<end>/result-<holder>-<attempt>   one attempt's result
+//	result                             the assembled output, in query order
+//	assembled.json                     done marker for result
+//
+// A chunk is named by its query range [first, end), zero-padded to nine
+// digits so List returns chunks in query order. Split children are ranges
+// too, so they get their own directories, leases and attempts.
+//
+// # Leases
+//
+// Acquire takes the first undecided leaf chunk (query order) whose lease
+// is absent, released, or expired: expiresAt + skew is in the past, since
+// clocks are trusted only up to the skew. It creates lease.json with
+// If-None-Match: * or replaces the old one with If-Match on its ETag, so
+// one of any number of racing partitions wins. The winner then appends its
+// attempt to attempts.json by CAS before any work starts, so a partition
+// that dies mid-chunk has used an attempt. Renew and Release are CAS on the
+// holder's last ETag: losing Renew means a takeover (ErrLeaseLost); Release
+// writes a released record rather than deleting, so it cannot remove a
+// lease someone else has taken over.
+//
+// # One decision per chunk
+//
+// commit.json is the single arbiter of a chunk's fate. A commit uploads
+// the result to a key unique to its attempt, then creates commit.json
+// {outcome: committed, resultKey, size, sha256, holder, attempt} with
+// If-None-Match: *. When a chunk's attempts reach maxAttempts and no lease
+// is live, whoever notices writes commit.json as {outcome: split, children}
+// (the two halves, computed deterministically) or, for a single query,
+// {outcome: failed, failure}. Because commit, split and failure all create
+// the same object conditionally, exactly one happens: a slow holder that
+// finishes after its chunk was split gets ErrAlreadyCommitted and its
+// result is deleted, so no query is ever committed twice. Commit does not
+// need a valid lease, only an unchanged plan.
+//
+// # Verification and redo
+//
+// Readers check each commit: an unparseable commit.json, a result whose
+// size (every status read) or SHA-256 (when results are read) differs from
+// the marker, or a missing result voids the commit: commit.json is replaced,
+// by If-Match on the bad version's ETag, with {outcome: void, reason,
+// voidedResultKey}, and the bad result is deleted. A void chunk is
+// undecided again; the next decision replaces the void record by If-Match
+// on its ETag, so there are never two valid commits. Voids are reported in
+// Status.Problems.
+//
+// # Lost responses
+//
+// Every record carries a fresh random token, so every write's bytes are
+// unique. When a conditional write reports a lost precondition, the ledger
+// reads the object back: if it holds exactly our bytes, an earlier try of
+// the same request won and the write counts as ours.
+//
+// # Cost
+//
+// Status is one List of chunks/ plus GETs of the small records whose ETag
+// changed since this Ledger read them. See the package tests for the
+// request counts of a chunk's lifecycle (CountingStore).
+package ledger

@@ -1,0 +1,104 @@
+package ledger
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/blastfleet/blastfleet/internal/objstore"
+)
+
+// Lease is one holder's claim on one chunk for one attempt.
+type Lease struct {
+	l       *Ledger
+	Range   Range
+	Holder  string
+	Attempt int // 1-based, counted in attempts.json before work starts
+
+	mu       sync.Mutex
+	rec      leaseRecord
+	etag     string // lease.json's ETag after our last write
+	released bool
+}
+
+// ExpiresAt is when the lease lapses unless renewed (others wait a skew
+// longer before taking it over).
+func (ls *Lease) ExpiresAt() time.Time {
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	return ls.rec.ExpiresAt
+}
+
+// Renew extends the lease by CAS on our last ETag: losing means it was
+// taken over (or released) and gives ErrLeaseLost.
+func (ls *Lease) Renew(ctx context.Context) error {
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	if ls.released {
+		return fmt.Errorf("renewing chunk %s: %w (released)", ls.Range, ErrLeaseLost)
+	}
+	now := ls.l.now().UTC()
+	rec := ls.rec
+	rec.RenewedAt, rec.ExpiresAt = now, now.Add(ls.l.policy().Lease())
+	etag, err := ls.l.putCAS(ctx, ls.Range.dir()+leaseName, encode(rec), ls.etag)
+	if errors.Is(err, objstore.ErrPrecondition) {
+		ls.released = true
+		return fmt.Errorf("renewing chunk %s: %w", ls.Range, ErrLeaseLost)
+	}
+	if err != nil {
+		return fmt.Errorf("renewing chunk %s: %w", ls.Range, err)
+	}
+	ls.rec, ls.etag = rec, etag
+	return nil
+}
+
+// Release gives the chunk up by CAS-writing a released record, so a lease
+// already taken over is left alone. Releasing twice is a no-op.
+func (ls *Lease) Release(ctx context.Context) error {
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	if ls.released {
+		return nil
+	}
+	ls.released = true
+	rec := ls.rec
+	rec.Released, rec.RenewedAt = true, ls.l.now().UTC()
+	_, err := ls.l.putCAS(ctx, ls.Range.dir()+leaseName, encode(rec), ls.etag)
+	if err != nil && !errors.Is(err, objstore.ErrPrecondition) {
+		return fmt.Errorf("releasing chunk %s: %w", ls.Range, err)
+	}
+	return nil
+}
+
+// Fail records why this attempt failed in attempts.json and releases the
+// lease. Once the attempts reach maxAttempts, the next Acquire splits the
+// chunk (or fails its single query).
+func (ls *Lease) Fail(ctx context.Context, reason FailureReason) error {
+	l := ls.l
+	key := ls.Range.dir() + attemptsName
+	for {
+		att, etag, err := l.readAttempts(ctx, ls.Range, "")
+		if err != nil {
+			return err
+		}
+		found := false
+		for i := range att.Attempts {
+			if att.Attempts[i].Token == ls.rec.Token {
+				att.Attempts[i].Failure, found = &reason, true
+			}
+		}
+		if !found {
+			return fmt.Errorf("recording failure of chunk %s: attempt %d is not in %s", ls.Range, ls.Attempt, l.st.URL(key))
+		}
+		_, err = l.putCAS(ctx, key, encode(att), etag)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, objstore.ErrPrecondition) {
+			return fmt.Errorf("recording failure of chunk %s: %w", ls.Range, err)
+		}
+	}
+	return ls.Release(ctx)
+}

@@ -1,0 +1,235 @@
+package ledger
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/blastfleet/blastfleet/internal/objstore"
+)
+
+// PlanKey is the plan's key under the campaign prefix.
+const PlanKey = "plan.json"
+
+// SchemaVersion changes when the ledger layout changes incompatibly.
+const SchemaVersion = 1
+
+// Plan is plan.json: everything that decides a campaign's result. Two
+// plans are the same campaign when they are equal apart from CreatedAt.
+type Plan struct {
+	SchemaVersion int       `json:"schemaVersion"`
+	Name          string    `json:"name"`
+	CreatedAt     time.Time `json:"createdAt,omitzero"`
+	Queries       Queries   `json:"queries"`
+	Database      Database  `json:"database"`
+	Search        Search    `json:"search"`
+	Chunks        []Chunk   `json:"chunks"`
+	Policy        Policy    `json:"policy"`
+}
+
+// Queries identifies the queries object.
+type Queries struct {
+	Location string `json:"location"`
+	SHA256   string `json:"sha256"`
+	Size     int64  `json:"size"`
+	Count    int    `json:"count"`
+	Letters  int64  `json:"letters"`
+}
+
+// Database identifies the sharded database by its manifest.
+type Database struct {
+	Location       string `json:"location"`
+	Name           string `json:"name"`
+	Type           string `json:"type"`
+	ManifestSHA256 string `json:"manifestSha256"`
+}
+
+// Search is how each chunk is searched.
+type Search struct {
+	Program       string   `json:"program"`
+	Outfmt        string   `json:"outfmt"`
+	MaxTargetSeqs int      `json:"maxTargetSeqs"`
+	Evalue        float64  `json:"evalue"`
+	Options       []string `json:"options"`
+	TopHits       int      `json:"topHits"`
+}
+
+// Chunk is one top-level chunk of the plan: queries [First, End).
+type Chunk struct {
+	First   int   `json:"first"`
+	End     int   `json:"end"`
+	Letters int64 `json:"letters"`
+}
+
+// Range is the chunk's query range, its identity in the ledger.
+func (c Chunk) Range() Range { return Range{c.First, c.End} }
+
+// Policy is how leases and retries behave.
+type Policy struct {
+	MaxAttempts  int `json:"maxAttempts"`
+	LeaseSeconds int `json:"leaseSeconds"`
+	RenewSeconds int `json:"renewSeconds"`
+	SkewSeconds  int `json:"skewSeconds"`
+}
+
+// Policy defaults.
+const (
+	DefaultMaxAttempts  = 3
+	DefaultLeaseSeconds = 300
+	DefaultRenewSeconds = 60
+	DefaultSkewSeconds  = 30
+)
+
+func (p Policy) withDefaults() Policy {
+	if p.MaxAttempts == 0 {
+		p.MaxAttempts = DefaultMaxAttempts
+	}
+	if p.LeaseSeconds == 0 {
+		p.LeaseSeconds = DefaultLeaseSeconds
+	}
+	if p.RenewSeconds == 0 {
+		p.RenewSeconds = DefaultRenewSeconds
+	}
+	if p.SkewSeconds == 0 {
+		p.SkewSeconds = DefaultSkewSeconds
+	}
+	return p
+}
+
+// Lease, Renew and Skew are the policy's durations.
+func (p Policy) Lease() time.Duration { return time.Duration(p.LeaseSeconds) * time.Second }
+func (p Policy) Renew() time.Duration { return time.Duration(p.RenewSeconds) * time.Second }
+func (p Policy) Skew() time.Duration  { return time.Duration(p.SkewSeconds) * time.Second }
+
+// validate checks what the ledger relies on: chunks contiguous from 0 in
+// query order and a policy that renews well inside the lease.
+func (p *Plan) validate() error {
+	if len(p.Chunks) == 0 {
+		return errors.New("plan has no chunks")
+	}
+	next := 0
+	for i, c := range p.Chunks {
+		if c.First != next || c.End <= c.First {
+			return fmt.Errorf("plan chunk %d is [%d,%d), want it to start at %d and be non-empty", i, c.First, c.End, next)
+		}
+		next = c.End
+	}
+	if p.Queries.Count != 0 && next != p.Queries.Count {
+		return fmt.Errorf("plan chunks cover %d queries, queries.count is %d", next, p.Queries.Count)
+	}
+	pol := p.Policy
+	if pol.MaxAttempts < 1 || pol.LeaseSeconds < 1 || pol.RenewSeconds < 1 || pol.SkewSeconds < 0 {
+		return fmt.Errorf("plan policy %+v: values must be positive", pol)
+	}
+	if pol.RenewSeconds >= pol.LeaseSeconds {
+		return fmt.Errorf("plan policy: renewSeconds %d must be under leaseSeconds %d", pol.RenewSeconds, pol.LeaseSeconds)
+	}
+	return nil
+}
+
+// canonical is the plan's JSON without CreatedAt, for comparing plans.
+func (p Plan) canonical() ([]byte, error) {
+	p.CreatedAt = time.Time{}
+	return json.Marshal(p)
+}
+
+// ChunkByLetters cuts queries into contiguous chunks of about letters
+// residues each: a chunk closes before the query that would take it past
+// letters, and holds at least one query.
+func ChunkByLetters(queryLengths []int, letters int) []Chunk {
+	var out []Chunk
+	cur := Chunk{}
+	for i, n := range queryLengths {
+		if cur.End > cur.First && cur.Letters+int64(n) > int64(letters) {
+			out = append(out, cur)
+			cur = Chunk{First: i, End: i}
+		}
+		cur.End = i + 1
+		cur.Letters += int64(n)
+	}
+	if cur.End > cur.First {
+		out = append(out, cur)
+	}
+	return out
+}
+
+// ChunkByQueries cuts n queries into chunks of q queries (the last may be
+// smaller). Letters are left zero: the caller may fill them in.
+func ChunkByQueries(n, q int) []Chunk {
+	if q < 1 {
+		q = 1
+	}
+	var out []Chunk
+	for first := 0; first < n; first += q {
+		out = append(out, Chunk{First: first, End: min(first+q, n)})
+	}
+	return out
+}
+
+// WritePlan stores plan at the campaign prefix, once: writing the same plan
+// again is a no-op, a different one is refused with what differs. Zero
+// policy fields take their defaults first.
+func WritePlan(ctx context.Context, st objstore.Store, plan *Plan) error {
+	p := *plan
+	if p.SchemaVersion == 0 {
+		p.SchemaVersion = SchemaVersion
+	}
+	p.Policy = p.Policy.withDefaults()
+	if err := p.validate(); err != nil {
+		return fmt.Errorf("campaign %s: %w", st.URL(""), err)
+	}
+	data, err := json.MarshalIndent(p, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encoding plan: %w", err)
+	}
+	if _, err := st.PutIfAbsent(ctx, PlanKey, append(data, '\n')); err == nil {
+		*plan = p
+		return nil
+	} else if !errors.Is(err, objstore.ErrPrecondition) {
+		return fmt.Errorf("writing plan: %w", err)
+	}
+	old, _, err := readPlan(ctx, st)
+	if err != nil {
+		return err
+	}
+	a, err := old.canonical()
+	if err != nil {
+		return err
+	}
+	b, err := p.canonical()
+	if err != nil {
+		return err
+	}
+	if !bytes.Equal(a, b) {
+		return fmt.Errorf("campaign %s already holds a different plan (%s)", st.URL(""), describeDiff(a, b))
+	}
+	*plan = *old
+	return nil
+}
+
+// ReadPlan reads plan.json.
+func ReadPlan(ctx context.Context, st objstore.Store) (*Plan, error) {
+	p, _, err := readPlan(ctx, st)
+	return p, err
+}
+
+func readPlan(ctx context.Context, st objstore.Store) (*Plan, string, error) {
+	data, etag, err := st.GetBytes(ctx, PlanKey)
+	if err != nil {
+		return nil, "", fmt.Errorf("reading campaign plan: %w", err)
+	}
+	var p Plan
+	if err := json.Unmarshal(data, &p); err != nil {
+		return nil, "", fmt.Errorf("campaign plan %s: %w", st.URL(PlanKey), err)
+	}
+	if p.SchemaVersion != SchemaVersion {
+		return nil, "", fmt.Errorf("campaign plan %s has schema version %d, this program reads %d", st.URL(PlanKey), p.SchemaVersion, SchemaVersion)
+	}
+	if err := p.validate(); err != nil {
+		return nil, "", fmt.Errorf("campaign plan %s: %w", st.URL(PlanKey), err)
+	}
+	return &p, etag, nil
+}

@@ -1,0 +1,96 @@
+package ledger
+
+import (
+	"context"
+
+	"github.com/blastfleet/blastfleet/internal/objstore"
+)
+
+// Status is a campaign's progress, as the operator and the CLI show it.
+// Chunks counts leaf chunks: split chunks count as their children.
+type Status struct {
+	Name          string        `json:"name"`
+	Chunks        int           `json:"chunks"`
+	Committed     int           `json:"committed"`
+	Leased        int           `json:"leased"`
+	Failed        int           `json:"failed"`
+	Pending       int           `json:"pending"`
+	Attempts      int           `json:"attempts"`
+	Retries       int           `json:"retries"`
+	Queries       int           `json:"queries"`
+	QueriesDone   int           `json:"queriesDone"`
+	QueriesFailed int           `json:"queriesFailed"`
+	FailedQueries []FailedQuery `json:"failedQueries,omitempty"`
+	Missing       []Range       `json:"missing,omitempty"`
+	// Problems are bad commits found (and voided) while reading.
+	Problems []string `json:"problems,omitempty"`
+	Complete bool     `json:"complete"`
+}
+
+// FailedQuery is a query given up on after its attempts ran out.
+type FailedQuery struct {
+	Query  int           `json:"query"` // index in the queries file
+	Reason FailureReason `json:"reason"`
+}
+
+// ReadStatus opens the campaign at st and reads its status.
+func ReadStatus(ctx context.Context, st objstore.Store) (*Status, error) {
+	l, err := Open(ctx, st, Options{})
+	if err != nil {
+		return nil, err
+	}
+	return l.Status(ctx)
+}
+
+// Status costs one List plus GETs of the small records that changed since
+// this Ledger last read them.
+func (l *Ledger) Status(ctx context.Context) (*Status, error) {
+	s, _, err := l.status(ctx)
+	return s, err
+}
+
+func (l *Ledger) status(ctx context.Context) (*Status, []leaf, error) {
+	leaves, objs, problems, err := l.scan(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	s := &Status{Name: l.plan.Name, Chunks: len(leaves), Queries: l.plan.Chunks[len(l.plan.Chunks)-1].End, Problems: problems}
+	for _, lf := range leaves {
+		switch lf.state {
+		case leafCommitted:
+			s.Committed++
+			s.QueriesDone += lf.r.Len()
+		case leafFailed:
+			s.Failed++
+			s.QueriesFailed += lf.r.Len()
+			for q := lf.r.First; q < lf.r.End; q++ {
+				s.FailedQueries = append(s.FailedQueries, FailedQuery{Query: q, Reason: *lf.outcome.Failure})
+			}
+		default:
+			s.Missing = append(s.Missing, lf.r)
+			cur, _, err := l.readLease(ctx, lf)
+			if err != nil {
+				return nil, nil, err
+			}
+			if cur != nil && l.live(cur) {
+				s.Leased++
+			} else {
+				s.Pending++
+			}
+		}
+	}
+	for r, o := range objs {
+		in, ok := o[attemptsName]
+		if !ok {
+			continue
+		}
+		att, _, err := l.readAttempts(ctx, r, in.ETag)
+		if err != nil {
+			return nil, nil, err
+		}
+		s.Attempts += len(att.Attempts)
+		s.Retries += max(0, len(att.Attempts)-1)
+	}
+	s.Complete = len(s.Missing) == 0
+	return s, leaves, nil
+}
