@@ -24,20 +24,43 @@ func (ls *Lease) ResultKey() string {
 // If the chunk was decided first, our result is deleted and the error is
 // ErrAlreadyCommitted. The lease is released either way.
 func (ls *Lease) Commit(ctx context.Context, r io.Reader, size int64) error {
-	l := ls.l
 	key := ls.ResultKey()
 	h := sha256.New()
 	cw := &countWriter{}
-	if err := l.st.Put(ctx, key, io.TeeReader(r, io.MultiWriter(h, cw)), size); err != nil {
+	if err := ls.l.st.Put(ctx, key, io.TeeReader(r, io.MultiWriter(h, cw)), size); err != nil {
 		return fmt.Errorf("committing chunk %s: %w", ls.Range, err)
 	}
+	return ls.commitStored(ctx, cw.n, hex.EncodeToString(h.Sum(nil)))
+}
+
+// CommitUploaded commits a result that was already written to ResultKey
+// by others (the engine's writers upload parts of it in parallel): it
+// reads the object back for its size and SHA-256, then decides as Commit.
+func (ls *Lease) CommitUploaded(ctx context.Context) error {
+	key := ls.ResultKey()
+	rc, err := ls.l.st.Get(ctx, key)
+	if err != nil {
+		return fmt.Errorf("committing chunk %s: %w", ls.Range, err)
+	}
+	defer rc.Close()
+	h := sha256.New()
+	n, err := io.Copy(h, rc)
+	if err != nil {
+		return fmt.Errorf("committing chunk %s: reading %s: %w", ls.Range, key, err)
+	}
+	return ls.commitStored(ctx, n, hex.EncodeToString(h.Sum(nil)))
+}
+
+func (ls *Lease) commitStored(ctx context.Context, size int64, sum string) error {
+	l := ls.l
+	key := ls.ResultKey()
 	if err := l.checkPlan(ctx); err != nil {
 		l.st.Delete(ctx, key)
 		return fmt.Errorf("committing chunk %s: %w", ls.Range, err)
 	}
 	rec := outcomeRecord{
 		Outcome: outcomeCommitted, At: l.now().UTC(), Token: newToken(),
-		ResultKey: key, Size: cw.n, SHA256: hex.EncodeToString(h.Sum(nil)),
+		ResultKey: key, Size: size, SHA256: sum,
 		Holder: ls.Holder, Attempt: ls.Attempt,
 	}
 	err := l.decide(ctx, ls.Range, encode(rec))

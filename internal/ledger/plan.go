@@ -54,7 +54,7 @@ type Search struct {
 	MaxTargetSeqs int      `json:"maxTargetSeqs"`
 	Evalue        float64  `json:"evalue"`
 	Options       []string `json:"options"`
-	TopHits       int      `json:"topHits"`
+	TopHits       string   `json:"topHits"` // as --top-hits: auto, exact, overfetch=F
 }
 
 // Chunk is one top-level chunk of the plan: queries [First, End).
