@@ -33,6 +33,7 @@ type flags struct {
 	blockLetters, threads, workers              int
 	cacheDir, cacheBytes, groupBytes            string
 	writeBuffer, topHits, strategy, summaryJSON string
+	campaign, partitionID                       string
 	verbose                                     int
 }
 
@@ -75,6 +76,8 @@ cache database shards and run BLAST+, and write the merged output
 	fl.StringVar(&f.topHits, "top-hits", "auto", "how shard groups are searched under --max-target-seqs: auto (with N as BLAST when one group holds the database, else overfetch), exact (untruncated: the exact global top N), overfetch[=F] (F x N, default 4)")
 	fl.StringVar(&f.strategy, "strategy", "worker-merge", "output strategy")
 	fl.StringVar(&f.summaryJSON, "summary-json", "", "also write the run summary as JSON to this file")
+	fl.StringVar(&f.campaign, "campaign", "", "work on a planned campaign (blastfleet campaign plan): lease its chunks until none is left; the search options come from the plan")
+	fl.StringVar(&f.partitionID, "partition-id", "", "this partition's name in the campaign's leases (default: the host name)")
 	fl.CountVarP(&f.verbose, "verbose", "v", "more logs")
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -107,7 +110,12 @@ func parseBytes(flag, s string) (int64, error) {
 	return int64(n), nil
 }
 
-func config(f *flags, log logr.Logger) (*engine.Config, error) {
+func config(ctx context.Context, f *flags, rank int, log logr.Logger) (*engine.Config, error) {
+	if f.campaign != "" {
+		if err := fromPlan(ctx, f); err != nil {
+			return nil, err
+		}
+	}
 	cfg := &engine.Config{Database: f.database, Queries: f.queries, Output: f.output,
 		MaxTargetSeqs: f.maxTargetSeqs, Evalue: f.evalue, Threads: f.threads,
 		BlockLetters: f.blockLetters, CacheDir: f.cacheDir, Log: log}
@@ -143,6 +151,11 @@ func config(f *flags, log logr.Logger) (*engine.Config, error) {
 	if cfg.WriteBuffer, err = parseBytes("write-buffer", f.writeBuffer); err != nil {
 		return nil, err
 	}
+	if f.campaign != "" && rank == 0 {
+		if cfg.Campaign, err = openCampaign(ctx, f); err != nil {
+			return nil, err
+		}
+	}
 	return cfg, cfg.Validate()
 }
 
@@ -159,7 +172,7 @@ func run(ctx context.Context, f *flags) error {
 	log := funcr.New(func(prefix, args string) {
 		fmt.Fprintf(os.Stderr, "%s rank=%d %s\n", prefix, rank, args)
 	}, funcr.Options{Verbosity: f.verbose})
-	cfg, err := config(f, log)
+	cfg, err := config(ctx, f, rank, log)
 	if err != nil {
 		if tr != nil {
 			tr.Close()

@@ -79,6 +79,7 @@ type Config struct {
 	CacheBytes    int64 // 0: unbounded
 	WriteBuffer   int64 // MBS: bytes a writer collects before writing
 	Strategy      output.Strategy
+	Campaign      *Campaign // set: lease chunks from a campaign's ledger
 	Log           logr.Logger
 }
 

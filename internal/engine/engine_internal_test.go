@@ -435,7 +435,8 @@ func TestShardTargetSeqs(t *testing.T) {
 
 func TestEncodeDecodeRoundTrip(t *testing.T) {
 	envelopes := []*envelope{
-		{Setup: &setupMsg{Target: output.Target{Location: "/out/x.tsv", TempPath: "/out/.x.tsv.partial-1"}}},
+		{Setup: &setupMsg{}},
+		{Write: &writeMsg{Unit: 1, Block: 2, Target: output.Target{Location: "/out/x.tsv", TempPath: "/out/.x.tsv.partial-1"}}},
 		{Setup: &setupMsg{Error: "no such database"}},
 		{Hello: &helloMsg{Cached: []int{0, 3, 7}}},
 		{Assign: &assignMsg{Task: 12, Block: 3, Group: 2, First: 40, IDs: []string{"q40", "q41"},

@@ -2,8 +2,8 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"sort"
 	"time"
 
 	"github.com/blastfleet/blastfleet/internal/manifest"
@@ -15,7 +15,8 @@ import (
 )
 
 type blockState struct {
-	first, end int
+	unit       *unit
+	first, end int // global query indexes
 	tasksLeft  int
 	tasks      []int
 	hits       [][]merge.Hit // per query of the block
@@ -23,11 +24,6 @@ type blockState struct {
 
 type taskInfo struct {
 	block, group, worker int
-}
-
-// pendingLine is a kept line waiting to be written.
-type pendingLine struct {
-	worker, task, index, size int
 }
 
 type master struct {
@@ -39,31 +35,25 @@ type master struct {
 	queries []query
 	letters int64
 
-	blk    *blocker
+	source unitSource
+	units  []*unit // active, in the order they were taken
+	nextID int
+	retry  time.Time // when the source may have work again
+
 	sched  *scheduler.Scheduler
 	blocks []*blockState
 	tasks  []taskInfo
 	cached map[int]map[int]bool // worker -> shard groups it caches
 	idle   []int
 
-	mergeOpts  merge.Options
-	merged     int // blocks merged, in order
-	pending    []pendingLine
-	releasable []int // tasks of merged blocks whose lines may still be pending
-	pendSize   int64
-	threshold  int64
-	offset     int64
-	written    int // blocks issued to writers
-	inFlight   int
-	parts      []objstore.Part
-	hits       int64
-
-	target output.Target
-	clock  *clock
-	sum    Summary
+	mergeOpts merge.Options
+	threshold int64
+	clock     *clock
+	sum       Summary
 }
 
-// runMaster runs rank 0 until the output is complete or the run fails.
+// runMaster runs rank 0 until every unit of work is written (and, in a
+// campaign, committed) or the run fails.
 func runMaster(ctx context.Context, cfg *Config, tr transport.Transport) (*Summary, error) {
 	m := &master{cfg: cfg, tr: tr, workers: tr.Size() - 1, clock: newClock(), cached: map[int]map[int]bool{}}
 	if m.workers < 1 {
@@ -75,30 +65,26 @@ func runMaster(ctx context.Context, cfg *Config, tr transport.Transport) (*Summa
 		return nil, err
 	}
 	m.clock.since("setup", m.clock.start)
-	m.broadcast(&envelope{Setup: &setupMsg{Target: m.target}})
+	m.broadcast(&envelope{Setup: &setupMsg{}})
 	err := m.loop(ctx)
 	if err != nil {
 		m.broadcast(&envelope{Stop: &stopMsg{Abort: err.Error()}})
 		m.collectSummaries(ctx)
-		if aerr := output.Abort(context.WithoutCancel(ctx), m.target); aerr != nil {
-			cfg.Log.Error(aerr, "cleaning up output")
+		for _, u := range m.units {
+			m.abandon(context.WithoutCancel(ctx), u, err)
 		}
 		return nil, err
 	}
 	m.broadcast(&envelope{Stop: &stopMsg{}})
 	m.collectSummaries(ctx)
-	t := time.Now()
-	sort.Slice(m.parts, func(i, j int) bool { return m.parts[i].Number < m.parts[j].Number })
-	if err := output.Finish(ctx, m.target, m.parts); err != nil {
-		return nil, fmt.Errorf("finishing output %s: %w", cfg.Output, err)
+	if err := m.source.finish(ctx, m); err != nil {
+		return nil, err
 	}
-	m.clock.since("write", t)
 	var self RankSummary
 	self.Rank, self.Role = 0, "master"
 	m.clock.finish(&self)
 	m.sum.Ranks = append(m.sum.Ranks, self)
 	m.sum.WallSeconds = self.WallSeconds
-	m.sum.Hits, m.sum.BytesWritten = m.hits, m.offset
 	m.sum.finish()
 	return &m.sum, nil
 }
@@ -118,16 +104,20 @@ func (m *master) setup(ctx context.Context) error {
 	if m.groups, err = shardGroups(m.db, cfg.GroupBytes, cfg.CacheBytes); err != nil {
 		return err
 	}
-	if m.queries, m.letters, err = loadQueries(ctx, cfg.Queries, cfg.Program); err != nil {
+	var sum string
+	if m.queries, m.letters, sum, err = loadQueries(ctx, cfg.Queries, cfg.Program); err != nil {
 		return err
 	}
-	m.blk = &blocker{queries: m.queries, left: m.letters, fixed: cfg.BlockLetters, workers: m.workers}
 	m.sched = scheduler.New(len(m.groups))
 	m.mergeOpts = merge.Options{MaxTargetSeqs: cfg.MaxTargetSeqs, Evalue: cfg.Evalue,
 		LengthDependentEvalues: cfg.Program.LengthDependentEvalues()}
 	m.threshold = max(cfg.WriteBuffer, output.MinBlock(cfg.Output))
-	if m.target, err = output.Begin(ctx, cfg.Output); err != nil {
-		return err
+	if cfg.Campaign != nil {
+		if m.source, err = newCampaignSource(ctx, cfg, sum, len(m.queries)); err != nil {
+			return err
+		}
+	} else {
+		m.source = &singleSource{}
 	}
 	m.sum = Summary{Program: string(cfg.Program), Output: cfg.Output, Strategy: cfg.Strategy.Name(),
 		TopHits: cfg.TopHits.String(), Queries: len(m.queries), QueryLetters: m.letters,
@@ -146,21 +136,33 @@ func (m *master) broadcast(e *envelope) {
 
 func (m *master) send(w int, e *envelope) error { return m.tr.Send(w, encode(e)) }
 
-// finished: every query merged and every block written.
-func (m *master) finished() bool {
-	return m.blk.done() && m.sched.Unassigned() == 0 && m.merged == len(m.blocks) && m.inFlight == 0 && m.pendSize == 0
-}
+// finished: the source has nothing more and every unit is done.
+func (m *master) finished() bool { return m.source.exhausted() && len(m.units) == 0 }
 
 func (m *master) loop(ctx context.Context) error {
 	progress := time.NewTicker(10 * time.Second)
 	defer progress.Stop()
+	renew := time.NewTicker(m.source.renewEvery())
+	defer renew.Stop()
+	retry := time.NewTimer(time.Hour)
+	defer retry.Stop()
 	for !m.finished() {
+		if !m.retry.IsZero() {
+			retry.Reset(time.Until(m.retry))
+		}
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-progress.C:
-			m.cfg.Log.Info("progress", "queriesMerged", m.mergedQueries(), "queries", len(m.queries),
-				"tasks", len(m.tasks), "bytesWritten", m.offset)
+			m.cfg.Log.Info("progress", "queriesWritten", m.sum.QueriesWritten, "queries", len(m.queries),
+				"tasks", m.sum.Tasks, "activeUnits", len(m.units), "bytesWritten", m.sum.BytesWritten)
+		case <-renew.C:
+			m.source.renew(ctx, m)
+		case <-retry.C:
+			m.retry = time.Time{}
+			if err := m.dispatch(ctx); err != nil {
+				return err
+			}
 		case msg, ok := <-m.tr.Recv():
 			if !ok {
 				return fmt.Errorf("transport closed")
@@ -173,13 +175,6 @@ func (m *master) loop(ctx context.Context) error {
 	return nil
 }
 
-func (m *master) mergedQueries() int {
-	if m.merged == 0 {
-		return 0
-	}
-	return m.blocks[m.merged-1].end
-}
-
 func (m *master) handle(ctx context.Context, msg transport.Message) error {
 	e, err := decode(msg.Data)
 	if err != nil {
@@ -189,32 +184,44 @@ func (m *master) handle(ctx context.Context, msg transport.Message) error {
 	case e.Hello != nil:
 		m.setCached(msg.From, e.Hello.Cached)
 		m.idle = append(m.idle, msg.From)
-		return m.dispatch()
+		return m.dispatch(ctx)
 	case e.Done != nil:
 		m.setCached(msg.From, e.Done.Cached)
-		m.record(msg.From, e.Done)
+		u := m.record(e.Done)
 		m.idle = append(m.idle, msg.From)
-		if err := m.dispatch(); err != nil {
+		if err := m.dispatch(ctx); err != nil {
 			return err
 		}
-		return m.mergeReady()
+		if u != nil && !u.failed {
+			return m.mergeReady(ctx, u)
+		}
+		return nil
 	case e.Failed != nil:
 		if e.Failed.Task < 0 {
 			return fmt.Errorf("rank %d: %s", msg.From, e.Failed.Error)
 		}
 		t := m.tasks[e.Failed.Task]
 		b := m.blocks[t.block]
-		return fmt.Errorf("query block %d (queries %s..%s) against shard group %d (shards %v) on rank %d: %s",
+		err := fmt.Errorf("query block %d (queries %s..%s) against shard group %d (shards %v) on rank %d: %s",
 			t.block, m.queries[b.first].ID, m.queries[b.end-1].ID, t.group, m.groups[t.group], msg.From, e.Failed.Error)
+		m.idle = append(m.idle, msg.From)
+		if err := m.fail(ctx, b.unit, err, e.Failed); err != nil {
+			return err
+		}
+		return m.dispatch(ctx)
 	case e.Written != nil:
+		u := m.unitByID(e.Written.Unit)
+		if u == nil {
+			return nil // a unit abandoned after a failure
+		}
 		if e.Written.Error != "" {
-			return fmt.Errorf("rank %d writing output block %d: %s", msg.From, e.Written.Block, e.Written.Error)
+			return m.fail(ctx, u, fmt.Errorf("rank %d writing output block %d: %s", msg.From, e.Written.Block, e.Written.Error), nil)
 		}
-		m.inFlight--
-		if output.IsObject(m.cfg.Output) {
-			m.parts = append(m.parts, objstore.Part{Number: e.Written.Part, ETag: e.Written.ETag, Size: e.Written.Size})
+		u.inFlight--
+		if output.IsObject(u.target.Location) {
+			u.parts = append(u.parts, objstore.Part{Number: e.Written.Part, ETag: e.Written.ETag, Size: e.Written.Size})
 		}
-		return nil
+		return m.maybeFinish(ctx, u)
 	case e.Summary != nil:
 		return fmt.Errorf("rank %d stopped early", msg.From)
 	}
@@ -229,12 +236,19 @@ func (m *master) setCached(w int, groups []int) {
 	m.cached[w] = set
 }
 
-// dispatch hands tasks to idle workers (Algorithm 1), adding query blocks
-// before the unassigned tasks run out so no worker waits at a boundary.
-func (m *master) dispatch() error {
+// dispatch hands tasks to idle workers (Algorithm 1), cutting query blocks
+// (and taking new units of work) before the unassigned tasks run out, so
+// no worker waits at a block or chunk boundary.
+func (m *master) dispatch(ctx context.Context) error {
 	for len(m.idle) > 0 {
-		for m.sched.Unassigned() < m.workers && !m.blk.done() {
-			m.addBlock()
+		for m.sched.Unassigned() < m.workers {
+			more, err := m.addBlock(ctx)
+			if err != nil {
+				return err
+			}
+			if !more {
+				break
+			}
 		}
 		w := m.idle[0]
 		t, ok := m.sched.Next(func(g int) bool { return m.cached[w][g] })
@@ -259,109 +273,73 @@ func (m *master) dispatch() error {
 	return nil
 }
 
-func (m *master) addBlock() {
-	first, end := m.blk.take()
+// addBlock cuts the next block from the first unit with queries left, or
+// takes a new unit; false when there is nothing to add now.
+func (m *master) addBlock(ctx context.Context) (bool, error) {
+	var u *unit
+	for _, c := range m.units {
+		if !c.failed && !c.blk.done() {
+			u = c
+			break
+		}
+	}
+	if u == nil {
+		if m.source.exhausted() || (!m.retry.IsZero() && time.Now().Before(m.retry)) {
+			return false, nil
+		}
+		var err error
+		u, m.retry, err = m.source.next(ctx, m)
+		if err != nil || u == nil {
+			return false, err
+		}
+		u.id = m.nextID
+		m.nextID++
+		m.units = append(m.units, u)
+	}
+	first, end := u.blk.take()
+	first, end = first+u.first, end+u.first
 	id := len(m.blocks)
-	m.blocks = append(m.blocks, &blockState{first: first, end: end, tasksLeft: len(m.groups),
+	m.blocks = append(m.blocks, &blockState{unit: u, first: first, end: end, tasksLeft: len(m.groups),
 		hits: make([][]merge.Hit, end-first)})
+	u.blocks = append(u.blocks, id)
 	m.sched.Add(id)
 	m.sum.Blocks++
+	return true, nil
 }
 
-func (m *master) record(w int, d *doneMsg) {
+// record stores a task's hit metadata and returns its unit.
+func (m *master) record(d *doneMsg) *unit {
 	t := m.tasks[d.Task]
 	b := m.blocks[t.block]
-	for i, h := range d.Hits {
-		b.hits[h.Query] = append(b.hits[h.Query], merge.Hit{Evalue: h.Evalue, Bitscore: h.Bitscore,
-			Score: h.Score, SLen: h.SLen,
-			Ordinal: h.Ordinal, Size: int(h.Size), Source: d.Task, Index: i})
-	}
-	b.tasksLeft--
 	m.sum.Tasks++
-}
-
-// mergeReady merges finished blocks in query order and plans their writes.
-func (m *master) mergeReady() error {
-	start := time.Now()
-	defer func() { m.clock.since("merge", start) }()
-	for m.merged < len(m.blocks) && m.blocks[m.merged].tasksLeft == 0 {
-		b := m.blocks[m.merged]
-		for _, hits := range b.hits {
-			for _, h := range merge.Merge(hits, m.mergeOpts) {
-				m.pending = append(m.pending, pendingLine{worker: m.tasks[h.Source].worker, task: h.Source, index: h.Index, size: h.Size})
-				m.pendSize += int64(h.Size)
-				m.hits++
-			}
-			if m.pendSize >= m.threshold {
-				if err := m.flush(); err != nil {
-					return err
-				}
-			}
-		}
-		b.hits = nil
-		m.merged++
-		if m.merged == len(m.blocks) && m.blk.done() && m.sched.Unassigned() == 0 {
-			if err := m.flush(); err != nil {
-				return err
-			}
-		}
-		// A task's lines may be freed once every kept line is on its way
-		// to a writer: now if nothing is pending, else at the next flush.
-		m.releasable = append(m.releasable, b.tasks...)
-		if m.pendSize == 0 {
-			if err := m.release(); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-// flush hands the pending lines to a writer chosen by the strategy.
-func (m *master) flush() error {
-	if m.pendSize == 0 {
+	if b.unit.failed {
+		m.releaseNow(d.Task)
 		return nil
 	}
-	blk := &output.Block{Seq: m.written, Offset: m.offset, Size: m.pendSize, Held: map[int]int64{}}
-	for _, l := range m.pending {
-		blk.Held[l.worker] += int64(l.size)
+	for i, h := range d.Hits {
+		b.hits[h.Query] = append(b.hits[h.Query], merge.Hit{Evalue: h.Evalue, Bitscore: h.Bitscore,
+			Score: h.Score, SLen: h.SLen, Ordinal: h.Ordinal, Size: int(h.Size), Source: d.Task, Index: i})
 	}
-	writer := m.cfg.Strategy.Writer(blk)
-	refs := map[int][]lineRef{}
-	var rel int64
-	for _, l := range m.pending {
-		refs[l.worker] = append(refs[l.worker], lineRef{Task: l.task, Index: l.index, RelOffset: rel})
-		rel += int64(l.size)
-	}
-	if err := m.send(writer, &envelope{Write: &writeMsg{Block: blk.Seq, Offset: blk.Offset,
-		Part: blk.Seq + 1, Size: blk.Size, Holders: len(refs)}}); err != nil {
-		return err
-	}
-	for w, lines := range refs {
-		if err := m.send(w, &envelope{Contribute: &contributeMsg{Block: blk.Seq, Writer: writer, Lines: lines}}); err != nil {
-			return err
-		}
-	}
-	m.written++
-	m.inFlight++
-	m.offset += m.pendSize
-	m.pending, m.pendSize = nil, 0
-	return m.release()
+	b.tasksLeft--
+	return b.unit
 }
 
-func (m *master) release() error {
-	byWorker := map[int][]int{}
-	for _, t := range m.releasable {
-		w := m.tasks[t].worker
-		byWorker[w] = append(byWorker[w], t)
-	}
-	for w, ts := range byWorker {
-		if err := m.send(w, &envelope{Release: &releaseMsg{Tasks: ts}}); err != nil {
-			return err
+func (m *master) unitByID(id int) *unit {
+	for _, u := range m.units {
+		if u.id == id {
+			return u
 		}
 	}
-	m.releasable = nil
 	return nil
+}
+
+func (m *master) removeUnit(u *unit) {
+	for i, c := range m.units {
+		if c == u {
+			m.units = append(m.units[:i], m.units[i+1:]...)
+			return
+		}
+	}
 }
 
 // collectSummaries waits for every worker's summary after a stop.
@@ -388,3 +366,5 @@ func (m *master) collectSummaries(ctx context.Context) {
 		}
 	}
 }
+
+var errNoWork = errors.New("no work")

@@ -37,8 +37,7 @@ type envelope struct {
 }
 
 type setupMsg struct {
-	Target output.Target
-	Error  string
+	Error string
 }
 
 type helloMsg struct {
@@ -74,8 +73,11 @@ type doneMsg struct {
 }
 
 type failedMsg struct {
-	Task  int
-	Error string
+	Task       int
+	Error      string
+	ExitCode   int
+	Signal     string
+	StderrTail string
 }
 
 type lineRef struct {
@@ -84,12 +86,15 @@ type lineRef struct {
 }
 
 type contributeMsg struct {
+	Unit   int
 	Block  int
 	Writer int
 	Lines  []lineRef
 }
 
 type writeMsg struct {
+	Unit    int
+	Target  output.Target
 	Block   int
 	Offset  int64
 	Part    int
@@ -103,11 +108,13 @@ type segment struct {
 }
 
 type pieceMsg struct {
+	Unit     int
 	Block    int
 	Segments []segment
 }
 
 type writtenMsg struct {
+	Unit    int
 	Block   int
 	Part    int
 	ETag    string

@@ -2,6 +2,8 @@ package engine
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -18,24 +20,27 @@ type query struct {
 	Seq     []byte
 }
 
-// loadQueries reads and validates every query before any compute starts.
-func loadQueries(ctx context.Context, location string, p blast.Program) ([]query, int64, error) {
+// loadQueries reads and validates every query before any compute starts,
+// and returns the object's SHA-256 (a campaign checks it against its plan).
+func loadQueries(ctx context.Context, location string, p blast.Program) ([]query, int64, string, error) {
 	st, key, err := objstore.OpenObject(ctx, location)
 	if err != nil {
-		return nil, 0, fmt.Errorf("--queries: %w", err)
+		return nil, 0, "", fmt.Errorf("--queries: %w", err)
 	}
 	rc, err := st.Get(ctx, key)
 	if err != nil {
-		return nil, 0, fmt.Errorf("--queries %s: %w", location, err)
+		return nil, 0, "", fmt.Errorf("--queries %s: %w", location, err)
 	}
 	defer rc.Close()
+	h := sha256.New()
+	src := io.TeeReader(rc, h)
 	alpha := fasta.Nucleotide
 	if p.QueryType() == "prot" {
 		alpha = fasta.Protein
 	}
-	r, err := fasta.NewReader(rc, location, alpha)
+	r, err := fasta.NewReader(src, location, alpha)
 	if err != nil {
-		return nil, 0, fmt.Errorf("--queries: %w", err)
+		return nil, 0, "", fmt.Errorf("--queries: %w", err)
 	}
 	var qs []query
 	var letters int64
@@ -45,15 +50,19 @@ func loadQueries(ctx context.Context, location string, p blast.Program) ([]query
 			break
 		}
 		if err != nil {
-			return nil, 0, fmt.Errorf("--queries: %w", err)
+			return nil, 0, "", fmt.Errorf("--queries: %w", err)
 		}
 		qs = append(qs, query{ID: rec.ID, Defline: rec.Defline, Seq: rec.Seq})
 		letters += int64(len(rec.Seq))
 	}
 	if len(qs) == 0 {
-		return nil, 0, fmt.Errorf("--queries %s: no sequences", location)
+		return nil, 0, "", fmt.Errorf("--queries %s: no sequences", location)
 	}
-	return qs, letters, nil
+	// The reader may stop at the last record before the stream's end.
+	if _, err := io.Copy(h, rc); err != nil {
+		return nil, 0, "", fmt.Errorf("--queries %s: %w", location, err)
+	}
+	return qs, letters, hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // blocker cuts the query list into blocks on demand. With a fixed size each

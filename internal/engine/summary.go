@@ -27,19 +27,23 @@ type RankSummary struct {
 
 // Summary is the run's account: what ran, how long, and per rank.
 type Summary struct {
-	Program      string  `json:"program"`
-	Output       string  `json:"output"`
-	Strategy     string  `json:"strategy"`
-	TopHits      string  `json:"topHits"`
-	Queries      int     `json:"queries"`
-	QueryLetters int64   `json:"queryLetters"`
-	Shards       int     `json:"shards"`
-	ShardGroups  int     `json:"shardGroups"`
-	Blocks       int     `json:"blocks"`
-	Tasks        int     `json:"tasks"`
-	Hits         int64   `json:"hits"`
-	BytesWritten int64   `json:"bytesWritten"`
-	WallSeconds  float64 `json:"wallSeconds"`
+	Program      string `json:"program"`
+	Output       string `json:"output"`
+	Strategy     string `json:"strategy"`
+	TopHits      string `json:"topHits"`
+	Queries      int    `json:"queries"`
+	QueryLetters int64  `json:"queryLetters"`
+	Shards       int    `json:"shards"`
+	ShardGroups  int    `json:"shardGroups"`
+	Blocks       int    `json:"blocks"`
+	Tasks        int    `json:"tasks"`
+	Hits         int64  `json:"hits"`
+	// QueriesWritten counts queries merged and handed to writers.
+	QueriesWritten  int     `json:"queriesWritten"`
+	ChunksCommitted int     `json:"chunksCommitted,omitempty"`
+	ChunksFailed    int     `json:"chunksFailed,omitempty"`
+	BytesWritten    int64   `json:"bytesWritten"`
+	WallSeconds     float64 `json:"wallSeconds"`
 	// Efficiency is BLAST busy time over workers x wall time.
 	Efficiency float64       `json:"parallelEfficiency"`
 	WriteShare float64       `json:"writeShare"`

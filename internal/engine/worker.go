@@ -3,6 +3,7 @@ package engine
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -14,7 +15,6 @@ import (
 	"github.com/blastfleet/blastfleet/internal/cache"
 	"github.com/blastfleet/blastfleet/internal/manifest"
 	"github.com/blastfleet/blastfleet/internal/objstore"
-	"github.com/blastfleet/blastfleet/internal/output"
 	"github.com/blastfleet/blastfleet/internal/transport"
 )
 
@@ -48,9 +48,7 @@ type worker struct {
 	aliases  map[int]string
 
 	held    map[int][][]byte // task -> line texts
-	writes  map[int]*pendingWrite
-	target  output.Target
-	writer  *output.Writer
+	writes  map[writeKey]*pendingWrite
 	results chan taskResult
 	cancel  context.CancelFunc // of the running task
 	clock   *clock
@@ -59,7 +57,7 @@ type worker struct {
 
 func runWorker(ctx context.Context, cfg *Config, tr transport.Transport) error {
 	w := &worker{cfg: cfg, tr: tr, rank: tr.Rank(), clock: newClock(), ordinals: map[int]map[string]int64{},
-		aliases: map[int]string{}, held: map[int][][]byte{}, writes: map[int]*pendingWrite{},
+		aliases: map[int]string{}, held: map[int][][]byte{}, writes: map[writeKey]*pendingWrite{},
 		results: make(chan taskResult, 1)}
 	w.sum.Rank, w.sum.Role = w.rank, "worker"
 	defer w.cleanup()
@@ -81,7 +79,7 @@ func runWorker(ctx context.Context, cfg *Config, tr transport.Transport) error {
 		if e.Setup.Error != "" {
 			return w.stop(nil)
 		}
-		w.target, setup = e.Setup.Target, true
+		setup = true
 	}
 	if err := w.setup(ctx); err != nil {
 		// Report it as a failed task so the master aborts with the reason.
@@ -125,9 +123,6 @@ func (w *worker) setup(ctx context.Context) error {
 }
 
 func (w *worker) cleanup() {
-	if w.writer != nil {
-		w.writer.Close()
-	}
 	if w.tmp != "" {
 		os.RemoveAll(w.tmp)
 	}
@@ -186,9 +181,9 @@ func (w *worker) handle(ctx context.Context, msg transport.Message) (done bool, 
 	case e.Piece != nil:
 		return false, w.addPiece(ctx, e.Piece)
 	case e.Write != nil:
-		pw := w.pendingWrite(e.Write.Block)
-		pw.order = e.Write
-		return false, w.maybeWrite(ctx, e.Write.Block)
+		k := writeKey{e.Write.Unit, e.Write.Block}
+		w.pendingWrite(k).order = e.Write
+		return false, w.maybeWrite(ctx, k)
 	case e.Release != nil:
 		for _, t := range e.Release.Tasks {
 			delete(w.held, t)
@@ -212,7 +207,12 @@ func (w *worker) finishTask(r taskResult) error {
 	w.clock.add("distribution", r.fetchSeconds)
 	w.clock.add("compute", r.blastSeconds)
 	if r.err != nil {
-		return w.tr.Send(0, encode(&envelope{Failed: &failedMsg{Task: r.assign.Task, Error: r.err.Error()}}))
+		f := &failedMsg{Task: r.assign.Task, Error: r.err.Error()}
+		var xe *blast.ExitError
+		if errors.As(r.err, &xe) {
+			f.ExitCode, f.Signal, f.StderrTail = xe.ExitCode, xe.Signal, xe.StderrTail
+		}
+		return w.tr.Send(0, encode(&envelope{Failed: f}))
 	}
 	w.held[r.assign.Task] = r.lines
 	w.sum.Tasks++
@@ -223,6 +223,10 @@ func (w *worker) finishTask(r taskResult) error {
 
 func (w *worker) runTask(ctx context.Context, a *assignMsg) (r taskResult) {
 	r.assign = a
+	if err := injectedFailure(a.IDs); err != nil {
+		r.err = err
+		return r
+	}
 	t := time.Now()
 	var ordinals []map[string]int64
 	for _, s := range a.Shards {
@@ -354,35 +358,40 @@ func (w *worker) contribute(ctx context.Context, c *contributeMsg) error {
 		}
 		lines[ref.Index] = nil
 	}
-	p := &pieceMsg{Block: c.Block, Segments: segs}
+	p := &pieceMsg{Unit: c.Unit, Block: c.Block, Segments: segs}
 	if c.Writer == w.rank {
 		return w.addPiece(ctx, p)
 	}
 	return w.tr.Send(c.Writer, encode(&envelope{Piece: p}))
 }
 
-func (w *worker) pendingWrite(block int) *pendingWrite {
-	pw, ok := w.writes[block]
+// writeKey names a block of one unit's output.
+type writeKey struct{ unit, block int }
+
+func (w *worker) pendingWrite(k writeKey) *pendingWrite {
+	pw, ok := w.writes[k]
 	if !ok {
 		pw = &pendingWrite{}
-		w.writes[block] = pw
+		w.writes[k] = pw
 	}
 	return pw
 }
 
 func (w *worker) addPiece(ctx context.Context, p *pieceMsg) error {
-	pw := w.pendingWrite(p.Block)
+	k := writeKey{p.Unit, p.Block}
+	pw := w.pendingWrite(k)
 	pw.pieces = append(pw.pieces, p)
-	return w.maybeWrite(ctx, p.Block)
+	return w.maybeWrite(ctx, k)
 }
 
 // maybeWrite writes a block once its order and every holder's piece are in.
-func (w *worker) maybeWrite(ctx context.Context, block int) error {
-	pw := w.writes[block]
+func (w *worker) maybeWrite(ctx context.Context, k writeKey) error {
+	pw := w.writes[k]
 	if pw.order == nil || len(pw.pieces) < pw.order.Holders {
 		return nil
 	}
-	delete(w.writes, block)
+	delete(w.writes, k)
+	block := k.block
 	t := time.Now()
 	buf := make([]byte, pw.order.Size)
 	var filled int64
@@ -391,7 +400,7 @@ func (w *worker) maybeWrite(ctx context.Context, block int) error {
 			filled += int64(copy(buf[s.RelOffset:], s.Data))
 		}
 	}
-	res := &writtenMsg{Block: block, Part: pw.order.Part, Size: int64(len(buf))}
+	res := &writtenMsg{Unit: k.unit, Block: block, Part: pw.order.Part, Size: int64(len(buf))}
 	if filled != pw.order.Size {
 		res.Error = fmt.Sprintf("block %d: got %d of %d bytes", block, filled, pw.order.Size)
 	} else if part, err := w.write(ctx, pw.order, buf); err != nil {

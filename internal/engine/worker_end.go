@@ -7,16 +7,15 @@ import (
 	"github.com/blastfleet/blastfleet/internal/output"
 )
 
-// write writes one block through the output target, opening it once.
+// write writes one block to its unit's target. Blocks are megabytes, so
+// opening the target per block costs little and holds nothing open.
 func (w *worker) write(ctx context.Context, order *writeMsg, buf []byte) (objstore.Part, error) {
-	if w.writer == nil {
-		wr, err := output.OpenWriter(ctx, w.target)
-		if err != nil {
-			return objstore.Part{}, err
-		}
-		w.writer = wr
+	wr, err := output.OpenWriter(ctx, order.Target)
+	if err != nil {
+		return objstore.Part{}, err
 	}
-	return w.writer.Write(ctx, order.Offset, order.Part, buf)
+	defer wr.Close()
+	return wr.Write(ctx, order.Offset, order.Part, buf)
 }
 
 // stop ends the worker: a running task is cancelled, and the summary goes

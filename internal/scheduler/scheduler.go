@@ -75,3 +75,15 @@ func (s *Scheduler) take(qi, gi int) Task {
 	s.left--
 	return t
 }
+
+// Drop removes a block's unassigned tasks, e.g. when its chunk failed.
+func (s *Scheduler) Drop(block int) {
+	for i := 0; i < len(s.queue); {
+		if s.queue[i].block == block {
+			s.left -= len(s.queue[i].unassigned)
+			s.queue = append(s.queue[:i], s.queue[i+1:]...)
+			continue
+		}
+		i++
+	}
+}

@@ -1,0 +1,62 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"os"
+
+	"github.com/blastfleet/blastfleet/internal/engine"
+	"github.com/blastfleet/blastfleet/internal/ledger"
+	"github.com/blastfleet/blastfleet/internal/objstore"
+)
+
+// fromPlan takes the search from the campaign's plan, so every partition
+// of a campaign searches the same way whatever its command line says.
+func fromPlan(ctx context.Context, f *flags) error {
+	for _, name := range []string{"database", "queries", "output"} {
+		if v := map[string]string{"database": f.database, "queries": f.queries, "output": f.output}[name]; v != "" {
+			return fmt.Errorf("--%s cannot be given with --campaign: the plan says it", name)
+		}
+	}
+	st, err := objstore.Open(ctx, f.campaign)
+	if err != nil {
+		return fmt.Errorf("--campaign: %w", err)
+	}
+	plan, err := ledger.ReadPlan(ctx, st)
+	if err != nil {
+		return fmt.Errorf("--campaign %s: %w", f.campaign, err)
+	}
+	s := plan.Search
+	f.database, f.queries, f.output = plan.Database.Location, plan.Queries.Location, f.campaign
+	f.program, f.outfmt, f.evalue, f.blastOptions = s.Program, s.Outfmt, s.Evalue, s.Options
+	if s.MaxTargetSeqs > 0 {
+		f.maxTargetSeqs = s.MaxTargetSeqs
+	}
+	if s.TopHits != "" {
+		f.topHits = s.TopHits
+	}
+	return nil
+}
+
+func openCampaign(ctx context.Context, f *flags) (*engine.Campaign, error) {
+	st, err := objstore.Open(ctx, f.campaign)
+	if err != nil {
+		return nil, fmt.Errorf("--campaign: %w", err)
+	}
+	l, err := ledger.Open(ctx, st, ledger.Options{})
+	if err != nil {
+		return nil, fmt.Errorf("--campaign %s: %w", f.campaign, err)
+	}
+	id := f.partitionID
+	if id == "" {
+		if id, err = os.Hostname(); err != nil {
+			id = "partition"
+		}
+	}
+	// A restarted partition must not pass for its former self.
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	return &engine.Campaign{Location: f.campaign, Ledger: l, Holder: id + "-" + hex.EncodeToString(b[:])}, nil
+}

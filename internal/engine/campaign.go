@@ -1,0 +1,125 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/blastfleet/blastfleet/internal/ledger"
+)
+
+// Campaign makes the master lease chunks of a planned campaign from its
+// ledger instead of searching one --queries file into one --output.
+type Campaign struct {
+	Location string
+	Ledger   *ledger.Ledger
+	Holder   string // unique per partition run, e.g. "<partition-id>-<random>"
+}
+
+// campaignSource leases chunks; each becomes a unit whose output is the
+// chunk's result object, committed through the ledger.
+type campaignSource struct {
+	c      *Campaign
+	policy ledger.Policy
+	done   bool
+}
+
+// retryAfterError is how long a master waits after the object store
+// failed before asking the ledger again.
+const retryAfterError = 2 * time.Second
+
+func newCampaignSource(ctx context.Context, cfg *Config, queriesSHA string, queries int) (*campaignSource, error) {
+	plan := cfg.Campaign.Ledger.Plan()
+	if plan.Queries.SHA256 != "" && plan.Queries.SHA256 != queriesSHA {
+		return nil, fmt.Errorf("campaign %s: queries object %s has SHA-256 %s, the plan says %s (changed or truncated since planning)",
+			cfg.Campaign.Location, plan.Queries.Location, queriesSHA, plan.Queries.SHA256)
+	}
+	if plan.Queries.Count != 0 && plan.Queries.Count != queries {
+		return nil, fmt.Errorf("campaign %s: queries object holds %d queries, the plan says %d", cfg.Campaign.Location, queries, plan.Queries.Count)
+	}
+	return &campaignSource{c: cfg.Campaign, policy: plan.Policy}, nil
+}
+
+func (s *campaignSource) next(ctx context.Context, m *master) (*unit, time.Time, error) {
+	lease, err := s.c.Ledger.Acquire(ctx, s.c.Holder)
+	var all *ledger.AllLeasedError
+	switch {
+	case errors.Is(err, ledger.ErrNoChunk):
+		s.done = true
+		return nil, time.Time{}, nil
+	case errors.As(err, &all):
+		// Others hold the rest: ask again when their leases may expire,
+		// or sooner, since they may also commit or fail.
+		return nil, earliest(all.Until, time.Now().Add(5*time.Second)), nil
+	case err != nil:
+		m.cfg.Log.Error(err, "leasing a chunk; will retry")
+		return nil, time.Now().Add(retryAfterError), nil
+	}
+	m.cfg.Log.Info("leased chunk", "queries", lease.Range.String(), "attempt", lease.Attempt)
+	u, err := m.newUnit(ctx, lease.Range.First, lease.Range.End, s.c.Ledger.Store().URL(lease.ResultKey()))
+	if err != nil {
+		_ = lease.Release(ctx)
+		m.cfg.Log.Error(err, "starting a chunk's output; will retry")
+		return nil, time.Now().Add(retryAfterError), nil
+	}
+	u.lease = lease
+	return u, time.Time{}, nil
+}
+
+func earliest(a, b time.Time) time.Time {
+	if a.IsZero() || b.Before(a) {
+		return b
+	}
+	return a
+}
+
+func (s *campaignSource) exhausted() bool { return s.done }
+
+func (s *campaignSource) committed(ctx context.Context, m *master, u *unit) error {
+	err := u.lease.CommitUploaded(ctx)
+	switch {
+	case err == nil:
+		m.sum.ChunksCommitted++
+		m.cfg.Log.Info("committed chunk", "queries", u.lease.Range.String(), "attempt", u.lease.Attempt)
+	case errors.Is(err, ledger.ErrAlreadyCommitted):
+		m.cfg.Log.Info("chunk was committed by another partition first; ours is discarded", "queries", u.lease.Range.String())
+	default:
+		// The lease will expire and another attempt will redo the chunk.
+		m.cfg.Log.Error(err, "committing chunk", "queries", u.lease.Range.String())
+	}
+	return nil
+}
+
+func (s *campaignSource) renewEvery() time.Duration { return s.policy.Renew() }
+
+func (s *campaignSource) renew(ctx context.Context, m *master) {
+	for _, u := range m.units {
+		if u.lease == nil {
+			continue
+		}
+		if err := u.lease.Renew(ctx); err != nil {
+			// Keep going: the commit marker decides who wins.
+			m.cfg.Log.Error(err, "renewing lease", "queries", u.lease.Range.String())
+		}
+	}
+}
+
+// finish assembles the campaign's result once every chunk is decided.
+func (s *campaignSource) finish(ctx context.Context, m *master) error {
+	st, err := s.c.Ledger.Status(ctx)
+	if err != nil {
+		return fmt.Errorf("campaign %s: %w", s.c.Location, err)
+	}
+	if !st.Complete {
+		m.cfg.Log.Info("no chunk left for this partition; others still hold some", "missing", len(st.Missing))
+		return nil
+	}
+	key, err := s.c.Ledger.Assemble(ctx)
+	if err != nil {
+		return fmt.Errorf("campaign %s: %w", s.c.Location, err)
+	}
+	m.sum.Output = s.c.Ledger.Store().URL(key)
+	m.cfg.Log.Info("campaign complete", "result", m.sum.Output, "queriesFailed", st.QueriesFailed)
+	return nil
+}

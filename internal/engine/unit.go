@@ -1,0 +1,229 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/blastfleet/blastfleet/internal/ledger"
+	"github.com/blastfleet/blastfleet/internal/merge"
+	"github.com/blastfleet/blastfleet/internal/objstore"
+	"github.com/blastfleet/blastfleet/internal/output"
+)
+
+// unit is a range of queries whose merged output goes to one target: the
+// whole search's --output, or in a campaign one leased chunk's result.
+type unit struct {
+	id         int
+	first, end int // global query indexes
+	blk        *blocker
+	target     output.Target
+	lease      *ledger.Lease // nil outside campaigns
+	blocks     []int         // block ids, in query order
+	merged     int           // blocks merged, in order
+	pending    []pendingLine
+	pendSize   int64
+	releasable []int // tasks of merged blocks whose lines may still be pending
+	offset     int64
+	written    int // blocks issued to writers
+	inFlight   int
+	parts      []objstore.Part
+	failed     bool
+}
+
+// pendingLine is a kept line waiting to be written.
+type pendingLine struct {
+	worker, task, index, size int
+}
+
+func (m *master) newUnit(ctx context.Context, first, end int, location string) (*unit, error) {
+	u := &unit{first: first, end: end}
+	var letters int64
+	for _, q := range m.queries[first:end] {
+		letters += int64(len(q.Seq))
+	}
+	u.blk = &blocker{queries: m.queries[first:end], left: letters, fixed: m.cfg.BlockLetters, workers: m.workers}
+	var err error
+	if u.target, err = output.Begin(ctx, location); err != nil {
+		return nil, err
+	}
+	return u, nil
+}
+
+// done: every block cut, merged and written.
+func (u *unit) done() bool {
+	return u.blk.done() && u.merged == len(u.blocks) && u.inFlight == 0 && u.pendSize == 0
+}
+
+// mergeReady merges a unit's finished blocks in query order and plans
+// their writes.
+func (m *master) mergeReady(ctx context.Context, u *unit) error {
+	start := time.Now()
+	defer func() { m.clock.since("merge", start) }()
+	for u.merged < len(u.blocks) && m.blocks[u.blocks[u.merged]].tasksLeft == 0 {
+		b := m.blocks[u.blocks[u.merged]]
+		for _, hits := range b.hits {
+			for _, h := range merge.Merge(hits, m.mergeOpts) {
+				u.pending = append(u.pending, pendingLine{worker: m.tasks[h.Source].worker, task: h.Source, index: h.Index, size: h.Size})
+				u.pendSize += int64(h.Size)
+				m.sum.Hits++
+			}
+			if u.pendSize >= m.threshold {
+				if err := m.flush(u); err != nil {
+					return err
+				}
+			}
+		}
+		b.hits = nil
+		u.merged++
+		m.sum.QueriesWritten += b.end - b.first
+		if u.merged == len(u.blocks) && u.blk.done() {
+			if err := m.flush(u); err != nil {
+				return err
+			}
+		}
+		// A task's lines may be freed once every kept line is on its way
+		// to a writer: now if nothing is pending, else at the next flush.
+		u.releasable = append(u.releasable, b.tasks...)
+		if u.pendSize == 0 {
+			if err := m.release(u); err != nil {
+				return err
+			}
+		}
+	}
+	return m.maybeFinish(ctx, u)
+}
+
+// flush hands a unit's pending lines to a writer chosen by the strategy.
+func (m *master) flush(u *unit) error {
+	if u.pendSize == 0 {
+		return nil
+	}
+	blk := &output.Block{Seq: u.written, Offset: u.offset, Size: u.pendSize, Held: map[int]int64{}}
+	for _, l := range u.pending {
+		blk.Held[l.worker] += int64(l.size)
+	}
+	writer := m.cfg.Strategy.Writer(blk)
+	refs := map[int][]lineRef{}
+	var rel int64
+	for _, l := range u.pending {
+		refs[l.worker] = append(refs[l.worker], lineRef{Task: l.task, Index: l.index, RelOffset: rel})
+		rel += int64(l.size)
+	}
+	if err := m.send(writer, &envelope{Write: &writeMsg{Unit: u.id, Block: blk.Seq, Target: u.target,
+		Offset: blk.Offset, Part: blk.Seq + 1, Size: blk.Size, Holders: len(refs)}}); err != nil {
+		return err
+	}
+	for w, lines := range refs {
+		if err := m.send(w, &envelope{Contribute: &contributeMsg{Unit: u.id, Block: blk.Seq, Writer: writer, Lines: lines}}); err != nil {
+			return err
+		}
+	}
+	u.written++
+	u.inFlight++
+	u.offset += u.pendSize
+	m.sum.BytesWritten += u.pendSize
+	u.pending, u.pendSize = nil, 0
+	return m.release(u)
+}
+
+func (m *master) release(u *unit) error {
+	byWorker := map[int][]int{}
+	for _, t := range u.releasable {
+		w := m.tasks[t].worker
+		byWorker[w] = append(byWorker[w], t)
+	}
+	for w, ts := range byWorker {
+		if err := m.send(w, &envelope{Release: &releaseMsg{Tasks: ts}}); err != nil {
+			return err
+		}
+	}
+	u.releasable = nil
+	return nil
+}
+
+func (m *master) releaseNow(task int) {
+	_ = m.send(m.tasks[task].worker, &envelope{Release: &releaseMsg{Tasks: []int{task}}})
+}
+
+// maybeFinish makes a done unit's output whole (and commits it).
+func (m *master) maybeFinish(ctx context.Context, u *unit) error {
+	if u.failed || !u.done() {
+		return nil
+	}
+	t := time.Now()
+	defer func() { m.clock.since("write", t) }()
+	sort.Slice(u.parts, func(i, j int) bool { return u.parts[i].Number < u.parts[j].Number })
+	if err := output.Finish(ctx, u.target, u.parts); err != nil {
+		return m.fail(ctx, u, fmt.Errorf("finishing output %s: %w", u.target.Location, err), nil)
+	}
+	m.removeUnit(u)
+	return m.source.committed(ctx, m, u)
+}
+
+// fail ends a unit after an error: outside campaigns the whole run fails;
+// in a campaign the chunk's attempt is recorded as failed (the ledger
+// retries or splits it) and the partition goes on with other chunks.
+func (m *master) fail(ctx context.Context, u *unit, cause error, f *failedMsg) error {
+	if u.lease == nil {
+		return cause
+	}
+	m.cfg.Log.Error(cause, "chunk failed", "queries", fmt.Sprintf("%d-%d", u.first, u.end), "attempt", u.lease.Attempt)
+	reason := ledger.FailureReason{Message: cause.Error()}
+	if f != nil {
+		reason.ExitCode, reason.Signal, reason.StderrTail = f.ExitCode, f.Signal, f.StderrTail
+	}
+	m.abandon(ctx, u, cause)
+	if err := u.lease.Fail(ctx, reason); err != nil {
+		m.cfg.Log.Error(err, "recording a chunk failure", "queries", fmt.Sprintf("%d-%d", u.first, u.end))
+	}
+	m.sum.ChunksFailed++
+	return nil
+}
+
+// abandon drops a unit: its queued tasks, its lines, its partial output.
+func (m *master) abandon(ctx context.Context, u *unit, cause error) {
+	u.failed = true
+	for _, id := range u.blocks {
+		m.sched.Drop(id)
+		for _, t := range m.blocks[id].tasks {
+			m.releaseNow(t)
+		}
+	}
+	m.removeUnit(u)
+	if err := output.Abort(ctx, u.target); err != nil {
+		m.cfg.Log.Error(err, "cleaning up output", "location", u.target.Location)
+	}
+}
+
+// unitSource is where a master's units of work come from.
+type unitSource interface {
+	// next returns a new unit, or nil and when to ask again.
+	next(ctx context.Context, m *master) (*unit, time.Time, error)
+	exhausted() bool
+	committed(ctx context.Context, m *master, u *unit) error
+	renewEvery() time.Duration
+	renew(ctx context.Context, m *master)
+	finish(ctx context.Context, m *master) error
+}
+
+// singleSource is one search to one --output.
+type singleSource struct{ taken bool }
+
+func (s *singleSource) next(ctx context.Context, m *master) (*unit, time.Time, error) {
+	if s.taken {
+		return nil, time.Time{}, nil
+	}
+	s.taken = true
+	u, err := m.newUnit(ctx, 0, len(m.queries), m.cfg.Output)
+	return u, time.Time{}, err
+}
+
+func (s *singleSource) exhausted() bool { return s.taken }
+func (s *singleSource) committed(context.Context, *master, *unit) error {
+	return nil
+}
+func (s *singleSource) renewEvery() time.Duration             { return time.Hour }
+func (s *singleSource) renew(context.Context, *master)        {}
+func (s *singleSource) finish(context.Context, *master) error { return nil }
