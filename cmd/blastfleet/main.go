@@ -78,6 +78,7 @@ Installed on PATH as kubectl-blastfleet, it also runs as a kubectl plugin:
 	root.AddCommand(
 		newVersionCmd(),
 		newDBCmd(opts),
+		newCampaignCmd(opts),
 	)
 	return root
 }

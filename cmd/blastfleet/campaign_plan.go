@@ -1,0 +1,397 @@
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/dustin/go-humanize"
+	"github.com/spf13/cobra"
+
+	"github.com/blastfleet/blastfleet/internal/blast"
+	"github.com/blastfleet/blastfleet/internal/engine"
+	"github.com/blastfleet/blastfleet/internal/fasta"
+	"github.com/blastfleet/blastfleet/internal/ledger"
+	"github.com/blastfleet/blastfleet/internal/manifest"
+	"github.com/blastfleet/blastfleet/internal/objstore"
+)
+
+type campaignPlanOptions struct {
+	queries, database, output, name string
+	chunkLetters, chunkQueries      int
+
+	// The search, as blastfleet-engine's flags of the same names.
+	program, outfmt, topHits string
+	maxTargetSeqs            int
+	evalue                   float64
+	blastOptions             []string
+
+	maxAttempts, leaseSeconds, renewSeconds, skewSeconds int
+
+	// Which chunk flags were given (set from the command's flags).
+	byLetters, byQueries bool
+}
+
+func newCampaignPlanCmd(root *rootOptions) *cobra.Command {
+	o := &campaignPlanOptions{}
+	cmd := &cobra.Command{
+		Use:   "plan --queries FASTA --database DB --program P (--chunk-letters L | --chunk-queries Q) --output LOCATION",
+		Short: "Validate the queries and the database, cut chunks and write a campaign's plan",
+		Long: `Write a campaign's plan (plan.json) at --output: the queries object with its
+SHA-256, size, count and letters; the database's manifest with its SHA-256;
+the search (the same flags as blastfleet-engine, validated the same way); the
+chunks, contiguous ranges of queries; and the lease and retry policy.
+
+Every query is read and validated first (letters of the program's query
+type, unique ids); errors name the file, the line and the record. The
+database must be a sharded database (blastfleet db shard) of the type the
+program searches. Chunks hold about --chunk-letters query letters each (a
+long query gets a chunk of its own) or --chunk-queries queries each:
+exactly one of the two.
+
+Planning is idempotent: the same inputs give the same plan, and running the
+command again is a no-op; a different plan at the same location is refused
+with what differs. Locations are s3://bucket/prefix (AWS_* variables for
+credentials, AWS_ENDPOINT_URL for MinIO) or local paths, recorded as
+absolute paths. The partitions must be able to read the queries and the
+database at the recorded locations.`,
+		Example: `  blastfleet campaign plan --queries s3://in/q.fa.gz --database s3://dbs/nt \
+      --program blastn --outfmt "6 qseqid sseqid evalue bitscore" \
+      --chunk-letters 2000000 --output s3://work/campaigns/run1`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.byLetters = cmd.Flags().Changed("chunk-letters")
+			o.byQueries = cmd.Flags().Changed("chunk-queries")
+			search, err := o.validate()
+			if err != nil {
+				return err
+			}
+			return o.run(cmd.Context(), cmd, root, search)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.queries, "queries", "", "query FASTA (plain or gzip): a path or s3://bucket/key (required)")
+	f.StringVar(&o.database, "database", "", "sharded database: DIR or s3://bucket/prefix holding manifest.json (required)")
+	f.StringVar(&o.output, "output", "", "the campaign's location: s3://bucket/campaigns/NAME or a directory (required)")
+	f.StringVar(&o.name, "name", "", "campaign name (default: the last element of --output)")
+	f.IntVar(&o.chunkLetters, "chunk-letters", 0, "cut chunks of about this many query letters")
+	f.IntVar(&o.chunkQueries, "chunk-queries", 0, "cut chunks of this many queries")
+	f.StringVar(&o.program, "program", "", "blastn, blastp, blastx, tblastn or tblastx (required)")
+	f.StringVar(&o.outfmt, "outfmt", "6", `tabular output format and columns, e.g. "6 qseqid sseqid evalue bitscore"`)
+	f.IntVar(&o.maxTargetSeqs, "max-target-seqs", engine.DefaultMaxTargetSeqs, "keep at most this many subjects per query, applied globally after the merge")
+	f.Float64Var(&o.evalue, "evalue", 0, "E-value cut-off (default: BLAST's, 10)")
+	f.StringArrayVar(&o.blastOptions, "blast-option", nil, "extra BLAST option from the allowlist, e.g. --blast-option=-word_size=11 (repeatable)")
+	f.StringVar(&o.topHits, "top-hits", "auto", "how shard groups are searched under --max-target-seqs: auto, exact or overfetch[=F] (see blastfleet-engine --help)")
+	f.IntVar(&o.maxAttempts, "max-attempts", ledger.DefaultMaxAttempts, "attempts per chunk before it is split in halves (a single query: recorded as failed)")
+	f.IntVar(&o.leaseSeconds, "lease-seconds", ledger.DefaultLeaseSeconds, "how long a chunk's lease lasts unless renewed")
+	f.IntVar(&o.renewSeconds, "renew-seconds", ledger.DefaultRenewSeconds, "how often a partition renews its leases (under --lease-seconds)")
+	f.IntVar(&o.skewSeconds, "skew-seconds", ledger.DefaultSkewSeconds, "clock skew tolerated between machines: an expired lease is taken over only this much later")
+	for _, name := range []string{"queries", "database", "output", "program"} {
+		_ = cmd.MarkFlagRequired(name) // cannot fail: the flags exist
+	}
+	return cmd
+}
+
+// planSearch is the validated search of a plan.
+type planSearch struct {
+	program blast.Program
+	search  ledger.Search
+}
+
+// validate checks every flag before anything is read or written, with
+// errors that name the flag to fix; the search is checked exactly as
+// blastfleet-engine checks its flags, and recorded in a canonical form so
+// equal searches give equal plans.
+func (o *campaignPlanOptions) validate() (*planSearch, error) {
+	var errs []error
+	add := func(err error) { errs = append(errs, err) }
+	for _, fl := range []struct{ name, value string }{{"queries", o.queries}, {"database", o.database}, {"output", o.output}} {
+		if strings.TrimSpace(fl.value) == "" {
+			add(fmt.Errorf("--%s must not be empty", fl.name))
+		}
+	}
+	switch {
+	case o.byLetters && o.byQueries:
+		add(errors.New("--chunk-letters and --chunk-queries exclude each other: give one"))
+	case !o.byLetters && !o.byQueries:
+		add(errors.New("one of --chunk-letters or --chunk-queries is required"))
+	case o.byLetters && o.chunkLetters < 1:
+		add(fmt.Errorf("--chunk-letters must be ≥ 1, not %d", o.chunkLetters))
+	case o.byQueries && o.chunkQueries < 1:
+		add(fmt.Errorf("--chunk-queries must be ≥ 1, not %d", o.chunkQueries))
+	}
+	s := &planSearch{}
+	var err error
+	if s.program, err = blast.ParseProgram(o.program); err != nil {
+		add(fmt.Errorf("--program: %w", err))
+	}
+	format, err := blast.ParseFormat(o.outfmt)
+	if err != nil {
+		add(fmt.Errorf("--outfmt: %w", err))
+	} else {
+		s.search.Outfmt = format.UserArg()
+	}
+	for _, v := range o.blastOptions {
+		// Any -num_threads is checked here only for its form: threads are
+		// a partition's resource, set by blastfleet-engine --threads.
+		opt, err := blast.ParseOption(v, math.MaxInt32)
+		if err != nil {
+			add(err)
+			continue
+		}
+		if opt.Name == "num_threads" {
+			add(fmt.Errorf("--blast-option %q: -num_threads is not part of a plan: give blastfleet-engine --threads to each partition", v))
+			continue
+		}
+		canon := "-" + opt.Name
+		if opt.Value != "" {
+			canon += "=" + opt.Value
+		}
+		s.search.Options = append(s.search.Options, canon)
+	}
+	if _, err := engine.ParseTopHits(o.topHits); err != nil {
+		add(err)
+	}
+	if o.maxTargetSeqs < 1 {
+		add(fmt.Errorf("--max-target-seqs must be ≥ 1, not %d", o.maxTargetSeqs))
+	}
+	if o.evalue < 0 || math.IsNaN(o.evalue) || math.IsInf(o.evalue, 0) {
+		add(fmt.Errorf("--evalue must be > 0 (or 0 for BLAST's default), not %v", o.evalue))
+	}
+	for _, fl := range []struct {
+		name  string
+		value int
+	}{{"max-attempts", o.maxAttempts}, {"lease-seconds", o.leaseSeconds}, {"renew-seconds", o.renewSeconds}, {"skew-seconds", o.skewSeconds}} {
+		// The ledger reads 0 as "the default", so 0 cannot be asked for.
+		if fl.value < 1 {
+			add(fmt.Errorf("--%s must be ≥ 1, not %d", fl.name, fl.value))
+		}
+	}
+	if o.renewSeconds >= 1 && o.renewSeconds >= o.leaseSeconds {
+		add(fmt.Errorf("--renew-seconds %d must be under --lease-seconds %d", o.renewSeconds, o.leaseSeconds))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	s.search.Program = string(s.program)
+	s.search.MaxTargetSeqs = o.maxTargetSeqs
+	s.search.Evalue = o.evalue
+	s.search.TopHits = o.topHits
+	if s.search.TopHits == "" {
+		s.search.TopHits = "auto"
+	}
+	return s, nil
+}
+
+func (o *campaignPlanOptions) run(ctx context.Context, cmd *cobra.Command, root *rootOptions, s *planSearch) error {
+	log := root.logger(cmd.ErrOrStderr())
+	queriesLoc, err := absLocation(o.queries)
+	if err != nil {
+		return fmt.Errorf("--queries: %w", err)
+	}
+	dbLoc, err := absLocation(o.database)
+	if err != nil {
+		return fmt.Errorf("--database: %w", err)
+	}
+	outLoc, err := absLocation(o.output)
+	if err != nil {
+		return fmt.Errorf("--output: %w", err)
+	}
+
+	log.V(1).Info("reading the database manifest", "database", dbLoc)
+	db, m, err := readDatabase(ctx, dbLoc)
+	if err != nil {
+		return err
+	}
+	if string(m.Type) != s.program.DBType() {
+		return fmt.Errorf("--program %s searches a %s database, but --database %s is %s", s.program, s.program.DBType(), dbLoc, m.Type)
+	}
+
+	log.V(1).Info("reading and validating the queries", "queries", queriesLoc)
+	q, lengths, err := readQueries(ctx, queriesLoc, s.program)
+	if err != nil {
+		return err
+	}
+
+	var chunks []ledger.Chunk
+	if o.byLetters {
+		chunks = ledger.ChunkByLetters(lengths, o.chunkLetters)
+	} else {
+		chunks = ledger.ChunkByQueries(len(lengths), o.chunkQueries)
+		for i := range chunks {
+			for _, n := range lengths[chunks[i].First:chunks[i].End] {
+				chunks[i].Letters += int64(n)
+			}
+		}
+	}
+
+	name := o.name
+	if name == "" {
+		name = defaultCampaignName(outLoc)
+	}
+	created := time.Now().UTC()
+	plan := &ledger.Plan{
+		Name:      name,
+		CreatedAt: created,
+		Queries:   q,
+		Database:  db,
+		Search:    s.search,
+		Chunks:    chunks,
+		Policy: ledger.Policy{MaxAttempts: o.maxAttempts, LeaseSeconds: o.leaseSeconds,
+			RenewSeconds: o.renewSeconds, SkewSeconds: o.skewSeconds},
+	}
+	st, err := objstore.Open(ctx, outLoc)
+	if err != nil {
+		return fmt.Errorf("--output: %w", err)
+	}
+	if err := ledger.WritePlan(ctx, st, plan); err != nil {
+		return err
+	}
+	w := cmd.OutOrStdout()
+	// WritePlan hands back the stored plan: an older CreatedAt means the
+	// same plan was there already.
+	if plan.CreatedAt.Equal(created) {
+		fmt.Fprintf(w, "campaign %s: plan written to %s\n", plan.Name, st.URL(ledger.PlanKey))
+	} else {
+		fmt.Fprintf(w, "campaign %s: plan already written at %s (%s), nothing to do\n",
+			plan.Name, st.URL(ledger.PlanKey), plan.CreatedAt.Local().Format(time.DateTime))
+	}
+	printPlanSummary(w, plan, m, outLoc, o.byLetters, o.chunkLetters, o.chunkQueries)
+	return nil
+}
+
+// readDatabase loads the database's manifest and hashes its bytes.
+func readDatabase(ctx context.Context, loc string) (ledger.Database, *manifest.Manifest, error) {
+	if !strings.HasPrefix(loc, "s3://") {
+		// objstore.Open would create a missing directory.
+		if _, err := os.Stat(loc); err != nil {
+			return ledger.Database{}, nil, fmt.Errorf("--database: %w", err)
+		}
+	}
+	st, err := objstore.Open(ctx, loc)
+	if err != nil {
+		return ledger.Database{}, nil, fmt.Errorf("--database: %w", err)
+	}
+	data, _, err := st.GetBytes(ctx, manifest.FileName)
+	if err != nil {
+		return ledger.Database{}, nil, fmt.Errorf("--database %s: reading %s (is it a sharded database, from blastfleet db shard?): %w", loc, manifest.FileName, err)
+	}
+	m, err := manifest.Load(ctx, st)
+	if err != nil {
+		return ledger.Database{}, nil, fmt.Errorf("--database: %w", err)
+	}
+	// Hash what Load read: the manifest may have been rewritten between
+	// the two reads.
+	again, _, err := st.GetBytes(ctx, manifest.FileName)
+	if err != nil {
+		return ledger.Database{}, nil, fmt.Errorf("--database %s: %w", loc, err)
+	}
+	if string(again) != string(data) {
+		return ledger.Database{}, nil, fmt.Errorf("--database %s: %s changed while it was read (is a db shard running?)", loc, manifest.FileName)
+	}
+	sum := sha256.Sum256(data)
+	return ledger.Database{Location: loc, Name: m.Name, Type: string(m.Type), ManifestSHA256: hex.EncodeToString(sum[:])}, m, nil
+}
+
+// readQueries reads and validates every query as the engine will, and
+// measures the object: SHA-256 and size of its bytes as stored (gzip or
+// not), query count and letters.
+func readQueries(ctx context.Context, loc string, p blast.Program) (ledger.Queries, []int, error) {
+	q := ledger.Queries{Location: loc}
+	st, key, err := objstore.OpenObject(ctx, loc)
+	if err != nil {
+		return q, nil, fmt.Errorf("--queries: %w", err)
+	}
+	rc, err := st.Get(ctx, key)
+	if err != nil {
+		return q, nil, fmt.Errorf("--queries %s: %w", loc, err)
+	}
+	defer rc.Close()
+	h := sha256.New()
+	cw := &byteCounter{}
+	src := io.TeeReader(rc, io.MultiWriter(h, cw))
+	alpha := fasta.Nucleotide
+	if p.QueryType() == "prot" {
+		alpha = fasta.Protein
+	}
+	r, err := fasta.NewReader(src, loc, alpha)
+	if err != nil {
+		return q, nil, fmt.Errorf("--queries: %w", err)
+	}
+	var lengths []int
+	for {
+		rec, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return q, nil, fmt.Errorf("--queries (%s queries for %s): %w", p.QueryType(), p, err)
+		}
+		if err := ctx.Err(); err != nil {
+			return q, nil, err
+		}
+		lengths = append(lengths, len(rec.Seq))
+		q.Letters += int64(len(rec.Seq))
+	}
+	if len(lengths) == 0 {
+		return q, nil, fmt.Errorf("--queries %s: no sequences", loc)
+	}
+	// The reader may stop at the last record before the stream's end; the
+	// checksum covers the whole object, as the engine's does.
+	if _, err := io.Copy(io.MultiWriter(h, cw), rc); err != nil {
+		return q, nil, fmt.Errorf("--queries %s: %w", loc, err)
+	}
+	q.SHA256 = hex.EncodeToString(h.Sum(nil))
+	q.Size = cw.n
+	q.Count = len(lengths)
+	return q, lengths, nil
+}
+
+type byteCounter struct{ n int64 }
+
+func (c *byteCounter) Write(p []byte) (int, error) {
+	c.n += int64(len(p))
+	return len(p), nil
+}
+
+func printPlanSummary(w io.Writer, p *ledger.Plan, m *manifest.Manifest, loc string, byLetters bool, letters, queries int) {
+	q := p.Queries
+	fmt.Fprintf(w, "  queries   %d (%s letters, %s) from %s, sha256 %.12s…\n",
+		q.Count, humanize.Comma(q.Letters), humanize.IBytes(uint64(q.Size)), q.Location, q.SHA256)
+	fmt.Fprintf(w, "  database  %s (%s, %d shards, %s sequences) at %s\n",
+		m.Name, m.Type, len(m.Shards), humanize.Comma(m.Sequences), p.Database.Location)
+	s := p.Search
+	line := fmt.Sprintf("%s --outfmt %q --max-target-seqs %d", s.Program, s.Outfmt, s.MaxTargetSeqs)
+	if s.Evalue != 0 {
+		line += fmt.Sprintf(" --evalue %g", s.Evalue)
+	}
+	for _, opt := range s.Options {
+		line += " --blast-option=" + opt
+	}
+	line += " --top-hits " + s.TopHits
+	fmt.Fprintf(w, "  search    %s\n", line)
+	var most, least int64 = 0, math.MaxInt64
+	for _, c := range p.Chunks {
+		most, least = max(most, c.Letters), min(least, c.Letters)
+	}
+	how := fmt.Sprintf("of up to %d queries", queries)
+	if byLetters {
+		how = fmt.Sprintf("of about %s letters", humanize.Comma(int64(letters)))
+	}
+	fmt.Fprintf(w, "  chunks    %d %s (%s to %s letters)\n", len(p.Chunks), how, humanize.Comma(least), humanize.Comma(most))
+	pol := p.Policy
+	fmt.Fprintf(w, "  policy    %d attempts per chunk, leases of %d s renewed every %d s, clock skew %d s\n",
+		pol.MaxAttempts, pol.LeaseSeconds, pol.RenewSeconds, pol.SkewSeconds)
+	fmt.Fprintf(w, "run partitions (any number, anywhere, each with K ranks):\n")
+	fmt.Fprintf(w, "  mpirun -np K blastfleet-engine --campaign %s [--partition-id ID]\n", loc)
+	fmt.Fprintf(w, "follow and collect:\n")
+	fmt.Fprintf(w, "  blastfleet campaign status %s --watch\n", loc)
+	fmt.Fprintf(w, "  blastfleet campaign results %s -o FILE\n", loc)
+}
