@@ -20,10 +20,15 @@ type Campaign struct {
 // campaignSource leases chunks; each becomes a unit whose output is the
 // chunk's result object, committed through the ledger.
 type campaignSource struct {
-	c      *Campaign
-	policy ledger.Policy
-	done   bool
+	c            *Campaign
+	policy       ledger.Policy
+	done         bool
+	failingSince time.Time // first of an unbroken run of ledger errors
 }
+
+// giveUpAfter bounds how long a partition keeps retrying an object store
+// that does not answer; its leases expire and others carry on.
+const giveUpAfter = 10 * time.Minute
 
 // retryAfterError is how long a master waits after the object store
 // failed before asking the ledger again.
@@ -53,9 +58,16 @@ func (s *campaignSource) next(ctx context.Context, m *master) (*unit, time.Time,
 		// or sooner, since they may also commit or fail.
 		return nil, earliest(all.Until, time.Now().Add(5*time.Second)), nil
 	case err != nil:
+		if s.failingSince.IsZero() {
+			s.failingSince = time.Now()
+		}
+		if time.Since(s.failingSince) > giveUpAfter {
+			return nil, time.Time{}, fmt.Errorf("campaign %s: the ledger has failed for %v: %w", s.c.Location, giveUpAfter, err)
+		}
 		m.cfg.Log.Error(err, "leasing a chunk; will retry")
 		return nil, time.Now().Add(retryAfterError), nil
 	}
+	s.failingSince = time.Time{}
 	m.cfg.Log.Info("leased chunk", "queries", lease.Range.String(), "attempt", lease.Attempt)
 	u, err := m.newUnit(ctx, lease.Range.First, lease.Range.End, s.c.Ledger.Store().URL(lease.ResultKey()))
 	if err != nil {
