@@ -51,6 +51,16 @@ func (s *campaignSource) next(ctx context.Context, m *master) (*unit, time.Time,
 	var all *ledger.AllLeasedError
 	switch {
 	case errors.Is(err, ledger.ErrNoChunk):
+		// Every chunk is decided: assemble while the workers are still
+		// here, since reading the results may void a corrupted commit
+		// and make its chunk leasable again.
+		done, err := s.assemble(ctx, m)
+		if err != nil || !done {
+			if err != nil {
+				m.cfg.Log.Error(err, "assembling the campaign's result; will retry")
+			}
+			return nil, time.Now().Add(retryAfterError / 4), nil
+		}
 		s.done = true
 		return nil, time.Time{}, nil
 	case errors.As(err, &all):
@@ -117,21 +127,29 @@ func (s *campaignSource) renew(ctx context.Context, m *master) {
 	}
 }
 
-// finish assembles the campaign's result once every chunk is decided.
-func (s *campaignSource) finish(ctx context.Context, m *master) error {
+// assemble builds the campaign's result once every chunk is decided;
+// false when a chunk turned out to need redoing.
+func (s *campaignSource) assemble(ctx context.Context, m *master) (bool, error) {
 	st, err := s.c.Ledger.Status(ctx)
 	if err != nil {
-		return fmt.Errorf("campaign %s: %w", s.c.Location, err)
+		return false, err
 	}
 	if !st.Complete {
-		m.cfg.Log.Info("no chunk left for this partition; others still hold some", "missing", len(st.Missing))
-		return nil
+		return false, nil
 	}
 	key, err := s.c.Ledger.Assemble(ctx)
+	if errors.Is(err, ledger.ErrIncomplete) {
+		m.cfg.Log.Info("a committed result failed its check and will be redone", "error", err.Error())
+		return false, nil
+	}
 	if err != nil {
-		return fmt.Errorf("campaign %s: %w", s.c.Location, err)
+		return false, err
 	}
 	m.sum.Output = s.c.Ledger.Store().URL(key)
 	m.cfg.Log.Info("campaign complete", "result", m.sum.Output, "queriesFailed", st.QueriesFailed)
-	return nil
+	return true, nil
 }
+
+// finish runs after the workers stopped: the result was assembled, if
+// this partition saw the campaign complete, when the ledger ran dry.
+func (s *campaignSource) finish(ctx context.Context, m *master) error { return nil }

@@ -202,6 +202,13 @@ func (m *master) handle(ctx context.Context, msg transport.Message) error {
 		}
 		t := m.tasks[e.Failed.Task]
 		b := m.blocks[t.block]
+		m.sum.Tasks++
+		if b.unit.failed {
+			// Another task of this chunk failed first; it is recorded once.
+			m.releaseNow(e.Failed.Task)
+			m.idle = append(m.idle, msg.From)
+			return m.dispatch(ctx)
+		}
 		err := fmt.Errorf("query block %d (queries %s..%s) against shard group %d (shards %v) on rank %d: %s",
 			t.block, m.queries[b.first].ID, m.queries[b.end-1].ID, t.group, m.groups[t.group], msg.From, e.Failed.Error)
 		m.idle = append(m.idle, msg.From)
@@ -221,7 +228,11 @@ func (m *master) handle(ctx context.Context, msg transport.Message) error {
 		if output.IsObject(u.target.Location) {
 			u.parts = append(u.parts, objstore.Part{Number: e.Written.Part, ETag: e.Written.ETag, Size: e.Written.Size})
 		}
-		return m.maybeFinish(ctx, u)
+		if err := m.maybeFinish(ctx, u); err != nil {
+			return err
+		}
+		// A finished unit may free the source (a campaign's last chunk).
+		return m.dispatch(ctx)
 	case e.Summary != nil:
 		return fmt.Errorf("rank %d stopped early", msg.From)
 	}

@@ -159,6 +159,9 @@ func (m *master) maybeFinish(ctx context.Context, u *unit) error {
 		return m.fail(ctx, u, fmt.Errorf("finishing output %s: %w", u.target.Location, err), nil)
 	}
 	m.removeUnit(u)
+	// A chunk decided may change what the ledger has to lease: ask again
+	// now rather than when a wait for others' leases ends.
+	m.retry = time.Time{}
 	return m.source.committed(ctx, m, u)
 }
 
@@ -179,6 +182,7 @@ func (m *master) fail(ctx context.Context, u *unit, cause error, f *failedMsg) e
 		m.cfg.Log.Error(err, "recording a chunk failure", "queries", fmt.Sprintf("%d-%d", u.first, u.end))
 	}
 	m.sum.ChunksFailed++
+	m.retry = time.Time{}
 	return nil
 }
 

@@ -1,0 +1,999 @@
+// Package campaign_e2e runs campaigns (DESIGN.md §5) with real engine
+// partitions under mpirun against a real MinIO and BLAST+, and injects
+// faults: killed ranks, masters and partitions, a restarted object store,
+// a paused partition, a poison query and bad input. Every run must end
+// with each query's result present exactly once and the output identical
+// to the unsharded (fault-free) search.
+package campaign_e2e
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/blastfleet/blastfleet/internal/ledger"
+	"github.com/blastfleet/blastfleet/internal/manifest"
+	"github.com/blastfleet/blastfleet/internal/objstore"
+	"github.com/blastfleet/blastfleet/internal/refsearch"
+	"github.com/blastfleet/blastfleet/internal/shard"
+	"github.com/blastfleet/blastfleet/internal/synth"
+	"github.com/blastfleet/blastfleet/internal/testenv"
+)
+
+var buildDir string
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if buildDir != "" {
+		os.RemoveAll(buildDir)
+	}
+	if fixDir != "" { // the fixture shared by every test
+		os.RemoveAll(fixDir)
+	}
+	os.Exit(code)
+}
+
+// soak: longer repetitions (more seeds) only with BLASTFLEET_SOAK=1.
+func soak() bool { return os.Getenv("BLASTFLEET_SOAK") == "1" }
+
+// seeds are the seeded runs of each kill test.
+func seeds() []uint64 {
+	if soak() {
+		return []uint64{1, 2, 3, 4, 5, 6}
+	}
+	return []uint64{1, 2}
+}
+
+var mpiEnv = []string{
+	"OMPI_MCA_mpi_yield_when_idle=1",
+	"OMPI_MCA_btl_vader_single_copy_mechanism=none",
+	"OMPI_ALLOW_RUN_AS_ROOT=1",
+	"OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1",
+}
+
+func requireTools(t *testing.T, names ...string) {
+	t.Helper()
+	for _, n := range names {
+		if _, err := exec.LookPath(n); err != nil {
+			if testenv.RequireReal() {
+				t.Fatalf("%s is not installed (hack/install-deps.sh): %v", n, err)
+			}
+			t.Skipf("%s is not installed", n)
+		}
+	}
+}
+
+// ---------------------------------------------------------------- binaries
+
+type binaries struct{ engine, cli string }
+
+var (
+	buildOnce sync.Once
+	built     binaries
+	buildErr  error
+)
+
+// bins returns $BLASTFLEET_ENGINE and $BLASTFLEET_CLI, or builds them once.
+func bins(t *testing.T) binaries {
+	t.Helper()
+	buildOnce.Do(func() {
+		built = binaries{engine: os.Getenv("BLASTFLEET_ENGINE"), cli: os.Getenv("BLASTFLEET_CLI")}
+		for name, p := range map[string]string{"BLASTFLEET_ENGINE": built.engine, "BLASTFLEET_CLI": built.cli} {
+			if p == "" {
+				continue
+			}
+			if !filepath.IsAbs(p) {
+				buildErr = fmt.Errorf("%s=%s must be an absolute path", name, p)
+				return
+			}
+			if _, err := os.Stat(p); err != nil {
+				buildErr = fmt.Errorf("%s: %w", name, err)
+				return
+			}
+		}
+		if built.engine != "" && built.cli != "" {
+			return
+		}
+		root, err := testenv.RepoRoot()
+		if err != nil {
+			buildErr = err
+			return
+		}
+		if buildDir, err = os.MkdirTemp("", "blastfleet-campaign-bin-"); err != nil {
+			buildErr = err
+			return
+		}
+		goBin := filepath.Join(os.Getenv("GOROOT"), "bin", "go")
+		if _, err := os.Stat(goBin); err != nil {
+			goBin = "go"
+		}
+		build := func(out string, args ...string) error {
+			cmd := exec.Command(goBin, append([]string{"build", "-o", out}, args...)...)
+			cmd.Dir = root
+			if b, err := cmd.CombinedOutput(); err != nil {
+				return fmt.Errorf("go build %s: %w\n%s", strings.Join(args, " "), err, b)
+			}
+			return nil
+		}
+		if built.engine == "" {
+			built.engine = filepath.Join(buildDir, "blastfleet-engine")
+			if buildErr = build(built.engine, "-tags", "mpi", "./cmd/engine"); buildErr != nil {
+				return
+			}
+		}
+		if built.cli == "" {
+			built.cli = filepath.Join(buildDir, "blastfleet")
+			buildErr = build(built.cli, "./cmd/blastfleet")
+		}
+	})
+	if buildErr != nil {
+		t.Fatalf("engine/CLI binaries: %v", buildErr)
+	}
+	return built
+}
+
+// ---------------------------------------------------------------- fixture
+
+// fixture is the synthetic blastn families, their 3 shards and the
+// unsharded reference search, built once for the package.
+type fixture struct {
+	dir, fasta, queries, shards string
+	queryBytes                  []byte
+	nQueries                    int
+	letters                     int64
+	want                        []byte // unsharded search, outfmt 6 std, -max_target_seqs 500
+	manifestSHA                 string
+	slowPath                    string // PATH with a blastn that sleeps first
+}
+
+// blastDelay is how long the partitions' blastn waits before running, so
+// that a campaign lasts several seconds (and can be hurt mid-way) without
+// using more CPU on a small machine.
+const blastDelay = "0.05"
+
+const outfmt = "6 std"
+
+func nuclFamilies() synth.Options {
+	return synth.Options{Seed: 7, Families: 24, Members: 10, MinLen: 300, MaxLen: 900, Mutation: 0.04,
+		Queries: 30, QueryFrac: 0.6, Unrelated: 40, Duplicates: 2}
+}
+
+var (
+	fixOnce sync.Once
+	fix     *fixture
+	fixErr  error
+	fixDir  string
+)
+
+func getFixture(t *testing.T) *fixture {
+	t.Helper()
+	requireTools(t, "mpirun", "blastn", "makeblastdb")
+	fixOnce.Do(func() { fix, fixErr = buildFixture() })
+	if fixErr != nil {
+		t.Fatalf("fixture: %v", fixErr)
+	}
+	return fix
+}
+
+func buildFixture() (*fixture, error) {
+	dir, err := os.MkdirTemp("", "blastfleet-campaign-fixture-")
+	if err != nil {
+		return nil, err
+	}
+	fixDir = dir
+	f := &fixture{dir: dir, fasta: filepath.Join(dir, "db.fa"), queries: filepath.Join(dir, "q.fa"), shards: filepath.Join(dir, "shards")}
+	var db, q bytes.Buffer
+	if err := synth.Write(nuclFamilies(), &db, &q); err != nil {
+		return nil, err
+	}
+	f.queryBytes = q.Bytes()
+	if err := os.WriteFile(f.fasta, db.Bytes(), 0o644); err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(f.queries, f.queryBytes, 0o644); err != nil {
+		return nil, err
+	}
+	for _, line := range strings.Split(string(f.queryBytes), "\n") {
+		if strings.HasPrefix(line, ">") {
+			f.nQueries++
+		} else {
+			f.letters += int64(len(strings.TrimSpace(line)))
+		}
+	}
+	real, err := exec.LookPath("blastn")
+	if err != nil {
+		return nil, err
+	}
+	slow := filepath.Join(dir, "slow-bin")
+	if err := os.MkdirAll(slow, 0o755); err != nil {
+		return nil, err
+	}
+	script := fmt.Sprintf("#!/bin/sh\nsleep %s\nexec %s \"$@\"\n", blastDelay, real)
+	if err := os.WriteFile(filepath.Join(slow, "blastn"), []byte(script), 0o755); err != nil {
+		return nil, err
+	}
+	f.slowPath = "PATH=" + slow + string(os.PathListSeparator) + os.Getenv("PATH")
+	ctx := context.Background()
+	unsharded, err := refsearch.MakeDB(ctx, f.fasta, "nucl", dir)
+	if err != nil {
+		return nil, err
+	}
+	if f.want, err = refsearch.Search(ctx, "blastn", unsharded, f.queries, outfmt, "-max_target_seqs", "500"); err != nil {
+		return nil, err
+	}
+	if n := bytes.Count(f.want, []byte("\n")); n < 100 {
+		return nil, fmt.Errorf("the reference has only %d lines", n)
+	}
+	st, err := objstore.Open(ctx, f.shards)
+	if err != nil {
+		return nil, err
+	}
+	work, err := os.MkdirTemp(dir, "work-")
+	if err != nil {
+		return nil, err
+	}
+	if _, err := shard.Build(ctx, shard.Options{Input: f.fasta, Type: manifest.Nucleotide, Shards: 3,
+		Output: st, Name: "families", WorkDir: work}); err != nil {
+		return nil, err
+	}
+	mb, err := os.ReadFile(filepath.Join(f.shards, manifest.FileName))
+	if err != nil {
+		return nil, err
+	}
+	f.manifestSHA = sha256Hex(mb)
+	return f, nil
+}
+
+func sha256Hex(b []byte) string {
+	h := sha256.Sum256(b)
+	return hex.EncodeToString(h[:])
+}
+
+// ---------------------------------------------------------------- campaigns
+
+// env is one test's object store: a MinIO with buckets "data" (database
+// and queries) and "campaigns".
+type env struct {
+	minio *testenv.MinIO
+	f     *fixture
+	db    string // database location
+	qloc  string // queries location
+}
+
+func newEnv(t *testing.T) *env {
+	t.Helper()
+	f := getFixture(t)
+	// Lets the test read MinIO's request counters without a token.
+	t.Setenv("MINIO_PROMETHEUS_AUTH_TYPE", "public")
+	m := testenv.StartMinIO(t)
+	m.Setenv(t)
+	m.MakeBucket(t, "data")
+	m.MakeBucket(t, "campaigns")
+	e := &env{minio: m, f: f, db: "s3://data/db", qloc: "s3://data/q.fa"}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	dbst := mustOpen(t, e.db)
+	err := filepath.WalkDir(f.shards, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(f.shards, p)
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return dbst.Put(ctx, filepath.ToSlash(rel), bytes.NewReader(b), int64(len(b)))
+	})
+	if err != nil {
+		t.Fatalf("uploading the database: %v", err)
+	}
+	putObject(t, e.qloc, f.queryBytes)
+	return e
+}
+
+func mustOpen(t *testing.T, loc string) objstore.Store {
+	t.Helper()
+	st, err := objstore.Open(context.Background(), loc)
+	if err != nil {
+		t.Fatalf("opening %s: %v", loc, err)
+	}
+	return st
+}
+
+func putObject(t *testing.T, loc string, data []byte) {
+	t.Helper()
+	st, key, err := objstore.OpenObject(context.Background(), loc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := st.Put(ctx, key, bytes.NewReader(data), int64(len(data))); err != nil {
+		t.Fatalf("writing %s: %v", loc, err)
+	}
+}
+
+// testPolicy makes takeovers happen within seconds.
+var testPolicy = ledger.Policy{MaxAttempts: 3, LeaseSeconds: 6, RenewSeconds: 2, SkewSeconds: 1}
+
+// plan writes a campaign plan at loc for the env's queries and database,
+// in chunks of q queries.
+func (e *env) plan(t *testing.T, loc string, q int) objstore.Store {
+	t.Helper()
+	return e.planWith(t, loc, q, e.db, e.qloc)
+}
+
+// planWith plans with the given database and queries locations (the
+// fixture's local files for a directory campaign).
+func (e *env) planWith(t *testing.T, loc string, q int, db, qloc string) objstore.Store {
+	t.Helper()
+	st := mustOpen(t, loc)
+	f := e.f
+	p := &ledger.Plan{SchemaVersion: ledger.SchemaVersion, Name: filepath.Base(loc),
+		Queries: ledger.Queries{Location: qloc, SHA256: sha256Hex(f.queryBytes), Size: int64(len(f.queryBytes)),
+			Count: f.nQueries, Letters: f.letters},
+		Database: ledger.Database{Location: db, Name: "families", Type: "nucl", ManifestSHA256: f.manifestSHA},
+		Search:   ledger.Search{Program: "blastn", Outfmt: outfmt, MaxTargetSeqs: 500, TopHits: "auto"},
+		Chunks:   ledger.ChunkByQueries(f.nQueries, q),
+		Policy:   testPolicy}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := ledger.WritePlan(ctx, st, p); err != nil {
+		t.Fatalf("writing plan: %v", err)
+	}
+	return st
+}
+
+// ---------------------------------------------------------------- partitions
+
+// partition is one mpirun of blastfleet-engine --campaign.
+type partition struct {
+	id      string
+	cmd     *exec.Cmd
+	stdout  syncBuffer
+	stderr  syncBuffer
+	start   time.Time
+	end     time.Time
+	done    chan struct{}
+	code    int // exit code; -1 when killed by a signal
+	timeout bool
+	summary string // --summary-json path
+
+	mu   sync.Mutex
+	seen map[proc]bool // every descendant seen, killed at the end
+}
+
+// track records the partition's descendants every 100ms while mpirun
+// runs: once mpirun is gone, orphaned ranks are no longer below it.
+func (p *partition) track() {
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		p.mu.Lock()
+		for _, c := range descendants(p.cmd.Process.Pid) {
+			p.seen[c] = true
+		}
+		p.mu.Unlock()
+		select {
+		case <-p.done:
+			return
+		case <-tick.C:
+		}
+	}
+}
+
+// survivors lists processes of the partition still alive.
+func (p *partition) survivors() []proc {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var out []proc
+	for c := range p.seen {
+		if _, state, start, ok := procStat(c.pid); ok && start == c.start && state != "Z" {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// signalAll sends sig to the partition's tree and every process of it
+// ever seen.
+func (p *partition) signalAll(sig syscall.Signal) {
+	signalTree(p.cmd.Process.Pid, sig)
+	for _, c := range p.survivors() {
+		_ = syscall.Kill(c.pid, sig)
+	}
+}
+
+// killAll kills every process of the partition.
+func (p *partition) killAll() {
+	p.signalAll(syscall.SIGCONT)
+	p.signalAll(syscall.SIGKILL)
+}
+
+// partitionTimeout bounds every partition; a hang is killed.
+const partitionTimeout = 100 * time.Second
+
+// engineArgs slow the search down so runs last a few seconds and can be
+// hurt mid-way: small query blocks (about one query per task) and one
+// task per shard.
+var engineArgs = []string{"--block-letters", "300", "--group-bytes", "1"}
+
+// startPartition runs `mpirun -np np blastfleet-engine --campaign loc
+// --partition-id id` in its own process group. It is killed, with every
+// descendant, when the test ends or after partitionTimeout.
+func startPartition(t *testing.T, loc, id string, np int, extraEnv []string, extra ...string) *partition {
+	t.Helper()
+	b := bins(t)
+	dir := t.TempDir()
+	p := &partition{id: id, done: make(chan struct{}), summary: filepath.Join(dir, "summary.json"), seen: map[proc]bool{}}
+	argv := []string{"mpirun", "-np", strconv.Itoa(np), "--oversubscribe", "--allow-run-as-root",
+		b.engine, "--campaign", loc, "--partition-id", id,
+		"--cache-dir", filepath.Join(dir, "cache"), "--summary-json", p.summary}
+	argv = append(argv, engineArgs...)
+	argv = append(argv, extra...)
+	p.cmd = exec.Command(argv[0], argv[1:]...)
+	p.cmd.Env = append(append(append(os.Environ(), mpiEnv...), fix.slowPath), extraEnv...)
+	p.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	p.cmd.Stdout, p.cmd.Stderr = &p.stdout, &p.stderr
+	p.start = time.Now()
+	if err := p.cmd.Start(); err != nil {
+		t.Fatalf("starting partition %s: %v", id, err)
+	}
+	go p.track()
+	go func() {
+		err := p.cmd.Wait()
+		p.end = time.Now()
+		var ee *exec.ExitError
+		switch {
+		case err == nil:
+			p.code = 0
+		case errors.As(err, &ee):
+			p.code = ee.ExitCode()
+		default:
+			p.code = -2
+		}
+		close(p.done)
+	}()
+	timer := time.AfterFunc(partitionTimeout, func() {
+		p.timeout = true
+		p.killAll()
+	})
+	t.Cleanup(func() {
+		timer.Stop()
+		p.killAll()
+		select {
+		case <-p.done:
+		case <-time.After(10 * time.Second):
+			t.Errorf("partition %s: mpirun did not exit 10s after SIGKILL", id)
+		}
+		if t.Failed() {
+			t.Logf("partition %s stderr:\n%s", id, p.stderr.String())
+		}
+	})
+	return p
+}
+
+// wait waits for the partition to exit and returns its exit code.
+func (p *partition) wait(t *testing.T) int {
+	t.Helper()
+	<-p.done
+	if p.timeout {
+		t.Fatalf("partition %s timed out after %s and was killed\nstderr:\n%s", p.id, partitionTimeout, p.stderr.String())
+	}
+	return p.code
+}
+
+// mustSucceed waits and fails the test unless the partition exits 0.
+func (p *partition) mustSucceed(t *testing.T) {
+	t.Helper()
+	if code := p.wait(t); code != 0 {
+		t.Fatalf("partition %s exited %d after %s\nstderr:\n%s", p.id, code, p.elapsed(), p.stderr.String())
+	}
+}
+
+func (p *partition) elapsed() time.Duration { return p.end.Sub(p.start).Round(time.Millisecond) }
+
+func (p *partition) exited() bool {
+	select {
+	case <-p.done:
+		return true
+	default:
+		return false
+	}
+}
+
+var (
+	leasedRe    = regexp.MustCompile(`"msg"="leased chunk" "queries"="(\[\d+,\d+\))" "attempt"=(\d+)`)
+	committedRe = regexp.MustCompile(`"msg"="committed chunk" "queries"="(\[\d+,\d+\))"`)
+	discardedRe = regexp.MustCompile(`chunk was committed by another partition first; ours is discarded" "queries"="(\[\d+,\d+\))"`)
+)
+
+// leased lists the chunks this partition leased, in order.
+func (p *partition) leased() []string { return matches(leasedRe, p.stderr.String()) }
+
+// committed lists the chunks this partition committed, by its log.
+func (p *partition) committed() []string { return matches(committedRe, p.stderr.String()) }
+
+func (p *partition) discarded() []string { return matches(discardedRe, p.stderr.String()) }
+
+func matches(re *regexp.Regexp, s string) []string {
+	var out []string
+	for _, m := range re.FindAllStringSubmatch(s, -1) {
+		out = append(out, m[1])
+	}
+	return out
+}
+
+// waitFor polls cond every 20ms until it holds or timeout passes.
+func waitFor(t *testing.T, timeout time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("waited %s for %s", timeout, what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// waitLeased waits until the partition has leased n chunks.
+func (p *partition) waitLeased(t *testing.T, n int) {
+	t.Helper()
+	waitFor(t, 60*time.Second, fmt.Sprintf("partition %s to lease %d chunks", p.id, n), func() bool {
+		if p.exited() {
+			t.Fatalf("partition %s exited (%d) before leasing %d chunks\n%s", p.id, p.code, n, p.stderr.String())
+		}
+		return len(p.leased()) >= n
+	})
+}
+
+// waitCommitted waits until the partition has committed n chunks.
+func (p *partition) waitCommitted(t *testing.T, n int) {
+	t.Helper()
+	waitFor(t, 60*time.Second, fmt.Sprintf("partition %s to commit %d chunks", p.id, n), func() bool {
+		if p.exited() {
+			t.Fatalf("partition %s exited (%d) before committing %d chunks\n%s", p.id, p.code, n, p.stderr.String())
+		}
+		return len(p.committed()) >= n
+	})
+}
+
+// realBLAST is the environment entry that undoes the slow blastn.
+func realBLAST() string { return "PATH=" + os.Getenv("PATH") }
+
+// summaryJSON is the part of --summary-json the tests read.
+type summaryJSON struct {
+	ChunksCommitted int     `json:"chunksCommitted"`
+	ChunksFailed    int     `json:"chunksFailed"`
+	WallSeconds     float64 `json:"wallSeconds"`
+	Tasks           int     `json:"tasks"`
+	Ranks           []struct {
+		Rank         int     `json:"rank"`
+		Role         string  `json:"role"`
+		BlastSeconds float64 `json:"blastSeconds"`
+	} `json:"ranks"`
+}
+
+func (p *partition) readSummary(t *testing.T) *summaryJSON {
+	t.Helper()
+	b, err := os.ReadFile(p.summary)
+	if err != nil {
+		t.Fatalf("partition %s: --summary-json: %v", p.id, err)
+	}
+	var s summaryJSON
+	if err := json.Unmarshal(b, &s); err != nil {
+		t.Fatalf("partition %s: --summary-json: %v", p.id, err)
+	}
+	return &s
+}
+
+func (s *summaryJSON) blastSeconds() float64 {
+	var x float64
+	for _, r := range s.Ranks {
+		x += r.BlastSeconds
+	}
+	return x
+}
+
+// ---------------------------------------------------------------- processes
+
+type proc struct {
+	pid   int
+	start string
+}
+
+func procStat(pid int) (ppid int, state, start string, ok bool) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, "", "", false
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return 0, "", "", false
+	}
+	f := strings.Fields(s[i+1:])
+	if len(f) < 20 {
+		return 0, "", "", false
+	}
+	if _, err := fmt.Sscan(f[1], &ppid); err != nil {
+		return 0, "", "", false
+	}
+	return ppid, f[0], f[19], true
+}
+
+func procStart(pid int) (string, bool) {
+	_, _, start, ok := procStat(pid)
+	return start, ok
+}
+
+// descendants lists every process below pid.
+func descendants(pid int) []proc {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	children := map[int][]proc{}
+	for _, e := range entries {
+		p, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if ppid, _, start, ok := procStat(p); ok {
+			children[ppid] = append(children[ppid], proc{pid: p, start: start})
+		}
+	}
+	var out []proc
+	queue := []int{pid}
+	for len(queue) > 0 {
+		for _, c := range children[queue[0]] {
+			out = append(out, c)
+			queue = append(queue, c.pid)
+		}
+		queue = queue[1:]
+	}
+	return out
+}
+
+// signalTree sends sig to pid's process group and to every descendant of
+// pid (mpirun starts each rank in a process group of its own).
+func signalTree(pid int, sig syscall.Signal) {
+	for pass := 0; pass < 2; pass++ { // again for children forked meanwhile
+		procs := descendants(pid)
+		_ = syscall.Kill(-pid, sig)
+		for _, p := range procs {
+			if start, ok := procStart(p.pid); ok && start == p.start {
+				_ = syscall.Kill(p.pid, sig)
+			}
+		}
+	}
+}
+
+// ranks returns the partition's engine processes by MPI rank, read from
+// OMPI_COMM_WORLD_RANK in their environment.
+func (p *partition) ranks() map[int]proc {
+	out := map[int]proc{}
+	for _, c := range descendants(p.cmd.Process.Pid) {
+		exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", c.pid))
+		if err != nil || filepath.Base(exe) != "blastfleet-engine" {
+			continue
+		}
+		env, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", c.pid))
+		if err != nil {
+			continue
+		}
+		for _, kv := range strings.Split(string(env), "\x00") {
+			if v, ok := strings.CutPrefix(kv, "OMPI_COMM_WORLD_RANK="); ok {
+				if r, err := strconv.Atoi(v); err == nil {
+					out[r] = c
+				}
+			}
+		}
+	}
+	return out
+}
+
+// killRank SIGKILLs the rank's engine process and returns when it did.
+func (p *partition) killRank(t *testing.T, rank int) time.Time {
+	t.Helper()
+	var pr proc
+	waitFor(t, 20*time.Second, fmt.Sprintf("rank %d of partition %s", rank, p.id), func() bool {
+		var ok bool
+		pr, ok = p.ranks()[rank]
+		return ok
+	})
+	if err := syscall.Kill(pr.pid, syscall.SIGKILL); err != nil {
+		t.Fatalf("killing rank %d (pid %d): %v", rank, pr.pid, err)
+	}
+	return time.Now()
+}
+
+// ---------------------------------------------------------------- checks
+
+// chunkRecords are a chunk's ledger records, read as a test would.
+type chunkRecords struct {
+	r        string // "[first,end)"
+	dir      string
+	commit   map[string]any
+	attempts []attemptJSON
+	results  []string // result-* objects present
+}
+
+type attemptJSON struct {
+	Number    int       `json:"number"`
+	Holder    string    `json:"holder"`
+	StartedAt time.Time `json:"startedAt"`
+	Failure   *struct {
+		Message  string `json:"message"`
+		ExitCode int    `json:"exitCode"`
+	} `json:"failure"`
+}
+
+// readChunks lists every chunk directory's records.
+func readChunks(t *testing.T, st objstore.Store) map[string]*chunkRecords {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	infos, err := st.List(ctx, "chunks/")
+	if err != nil {
+		t.Fatalf("listing chunks: %v", err)
+	}
+	out := map[string]*chunkRecords{}
+	for _, in := range infos {
+		rest := strings.TrimPrefix(in.Key, "chunks/")
+		dir, name, ok := strings.Cut(rest, "/")
+		if !ok {
+			continue
+		}
+		var first, end int
+		if _, err := fmt.Sscanf(dir, "%d-%d", &first, &end); err != nil {
+			continue
+		}
+		c := out[dir]
+		if c == nil {
+			c = &chunkRecords{r: fmt.Sprintf("[%d,%d)", first, end), dir: "chunks/" + dir + "/"}
+			out[dir] = c
+		}
+		switch {
+		case name == "commit.json":
+			b, _, err := st.GetBytes(ctx, in.Key)
+			if err == nil {
+				_ = json.Unmarshal(b, &c.commit)
+			}
+		case name == "attempts.json":
+			b, _, err := st.GetBytes(ctx, in.Key)
+			if err == nil {
+				var rec struct {
+					Attempts []attemptJSON `json:"attempts"`
+				}
+				_ = json.Unmarshal(b, &rec)
+				c.attempts = rec.Attempts
+			}
+		case strings.HasPrefix(name, "result-"):
+			c.results = append(c.results, in.Key)
+		}
+	}
+	return out
+}
+
+// outcome is the chunk's commit.json outcome ("" if none).
+func (c *chunkRecords) outcome() string {
+	s, _ := c.commit["outcome"].(string)
+	return s
+}
+
+// verifyOpts says what a finished campaign must look like.
+type verifyOpts struct {
+	want       []byte // expected StreamResults output
+	failed     []int  // queries expected failed
+	parts      []*partition
+	voids      int  // commits legitimately voided (and redone)
+	noOrphans  bool // no uncommitted result object may be left
+	needResult bool // the assembled result object must exist
+}
+
+// verify checks a finished campaign: complete, each query's result once,
+// output identical to the reference, nothing committed twice.
+func verify(t *testing.T, st objstore.Store, o verifyOpts) *ledger.Status {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	s, err := ledger.ReadStatus(ctx, st)
+	if err != nil {
+		t.Fatalf("campaign status: %v", err)
+	}
+	f := fix
+	if !s.Complete || s.Committed+s.Failed != s.Chunks || s.QueriesDone+s.QueriesFailed != f.nQueries || s.QueriesFailed != len(o.failed) {
+		t.Fatalf("campaign status %+v: want complete, %d queries, %d failed", s, f.nQueries, len(o.failed))
+	}
+	if len(s.Problems) > 0 {
+		t.Errorf("status reports problems in a finished campaign: %v", s.Problems)
+	}
+	var got bytes.Buffer
+	if err := ledger.StreamResults(ctx, st, &got); err != nil {
+		t.Fatalf("streaming results: %v", err)
+	}
+	if d := refsearch.Diff(got.Bytes(), o.want); d != "" || !bytes.Equal(got.Bytes(), o.want) {
+		t.Fatalf("campaign results differ from the reference (%d vs %d bytes): %s", got.Len(), len(o.want), d)
+	}
+	checkEachQueryOnce(t, got.Bytes())
+	// The assembled result, when there, is the same bytes.
+	res, _, err := st.GetBytes(ctx, ledger.ResultKey)
+	switch {
+	case err == nil:
+		if !bytes.Equal(res, got.Bytes()) {
+			t.Errorf("assembled %s (%d bytes) differs from the streamed results (%d bytes)", ledger.ResultKey, len(res), got.Len())
+		}
+	case errors.Is(err, objstore.ErrNotExist):
+		if o.needResult {
+			t.Errorf("campaign complete but no assembled %s", ledger.ResultKey)
+		}
+	default:
+		t.Fatalf("reading %s: %v", ledger.ResultKey, err)
+	}
+	// Nothing committed twice: by the partitions' logs, each chunk range
+	// was committed at most once (plus legitimate redoes after a void),
+	// and every committed chunk's marker names a holder that logged it.
+	commits := map[string]int{}
+	total := 0
+	for _, p := range o.parts {
+		for _, r := range p.committed() {
+			commits[r]++
+			total++
+		}
+	}
+	for r, n := range commits {
+		if n > 1 && o.voids == 0 {
+			t.Errorf("chunk %s committed %d times by the partitions' logs", r, n)
+		}
+	}
+	if total > s.Committed+o.voids {
+		t.Errorf("partitions logged %d commits, the ledger holds %d committed chunks (+%d voided)", total, s.Committed, o.voids)
+	}
+	chunks := readChunks(t, st)
+	orphans := 0
+	for _, c := range chunks {
+		key, _ := c.commit["resultKey"].(string)
+		for _, r := range c.results {
+			if c.outcome() != "committed" || r != key {
+				orphans++
+				if o.noOrphans {
+					t.Errorf("chunk %s: result %s is not the committed one (%v)", c.r, r, c.commit["resultKey"])
+				}
+			}
+		}
+	}
+	if orphans > 0 {
+		t.Logf("%d uncommitted result objects left (from killed attempts)", orphans)
+	}
+	if len(o.failed) > 0 {
+		var fq []int
+		for _, q := range s.FailedQueries {
+			fq = append(fq, q.Query)
+		}
+		sort.Ints(fq)
+		if fmt.Sprint(fq) != fmt.Sprint(o.failed) {
+			t.Errorf("failed queries %v, want %v", fq, o.failed)
+		}
+	}
+	return s
+}
+
+// checkEachQueryOnce: every query's lines are one contiguous run.
+func checkEachQueryOnce(t *testing.T, out []byte) {
+	t.Helper()
+	seen := map[string]bool{}
+	prev := ""
+	for _, line := range strings.Split(strings.TrimSuffix(string(out), "\n"), "\n") {
+		q, _, _ := strings.Cut(line, "\t")
+		if q != prev {
+			if seen[q] {
+				t.Fatalf("query %s's results appear twice (not contiguous)", q)
+			}
+			seen[q] = true
+			prev = q
+		}
+	}
+}
+
+// takeover measures, from the ledger, the time from when died to the first
+// attempt by another holder on a chunk the dead partition (holder prefix
+// dead+"-") held then without committing it.
+func takeover(t *testing.T, st objstore.Store, dead string, died time.Time) (time.Duration, bool) {
+	t.Helper()
+	best := time.Duration(-1)
+	for _, c := range readChunks(t, st) {
+		held := false
+		for _, a := range c.attempts {
+			if strings.HasPrefix(a.Holder, dead+"-") && a.StartedAt.Before(died) {
+				held = true
+			}
+		}
+		if !held {
+			continue
+		}
+		if h, _ := c.commit["holder"].(string); strings.HasPrefix(h, dead+"-") {
+			continue // it committed that chunk before dying
+		}
+		for _, a := range c.attempts {
+			if !strings.HasPrefix(a.Holder, dead+"-") && a.StartedAt.After(died) {
+				if d := a.StartedAt.Sub(died); best < 0 || d < best {
+					best = d
+				}
+				break
+			}
+		}
+	}
+	return best, best >= 0
+}
+
+// syncBuffer is a bytes.Buffer safe for concurrent writes and reads.
+type syncBuffer struct {
+	mu         sync.Mutex
+	buf        bytes.Buffer
+	lastCommit time.Time // when a "committed chunk" line last arrived
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if bytes.Contains(p, []byte(`"msg"="committed chunk"`)) {
+		b.lastCommit = time.Now()
+	}
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) lastCommitAt() time.Time {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.lastCommit
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// checkNoSurvivors: once mpirun is gone, none of the partition's engine
+// processes (nor BLAST under them) may live on, or an orphaned master
+// would keep renewing its leases. It waits up to grace.
+func (p *partition) checkNoSurvivors(t *testing.T, grace time.Duration) {
+	t.Helper()
+	<-p.done
+	deadline := time.Now().Add(grace)
+	var left []proc
+	for {
+		left = p.survivors()
+		if len(left) == 0 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if len(left) == 0 {
+		return
+	}
+	var names []string
+	for _, c := range left {
+		exe, _ := os.Readlink(fmt.Sprintf("/proc/%d/exe", c.pid))
+		names = append(names, fmt.Sprintf("%d:%s", c.pid, filepath.Base(exe)))
+	}
+	t.Errorf("partition %s: processes outlived mpirun by %s: %v", p.id, grace, names)
+	p.killAll()
+}
