@@ -494,3 +494,20 @@ func TestDecodeGarbage(t *testing.T) {
 		}
 	}
 }
+
+func TestLookupTypedIDs(t *testing.T) {
+	maps := []map[string]int64{{"abc00026": 7, "sp|P12345|NAME": 3}, {"foo": 9}}
+	for id, want := range map[string]int64{
+		"abc00026":       7, // as written
+		"gb|abc00026|":   7, // BLAST's reading of an accession-shaped id
+		"sp|P12345|NAME": 3,
+		"foo":            9,
+	} {
+		if got, ok := lookup(maps, id); !ok || got != want {
+			t.Errorf("lookup(%q) = %d, %v; want %d", id, got, ok, want)
+		}
+	}
+	if _, ok := lookup(maps, "gb|missing|"); ok {
+		t.Error("an unknown id must not be found")
+	}
+}

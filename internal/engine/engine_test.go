@@ -316,3 +316,31 @@ func firstRecords(gz, out string, n int) error {
 	text = strings.TrimSuffix(text, ">")
 	return os.WriteFile(out, []byte(text), 0o644)
 }
+
+// Ids shaped like accessions are printed by BLAST as typed ids
+// ("ab003001" as "gb|ab003001|"); the merge must still find their ordinals.
+func TestAccessionShapedIDs(t *testing.T) {
+	f := synthFixture(t, nuclFamilies())
+	data, err := os.ReadFile(f.fasta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.NewReplacer(">fam", ">ab", "_m", "", ">rnd", ">xyz").Replace(string(data))
+	if err := os.WriteFile(f.fasta, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if f.unsharded, err = refsearch.MakeDB(context.Background(), f.fasta, "nucl", f.dir); err != nil {
+		t.Fatal(err)
+	}
+	s := search{program: blast.Blastn, outfmt: "6 qseqid sseqid evalue bitscore", workers: 2, groupBytes: 1}
+	want := s.reference(t, f, false)
+	if !strings.Contains(string(want), "|") {
+		t.Fatalf("BLAST printed no typed ids; the test does not exercise them:\n%.300s", want)
+	}
+	out := filepath.Join(t.TempDir(), "out.tsv")
+	s.run(t, f.shards(t, 3), f.queries, out)
+	got, _ := os.ReadFile(out)
+	if d := refsearch.Diff(got, want); d != "" {
+		t.Fatalf("%s", d)
+	}
+}

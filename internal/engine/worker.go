@@ -291,9 +291,27 @@ func (w *worker) runTask(ctx context.Context, a *assignMsg) (r taskResult) {
 	return r
 }
 
+// lookup finds a subject's ordinal by the id BLAST printed. A -parse_seqids
+// database may print a plain FASTA id as a typed one (an id shaped like an
+// accession, "abc00026", comes out as "gb|abc00026|"), so the parts of a
+// typed id are tried too.
 func lookup(maps []map[string]int64, id string) (int64, bool) {
-	for _, m := range maps {
-		if o, ok := m[id]; ok {
+	find := func(key string) (int64, bool) {
+		for _, m := range maps {
+			if o, ok := m[key]; ok {
+				return o, true
+			}
+		}
+		return 0, false
+	}
+	if o, ok := find(id); ok {
+		return o, true
+	}
+	for _, part := range strings.Split(id, "|") {
+		if part == "" || part == id {
+			continue
+		}
+		if o, ok := find(part); ok {
 			return o, true
 		}
 	}

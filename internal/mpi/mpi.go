@@ -72,7 +72,7 @@ import (
 // ranks than cores) does not burn a core.
 const (
 	minIdle = 50 * time.Microsecond
-	maxIdle = 2 * time.Millisecond
+	maxIdle = 5 * time.Millisecond
 	// While sends are in flight, large (rendezvous) messages only move when
 	// this rank calls into MPI, so the loop stays responsive.
 	maxIdleSending = 100 * time.Microsecond
