@@ -33,7 +33,7 @@ fmt-check:
 test: deps fmt-check vet build
 	BLASTFLEET_REQUIRE_REAL=1 BLASTFLEET_MINIO=$$(hack/install-minio.sh) \
 	BLASTFLEET_ENGINE=$(CURDIR)/$(BIN)/blastfleet-engine BLASTFLEET_CLI=$(CURDIR)/$(BIN)/blastfleet \
-	$(GO) test -tags mpi -timeout 30m ./...
+	$(GO) test -tags mpi -count=1 -timeout 30m ./...
 
 ## test-soak: longer runs (larger data, more ranks)
 test-soak: deps build
