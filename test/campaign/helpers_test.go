@@ -36,13 +36,9 @@ import (
 	"github.com/blastfleet/blastfleet/internal/testenv"
 )
 
-var buildDir string
-
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if buildDir != "" {
-		os.RemoveAll(buildDir)
-	}
+	testenv.RemoveBuiltBinaries()
 	if fixDir != "" { // the fixture shared by every test
 		os.RemoveAll(fixDir)
 	}
@@ -60,95 +56,19 @@ func seeds() []uint64 {
 	return []uint64{1, 2}
 }
 
-var mpiEnv = []string{
-	"OMPI_MCA_mpi_yield_when_idle=1",
-	"OMPI_MCA_btl_vader_single_copy_mechanism=none",
-	"OMPI_ALLOW_RUN_AS_ROOT=1",
-	"OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1",
-}
+// mpiEnv is what OpenMPI needs here (testenv.MPIEnv).
+var mpiEnv = testenv.MPIEnv
 
-func requireTools(t *testing.T, names ...string) {
-	t.Helper()
-	for _, n := range names {
-		if _, err := exec.LookPath(n); err != nil {
-			if testenv.RequireReal() {
-				t.Fatalf("%s is not installed (hack/install-deps.sh): %v", n, err)
-			}
-			t.Skipf("%s is not installed", n)
-		}
-	}
-}
-
-// ---------------------------------------------------------------- binaries
+func requireTools(t *testing.T, names ...string) { testenv.RequireTools(t, names...) }
 
 type binaries struct{ engine, cli string }
 
-var (
-	buildOnce sync.Once
-	built     binaries
-	buildErr  error
-)
-
-// bins returns $BLASTFLEET_ENGINE and $BLASTFLEET_CLI, or builds them once.
+// bins returns the engine and CLI binaries (testenv.BuiltBinaries).
 func bins(t *testing.T) binaries {
-	t.Helper()
-	buildOnce.Do(func() {
-		built = binaries{engine: os.Getenv("BLASTFLEET_ENGINE"), cli: os.Getenv("BLASTFLEET_CLI")}
-		for name, p := range map[string]string{"BLASTFLEET_ENGINE": built.engine, "BLASTFLEET_CLI": built.cli} {
-			if p == "" {
-				continue
-			}
-			if !filepath.IsAbs(p) {
-				buildErr = fmt.Errorf("%s=%s must be an absolute path", name, p)
-				return
-			}
-			if _, err := os.Stat(p); err != nil {
-				buildErr = fmt.Errorf("%s: %w", name, err)
-				return
-			}
-		}
-		if built.engine != "" && built.cli != "" {
-			return
-		}
-		root, err := testenv.RepoRoot()
-		if err != nil {
-			buildErr = err
-			return
-		}
-		if buildDir, err = os.MkdirTemp("", "blastfleet-campaign-bin-"); err != nil {
-			buildErr = err
-			return
-		}
-		goBin := filepath.Join(os.Getenv("GOROOT"), "bin", "go")
-		if _, err := os.Stat(goBin); err != nil {
-			goBin = "go"
-		}
-		build := func(out string, args ...string) error {
-			cmd := exec.Command(goBin, append([]string{"build", "-o", out}, args...)...)
-			cmd.Dir = root
-			if b, err := cmd.CombinedOutput(); err != nil {
-				return fmt.Errorf("go build %s: %w\n%s", strings.Join(args, " "), err, b)
-			}
-			return nil
-		}
-		if built.engine == "" {
-			built.engine = filepath.Join(buildDir, "blastfleet-engine")
-			if buildErr = build(built.engine, "-tags", "mpi", "./cmd/engine"); buildErr != nil {
-				return
-			}
-		}
-		if built.cli == "" {
-			built.cli = filepath.Join(buildDir, "blastfleet")
-			buildErr = build(built.cli, "./cmd/blastfleet")
-		}
-	})
-	if buildErr != nil {
-		t.Fatalf("engine/CLI binaries: %v", buildErr)
-	}
-	return built
+	b := testenv.BuiltBinaries(t)
+	return binaries{engine: b.Engine, cli: b.CLI}
 }
 
-// ---------------------------------------------------------------- fixture
 
 // fixture is the synthetic blastn families, their 3 shards and the
 // unsharded reference search, built once for the package.
@@ -386,7 +306,7 @@ func (p *partition) track() {
 	defer tick.Stop()
 	for {
 		p.mu.Lock()
-		for _, c := range descendants(p.cmd.Process.Pid) {
+		for _, c := range testenv.Descendants(p.cmd.Process.Pid) {
 			p.seen[c] = true
 		}
 		p.mu.Unlock()
@@ -404,7 +324,7 @@ func (p *partition) survivors() []proc {
 	defer p.mu.Unlock()
 	var out []proc
 	for c := range p.seen {
-		if _, state, start, ok := procStat(c.pid); ok && start == c.start && state != "Z" {
+		if _, state, start, ok := testenv.ProcStat(c.PID); ok && start == c.Start && state != "Z" {
 			out = append(out, c)
 		}
 	}
@@ -414,9 +334,9 @@ func (p *partition) survivors() []proc {
 // signalAll sends sig to the partition's tree and every process of it
 // ever seen.
 func (p *partition) signalAll(sig syscall.Signal) {
-	signalTree(p.cmd.Process.Pid, sig)
+	testenv.SignalTree(p.cmd.Process.Pid, sig)
 	for _, c := range p.survivors() {
-		_ = syscall.Kill(c.pid, sig)
+		_ = syscall.Kill(c.PID, sig)
 	}
 }
 
@@ -613,88 +533,18 @@ func (s *summaryJSON) blastSeconds() float64 {
 
 // ---------------------------------------------------------------- processes
 
-type proc struct {
-	pid   int
-	start string
-}
-
-func procStat(pid int) (ppid int, state, start string, ok bool) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0, "", "", false
-	}
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	if i < 0 {
-		return 0, "", "", false
-	}
-	f := strings.Fields(s[i+1:])
-	if len(f) < 20 {
-		return 0, "", "", false
-	}
-	if _, err := fmt.Sscan(f[1], &ppid); err != nil {
-		return 0, "", "", false
-	}
-	return ppid, f[0], f[19], true
-}
-
-func procStart(pid int) (string, bool) {
-	_, _, start, ok := procStat(pid)
-	return start, ok
-}
-
-// descendants lists every process below pid.
-func descendants(pid int) []proc {
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		return nil
-	}
-	children := map[int][]proc{}
-	for _, e := range entries {
-		p, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		if ppid, _, start, ok := procStat(p); ok {
-			children[ppid] = append(children[ppid], proc{pid: p, start: start})
-		}
-	}
-	var out []proc
-	queue := []int{pid}
-	for len(queue) > 0 {
-		for _, c := range children[queue[0]] {
-			out = append(out, c)
-			queue = append(queue, c.pid)
-		}
-		queue = queue[1:]
-	}
-	return out
-}
-
-// signalTree sends sig to pid's process group and to every descendant of
-// pid (mpirun starts each rank in a process group of its own).
-func signalTree(pid int, sig syscall.Signal) {
-	for pass := 0; pass < 2; pass++ { // again for children forked meanwhile
-		procs := descendants(pid)
-		_ = syscall.Kill(-pid, sig)
-		for _, p := range procs {
-			if start, ok := procStart(p.pid); ok && start == p.start {
-				_ = syscall.Kill(p.pid, sig)
-			}
-		}
-	}
-}
+type proc = testenv.Proc
 
 // ranks returns the partition's engine processes by MPI rank, read from
 // OMPI_COMM_WORLD_RANK in their environment.
 func (p *partition) ranks() map[int]proc {
 	out := map[int]proc{}
-	for _, c := range descendants(p.cmd.Process.Pid) {
-		exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", c.pid))
+	for _, c := range testenv.Descendants(p.cmd.Process.Pid) {
+		exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", c.PID))
 		if err != nil || filepath.Base(exe) != "blastfleet-engine" {
 			continue
 		}
-		env, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", c.pid))
+		env, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", c.PID))
 		if err != nil {
 			continue
 		}
@@ -718,8 +568,8 @@ func (p *partition) killRank(t *testing.T, rank int) time.Time {
 		pr, ok = p.ranks()[rank]
 		return ok
 	})
-	if err := syscall.Kill(pr.pid, syscall.SIGKILL); err != nil {
-		t.Fatalf("killing rank %d (pid %d): %v", rank, pr.pid, err)
+	if err := syscall.Kill(pr.PID, syscall.SIGKILL); err != nil {
+		t.Fatalf("killing rank %d (pid %d): %v", rank, pr.PID, err)
 	}
 	return time.Now()
 }
@@ -991,8 +841,8 @@ func (p *partition) checkNoSurvivors(t *testing.T, grace time.Duration) {
 	}
 	var names []string
 	for _, c := range left {
-		exe, _ := os.Readlink(fmt.Sprintf("/proc/%d/exe", c.pid))
-		names = append(names, fmt.Sprintf("%d:%s", c.pid, filepath.Base(exe)))
+		exe, _ := os.Readlink(fmt.Sprintf("/proc/%d/exe", c.PID))
+		names = append(names, fmt.Sprintf("%d:%s", c.PID, filepath.Base(exe)))
 	}
 	t.Errorf("partition %s: processes outlived mpirun by %s: %v", p.id, grace, names)
 	p.killAll()

@@ -14,7 +14,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -24,107 +23,23 @@ import (
 	"github.com/blastfleet/blastfleet/internal/testenv"
 )
 
-// buildDir holds binaries this package builds when BLASTFLEET_ENGINE and
-// BLASTFLEET_CLI are not set; TestMain removes it.
-var buildDir string
-
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if buildDir != "" {
-		os.RemoveAll(buildDir)
-	}
+	testenv.RemoveBuiltBinaries()
 	os.Exit(code)
 }
 
-// mpiEnv is what OpenMPI needs here: ranks may outnumber cores, we may be
-// root, and containers forbid the ptrace-based single copy (DESIGN.md §4).
-var mpiEnv = []string{
-	"OMPI_MCA_mpi_yield_when_idle=1",
-	"OMPI_MCA_btl_vader_single_copy_mechanism=none",
-	"OMPI_ALLOW_RUN_AS_ROOT=1",
-	"OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1",
-}
+// mpiEnv is what OpenMPI needs here (testenv.MPIEnv).
+var mpiEnv = testenv.MPIEnv
 
-// requireTools skips (or, with BLASTFLEET_REQUIRE_REAL=1, fails) when a
-// program the test runs is not on PATH.
-func requireTools(t *testing.T, names ...string) {
-	t.Helper()
-	for _, n := range names {
-		if _, err := exec.LookPath(n); err != nil {
-			if testenv.RequireReal() {
-				t.Fatalf("%s is not installed (hack/install-deps.sh): %v", n, err)
-			}
-			t.Skipf("%s is not installed", n)
-		}
-	}
-}
+func requireTools(t *testing.T, names ...string) { testenv.RequireTools(t, names...) }
 
 type binaries struct{ engine, cli string }
 
-var (
-	buildOnce sync.Once
-	built     binaries
-	buildErr  error
-)
-
-// bins returns the engine and CLI binaries: $BLASTFLEET_ENGINE and
-// $BLASTFLEET_CLI, or built once from the repository for this package.
+// bins returns the engine and CLI binaries (testenv.BuiltBinaries).
 func bins(t *testing.T) binaries {
-	t.Helper()
-	buildOnce.Do(func() {
-		built = binaries{engine: os.Getenv("BLASTFLEET_ENGINE"), cli: os.Getenv("BLASTFLEET_CLI")}
-		for name, p := range map[string]string{"BLASTFLEET_ENGINE": built.engine, "BLASTFLEET_CLI": built.cli} {
-			if p == "" {
-				continue
-			}
-			if !filepath.IsAbs(p) {
-				buildErr = fmt.Errorf("%s=%s must be an absolute path", name, p)
-				return
-			}
-			if _, err := os.Stat(p); err != nil {
-				buildErr = fmt.Errorf("%s: %w", name, err)
-				return
-			}
-		}
-		if built.engine != "" && built.cli != "" {
-			return
-		}
-		root, err := testenv.RepoRoot()
-		if err != nil {
-			buildErr = err
-			return
-		}
-		if buildDir, err = os.MkdirTemp("", "blastfleet-e2e-bin-"); err != nil {
-			buildErr = err
-			return
-		}
-		goBin := filepath.Join(os.Getenv("GOROOT"), "bin", "go")
-		if _, err := os.Stat(goBin); err != nil {
-			goBin = "go"
-		}
-		build := func(out string, args ...string) error {
-			cmd := exec.Command(goBin, append([]string{"build", "-o", out}, args...)...)
-			cmd.Dir = root
-			if b, err := cmd.CombinedOutput(); err != nil {
-				return fmt.Errorf("go build %s: %w\n%s", strings.Join(args, " "), err, b)
-			}
-			return nil
-		}
-		if built.engine == "" {
-			built.engine = filepath.Join(buildDir, "blastfleet-engine")
-			if buildErr = build(built.engine, "-tags", "mpi", "./cmd/engine"); buildErr != nil {
-				return
-			}
-		}
-		if built.cli == "" {
-			built.cli = filepath.Join(buildDir, "blastfleet")
-			buildErr = build(built.cli, "./cmd/blastfleet")
-		}
-	})
-	if buildErr != nil {
-		t.Fatalf("engine/CLI binaries: %v", buildErr)
-	}
-	return built
+	b := testenv.BuiltBinaries(t)
+	return binaries{engine: b.Engine, cli: b.CLI}
 }
 
 // result is what a finished command left.
@@ -182,76 +97,15 @@ func run(t *testing.T, timeout time.Duration, env []string, argv ...string) *res
 // alone would orphan the ranks (and the BLAST processes under them).
 func killTree(pid int) {
 	for pass := 0; pass < 2; pass++ { // a second pass for children forked meanwhile
-		procs := descendants(pid)
+		procs := testenv.Descendants(pid)
 		_ = syscall.Kill(-pid, syscall.SIGKILL)
 		for _, p := range procs {
 			// Only a process that is still the one we saw (same start time).
-			if start, ok := procStart(p.pid); ok && start == p.start {
-				_ = syscall.Kill(p.pid, syscall.SIGKILL)
+			if start, ok := testenv.ProcStart(p.PID); ok && start == p.Start {
+				_ = syscall.Kill(p.PID, syscall.SIGKILL)
 			}
 		}
 	}
-}
-
-type proc struct {
-	pid   int
-	start string // start time in clock ticks since boot: tells a reused pid apart
-}
-
-// procStat returns the parent pid and start time of a process from
-// /proc/PID/stat.
-func procStat(pid int) (ppid int, start string, ok bool) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0, "", false
-	}
-	// The command name (field 2) is in parentheses and may hold spaces.
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	if i < 0 {
-		return 0, "", false
-	}
-	f := strings.Fields(s[i+1:]) // f[0] is field 3 (state)
-	if len(f) < 20 {
-		return 0, "", false
-	}
-	if _, err := fmt.Sscan(f[1], &ppid); err != nil {
-		return 0, "", false
-	}
-	return ppid, f[19], true // field 22: starttime
-}
-
-func procStart(pid int) (string, bool) {
-	_, start, ok := procStat(pid)
-	return start, ok
-}
-
-// descendants lists every process below pid (Linux /proc; elsewhere none).
-func descendants(pid int) []proc {
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		return nil
-	}
-	children := map[int][]proc{}
-	for _, e := range entries {
-		var p int
-		if _, err := fmt.Sscan(e.Name(), &p); err != nil {
-			continue
-		}
-		if ppid, start, ok := procStat(p); ok {
-			children[ppid] = append(children[ppid], proc{pid: p, start: start})
-		}
-	}
-	var out []proc
-	queue := []int{pid}
-	for len(queue) > 0 {
-		for _, c := range children[queue[0]] {
-			out = append(out, c)
-			queue = append(queue, c.pid)
-		}
-		queue = queue[1:]
-	}
-	return out
 }
 
 // mustRun runs argv and fails the test unless it exits 0.
