@@ -69,7 +69,6 @@ func bins(t *testing.T) binaries {
 	return binaries{engine: b.Engine, cli: b.CLI}
 }
 
-
 // fixture is the synthetic blastn families, their 3 shards and the
 // unsharded reference search, built once for the package.
 type fixture struct {
