@@ -133,6 +133,7 @@ func TestMinIORestart(t *testing.T) {
 	if soak() {
 		runs = seeds()
 	}
+	outer := t // the restarted server outlives each seed's subtest
 	for _, seed := range runs {
 		t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) {
 			r := newRand(seed)
@@ -142,9 +143,9 @@ func TestMinIORestart(t *testing.T) {
 			randomPoint(t, r, a, 4)
 			down := time.Duration(2000+r.IntN(3000)) * time.Millisecond
 			stopped := time.Now()
-			e.minio.Stop(t)
+			e.minio.Stop(outer)
 			time.Sleep(down)
-			e.minio.Start(t)
+			e.minio.Start(outer)
 			t.Logf("MinIO killed %s after A's start, down for %s (live again after %s); A had committed %v",
 				stopped.Sub(a.start).Round(time.Millisecond), down, time.Since(stopped).Round(time.Millisecond), a.committed())
 			parts := []*partition{a}
