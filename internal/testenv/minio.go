@@ -65,12 +65,17 @@ func StartMinIO(t testing.TB) *MinIO {
 }
 
 func (m *MinIO) start(t testing.TB, bin string) error {
-	api, console := freePort(t), freePort(t)
-	m.Host = fmt.Sprintf("127.0.0.1:%d", api)
+	m.Host = fmt.Sprintf("127.0.0.1:%d", freePort(t))
 	m.Endpoint = "http://" + m.Host
+	return m.startAt(t, bin, "MinIO")
+}
+
+// startAt starts the server on m.Host, waits until it is live, and kills
+// it when t ends; name labels its output in a failed test's log.
+func (m *MinIO) startAt(t testing.TB, bin, name string) error {
 	cmd := exec.Command(bin, "server",
 		"--address", m.Host,
-		"--console-address", fmt.Sprintf("127.0.0.1:%d", console),
+		"--console-address", fmt.Sprintf("127.0.0.1:%d", freePort(t)),
 		"--quiet", m.Dir)
 	cmd.Env = append(os.Environ(),
 		"MINIO_ROOT_USER="+m.AccessKey,
@@ -97,7 +102,7 @@ func (m *MinIO) start(t testing.TB, bin string) error {
 	t.Cleanup(func() {
 		stop()
 		if t.Failed() {
-			t.Logf("MinIO output:\n%s", out)
+			t.Logf("%s output:\n%s", name, out)
 		}
 	})
 	return nil

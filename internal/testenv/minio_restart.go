@@ -3,7 +3,6 @@ package testenv
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"strconv"
 	"strings"
 	"syscall"
@@ -50,7 +49,7 @@ func (m *MinIO) Start(t testing.TB) {
 	var lastErr error
 	deadline := time.Now().Add(30 * time.Second)
 	for time.Now().Before(deadline) {
-		if lastErr = m.startAt(t, bin); lastErr == nil {
+		if lastErr = m.startAt(t, bin, "MinIO (restarted)"); lastErr == nil {
 			return
 		}
 		time.Sleep(200 * time.Millisecond)
@@ -64,44 +63,6 @@ func (m *MinIO) Restart(t testing.TB, down time.Duration) {
 	m.Stop(t)
 	time.Sleep(down)
 	m.Start(t)
-}
-
-// startAt is start without picking a new API port.
-func (m *MinIO) startAt(t testing.TB, bin string) error {
-	console := freePort(t)
-	cmd := exec.Command(bin, "server",
-		"--address", m.Host,
-		"--console-address", fmt.Sprintf("127.0.0.1:%d", console),
-		"--quiet", m.Dir)
-	cmd.Env = append(os.Environ(),
-		"MINIO_ROOT_USER="+m.AccessKey,
-		"MINIO_ROOT_PASSWORD="+m.SecretKey,
-		"MINIO_UPDATE=off",
-		"MINIO_BROWSER=off",
-	)
-	dieWithParent(cmd)
-	out := &syncBuffer{}
-	cmd.Stdout, cmd.Stderr = out, out
-	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("%s: %w", bin, err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	stop := func() {
-		cmd.Process.Kill()
-		<-exited
-	}
-	if err := waitLive(m.Endpoint, exited, 30*time.Second); err != nil {
-		stop()
-		return fmt.Errorf("%w; output:\n%s", err, out)
-	}
-	t.Cleanup(func() {
-		stop()
-		if t.Failed() {
-			t.Logf("MinIO (restarted) output:\n%s", out)
-		}
-	})
-	return nil
 }
 
 // serverPIDs lists this process's children that are MinIO servers on
