@@ -25,11 +25,11 @@ import (
 	"runtime"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
+	"github.com/blastfleet/blastfleet/internal/engine"
 	"github.com/blastfleet/blastfleet/internal/refsearch"
 )
 
@@ -84,31 +84,11 @@ func main() {
 	fmt.Printf("\nTotal benchmark time: %.0f s\n", time.Since(start).Seconds())
 }
 
-// summary is the part of the engine's --summary-json the benchmark reads.
-type summary struct {
-	TopHits     string  `json:"topHits"`
-	Shards      int     `json:"shards"`
-	ShardGroups int     `json:"shardGroups"`
-	Blocks      int     `json:"blocks"`
-	Tasks       int     `json:"tasks"`
-	Hits        int64   `json:"hits"`
-	WallSeconds float64 `json:"wallSeconds"`
-	Efficiency  float64 `json:"parallelEfficiency"`
-	WriteShare  float64 `json:"writeShare"`
-	Ranks       []struct {
-		Rank         int                `json:"rank"`
-		Role         string             `json:"role"`
-		WallSeconds  float64            `json:"wallSeconds"`
-		Phases       map[string]float64 `json:"phases"`
-		Tasks        int                `json:"tasks"`
-		BlastSeconds float64            `json:"blastSeconds"`
-		CacheHits    int64              `json:"cacheHits"`
-		CacheMisses  int64              `json:"cacheMisses"`
-	} `json:"ranks"`
-}
+// summary is the engine's --summary-json.
+type summary = engine.Summary
 
 // idle lists each worker's "other" phase: time waiting for work.
-func (s *summary) idle() string {
+func idle(s *summary) string {
 	var xs []string
 	for _, r := range s.Ranks {
 		if r.Role == "worker" {
@@ -116,14 +96,6 @@ func (s *summary) idle() string {
 		}
 	}
 	return strings.Join(xs, ", ")
-}
-
-func (s *summary) blastSeconds() float64 {
-	var t float64
-	for _, r := range s.Ranks {
-		t += r.BlastSeconds
-	}
-	return t
 }
 
 // result is one timed run.
@@ -646,7 +618,7 @@ func (b *bench) printTiming(knobs []knob) {
 		for _, r := range b.byWay(n) {
 			s := r.Summary
 			fmt.Printf("| %s | %d | %.2f | %.2f | %.3f | %.4f%% | %d | %d | %.3f | %s |\n", n, r.Round+1, r.Wall, s.WallSeconds,
-				s.Efficiency, 100*s.WriteShare, s.Blocks, s.Tasks, s.blastSeconds()/t1, s.idle())
+				s.Efficiency, 100*s.WriteShare, s.Blocks, s.Tasks, s.BlastSeconds()/t1, idle(s))
 		}
 	}
 	fmt.Println()
@@ -687,7 +659,7 @@ func (b *bench) printTiming(knobs []knob) {
 			}
 			s := r.Summary
 			fmt.Printf("| %s | %.2f | %.3f | %.3f | %.3f | %.4f%% | %d | %d | %.1f | %s | %s | %s |\n", r.Way, r.Wall, r.Wall/base.Wall,
-				r.Wall/limit, s.Efficiency, 100*s.WriteShare, s.Blocks, s.Tasks, s.blastSeconds(), s.idle(), b.compare(r.out), b.exactRecall(r.out))
+				r.Wall/limit, s.Efficiency, 100*s.WriteShare, s.Blocks, s.Tasks, s.BlastSeconds(), idle(s), b.compare(r.out), b.exactRecall(r.out))
 		}
 		fmt.Printf("\nWorker idle is each worker's time outside any phase (waiting for work, mostly at the end).\n\n")
 	}
@@ -702,7 +674,7 @@ func (b *bench) printRanks(title string, r *result, t1 float64) {
 	fmt.Printf("### %s\n\n", title)
 	fmt.Printf("top hits %s; %d shards in %d group(s), %d blocks, %d tasks, %d hits; engine wall %.2f s (process %.2f s); "+
 		"BLAST seconds summed over workers %.1f s = %.3f x T1\n\n",
-		s.TopHits, s.Shards, s.ShardGroups, s.Blocks, s.Tasks, s.Hits, s.WallSeconds, r.Wall, s.blastSeconds(), s.blastSeconds()/t1)
+		s.TopHits, s.Shards, s.ShardGroups, s.Blocks, s.Tasks, s.Hits, s.WallSeconds, r.Wall, s.BlastSeconds(), s.BlastSeconds()/t1)
 	fmt.Println("| rank | role | tasks | wall | setup | distribution | compute | merge | gather | write | sync | other |")
 	fmt.Println("| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
 	for _, rk := range s.Ranks {
@@ -752,77 +724,11 @@ func (b *bench) compare(got []byte) string {
 		return fmt.Sprintf("not b: the exact top 500 of the untruncated run, order differing only inside printed E-value ties (%d queries)",
 			diffQueries(got, b.exactTop))
 	}
-	if sameUpToNumericTies(got, b.exactTop) {
-		return fmt.Sprintf("not b: the exact top 500 of the untruncated run (same lines), order differing in %d queries only among subjects "+
-			"whose printed E-values are numerically equal (e.g. 1.0 and 1.00; refsearch.SameUpToTies compares the strings)",
-			diffQueries(got, b.exactTop))
-	}
-	if sameUpToNumericTies(got, b.want) {
-		return fmt.Sprintf("same lines as b; order differs in %d queries only among subjects whose printed E-values are numerically equal",
-			diffQueries(got, b.want))
-	}
 	note := fmt.Sprintf("First difference against way b: %s", refsearch.Diff(got, b.want))
 	if !slices.Contains(b.notes, note) {
 		b.notes = append(b.notes, note)
 	}
 	return fmt.Sprintf("differs from b in %d queries and from the exact top 500 in %d", diffQueries(got, b.want), diffQueries(got, b.exactTop))
-}
-
-// sameUpToNumericTies is refsearch.SameUpToTies with E-values compared as
-// numbers: BLAST prints one value as 1.0 for one subject and 1.00 for
-// another (it prints E-values with fewer digits as they grow), so equal
-// printed values are not always equal strings.
-func sameUpToNumericTies(got, want []byte) bool {
-	g, w := subjectBlocks(got), subjectBlocks(want)
-	if len(g) != len(w) {
-		return false
-	}
-	key := func(block string) string {
-		f := strings.Split(strings.SplitN(block, "\n", 2)[0], "\t")
-		e, err := strconv.ParseFloat(f[eCol], 64)
-		if err != nil {
-			return f[qCol] + "\t" + f[eCol]
-		}
-		return f[qCol] + "\t" + strconv.FormatFloat(e, 'g', -1, 64)
-	}
-	for i := 0; i < len(w); {
-		j := i
-		for j < len(w) && key(w[j]) == key(w[i]) {
-			j++
-		}
-		gs, ws := slices.Clone(g[i:j]), slices.Clone(w[i:j])
-		slices.Sort(gs)
-		slices.Sort(ws)
-		if !slices.Equal(gs, ws) {
-			return false
-		}
-		i = j
-	}
-	return true
-}
-
-// subjectBlocks splits tabular output into runs of lines of one query and subject.
-func subjectBlocks(out []byte) []string {
-	var blocks []string
-	var cur strings.Builder
-	var curKey string
-	for _, line := range strings.SplitAfter(string(out), "\n") {
-		if line == "" {
-			continue
-		}
-		f := strings.SplitN(line, "\t", sCol+2)
-		k := f[qCol] + "\t" + f[sCol]
-		if k != curKey && cur.Len() > 0 {
-			blocks = append(blocks, cur.String())
-			cur.Reset()
-		}
-		curKey = k
-		cur.WriteString(line)
-	}
-	if cur.Len() > 0 {
-		blocks = append(blocks, cur.String())
-	}
-	return blocks
 }
 
 // diffQueries counts the queries whose lines differ.

@@ -10,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -23,16 +22,6 @@ import (
 	"github.com/blastfleet/blastfleet/internal/synth"
 	"github.com/blastfleet/blastfleet/internal/testenv"
 )
-
-func requireMakeblastdb(t *testing.T) {
-	t.Helper()
-	if _, err := exec.LookPath("makeblastdb"); err != nil {
-		if testenv.RequireReal() {
-			t.Fatal("makeblastdb not on PATH and BLASTFLEET_REQUIRE_REAL=1")
-		}
-		t.Skip("makeblastdb not on PATH")
-	}
-}
 
 // campaignFixture is a synthetic nucleotide query file and its database
 // FASTA in dir.
@@ -67,7 +56,7 @@ func newCampaignFixture(t *testing.T) *campaignFixture {
 // shardTo builds a two-shard database of the fixture at location.
 func (f *campaignFixture) shardTo(t *testing.T, location string) {
 	t.Helper()
-	requireMakeblastdb(t)
+	testenv.RequireTools(t, "makeblastdb")
 	st, err := objstore.Open(context.Background(), location)
 	if err != nil {
 		t.Fatal(err)
@@ -332,7 +321,7 @@ func TestCampaignPlanDir(t *testing.T) {
 // real MinIO.
 func TestCampaignPlanS3(t *testing.T) {
 	f := newCampaignFixture(t)
-	requireMakeblastdb(t)
+	testenv.RequireTools(t, "makeblastdb")
 	m := testenv.StartMinIO(t)
 	m.Setenv(t)
 	m.MakeBucket(t, "work")

@@ -4,10 +4,11 @@ import (
 	"bytes"
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/blastfleet/blastfleet/internal/testenv"
 )
 
 func run(t *testing.T, binary string, args ...string) (stdout, stderr string, err error) {
@@ -66,12 +67,7 @@ func TestDBShardFlagErrors(t *testing.T) {
 }
 
 func TestDBShard(t *testing.T) {
-	if _, err := exec.LookPath("makeblastdb"); err != nil {
-		if os.Getenv("BLASTFLEET_REQUIRE_REAL") == "1" {
-			t.Fatal("makeblastdb not on PATH and BLASTFLEET_REQUIRE_REAL=1")
-		}
-		t.Skip("makeblastdb not on PATH")
-	}
+	testenv.RequireTools(t, "makeblastdb")
 	dir := t.TempDir()
 	input := filepath.Join(dir, "tiny.fasta")
 	data := ">a\nACGTACGTTAGCATCGATCGA\n>b\nTTGACCAGTAGCATGCA\n>c\nGGGCATCGACTTTAGC\n"

@@ -23,15 +23,7 @@ import (
 	"github.com/blastfleet/blastfleet/internal/testenv"
 )
 
-func requireBLAST(t *testing.T) {
-	t.Helper()
-	if _, err := exec.LookPath("blastn"); err != nil {
-		if testenv.RequireReal() {
-			t.Fatal("BLAST+ is not installed (hack/install-deps.sh)")
-		}
-		t.Skip("BLAST+ is not installed")
-	}
-}
+func requireBLAST(t *testing.T) { testenv.RequireTools(t, "blastn", "makeblastdb") }
 
 // fixture is a database in FASTA, its unsharded BLAST DB and queries.
 type fixture struct {

@@ -79,20 +79,28 @@ func (c *clock) finish(r *RankSummary) {
 	r.Phases["other"] = max(0, r.WallSeconds-named)
 }
 
+// BlastSeconds is the workers' summed BLAST time.
+func (s *Summary) BlastSeconds() float64 {
+	var t float64
+	for _, r := range s.Ranks {
+		t += r.BlastSeconds
+	}
+	return t
+}
+
 func (s *Summary) finish() {
 	sort.Slice(s.Ranks, func(i, j int) bool { return s.Ranks[i].Rank < s.Ranks[j].Rank })
-	var busy, write, wall float64
+	var write, wall float64
 	workers := 0
 	for _, r := range s.Ranks {
 		wall += r.WallSeconds
 		write += r.Phases["write"]
 		if r.Role == "worker" {
 			workers++
-			busy += r.BlastSeconds
 		}
 	}
 	if workers > 0 && s.WallSeconds > 0 {
-		s.Efficiency = busy / (float64(workers) * s.WallSeconds)
+		s.Efficiency = s.BlastSeconds() / (float64(workers) * s.WallSeconds)
 	}
 	if wall > 0 {
 		s.WriteShare = write / wall

@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -128,15 +129,20 @@ func WriteFile(path string, data []byte) error {
 
 // SameUpToTies reports whether got holds the same lines as want, in the
 // same order except that subjects of one query whose first lines print
-// equal E-values may come in another order (columns are 0-based). It
+// numerically equal E-values may come in another order (columns are 0-based). It
 // returns a description of the first difference, or "".
 func SameUpToTies(got, want []byte, queryCol, subjectCol, evalueCol int) string {
 	g, w := subjectBlocks(got, queryCol, subjectCol), subjectBlocks(want, queryCol, subjectCol)
 	if len(g) != len(w) {
 		return fmt.Sprintf("%d subject blocks, want %d", len(g), len(w))
 	}
+	// BLAST prints one value as 1.0 for one subject and 1.00 for another,
+	// so printed E-values are compared as numbers.
 	key := func(block string) string {
 		f := strings.Split(strings.SplitN(block, "\n", 2)[0], "\t")
+		if e, err := strconv.ParseFloat(f[evalueCol], 64); err == nil {
+			return f[queryCol] + "\t" + strconv.FormatFloat(e, 'g', -1, 64)
+		}
 		return f[queryCol] + "\t" + f[evalueCol]
 	}
 	for i := 0; i < len(w); {

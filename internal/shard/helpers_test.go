@@ -6,27 +6,20 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
 
 	"github.com/blastfleet/blastfleet/internal/objstore"
+	"github.com/blastfleet/blastfleet/internal/testenv"
 )
 
 // requireBLAST skips tests that need BLAST+ when it is missing, unless
 // BLASTFLEET_REQUIRE_REAL=1 says a missing BLAST+ is a failure.
 func requireBLAST(t *testing.T, programs ...string) {
 	t.Helper()
-	for _, p := range append([]string{"makeblastdb"}, programs...) {
-		if _, err := exec.LookPath(p); err != nil {
-			if os.Getenv("BLASTFLEET_REQUIRE_REAL") == "1" {
-				t.Fatalf("%s not on PATH and BLASTFLEET_REQUIRE_REAL=1", p)
-			}
-			t.Skipf("%s not on PATH", p)
-		}
-	}
+	testenv.RequireTools(t, append([]string{"makeblastdb"}, programs...)...)
 }
 
 // countingStore counts Puts, to prove a no-op writes nothing.

@@ -27,6 +27,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/blastfleet/blastfleet/internal/engine"
 	"github.com/blastfleet/blastfleet/internal/ledger"
 	"github.com/blastfleet/blastfleet/internal/manifest"
 	"github.com/blastfleet/blastfleet/internal/objstore"
@@ -496,38 +497,17 @@ func (p *partition) waitCommitted(t *testing.T, n int) {
 // realBLAST is the environment entry that undoes the slow blastn.
 func realBLAST() string { return "PATH=" + os.Getenv("PATH") }
 
-// summaryJSON is the part of --summary-json the tests read.
-type summaryJSON struct {
-	ChunksCommitted int     `json:"chunksCommitted"`
-	ChunksFailed    int     `json:"chunksFailed"`
-	WallSeconds     float64 `json:"wallSeconds"`
-	Tasks           int     `json:"tasks"`
-	Ranks           []struct {
-		Rank         int     `json:"rank"`
-		Role         string  `json:"role"`
-		BlastSeconds float64 `json:"blastSeconds"`
-	} `json:"ranks"`
-}
-
-func (p *partition) readSummary(t *testing.T) *summaryJSON {
+func (p *partition) readSummary(t *testing.T) *engine.Summary {
 	t.Helper()
 	b, err := os.ReadFile(p.summary)
 	if err != nil {
 		t.Fatalf("partition %s: --summary-json: %v", p.id, err)
 	}
-	var s summaryJSON
+	var s engine.Summary
 	if err := json.Unmarshal(b, &s); err != nil {
 		t.Fatalf("partition %s: --summary-json: %v", p.id, err)
 	}
 	return &s
-}
-
-func (s *summaryJSON) blastSeconds() float64 {
-	var x float64
-	for _, r := range s.Ranks {
-		x += r.BlastSeconds
-	}
-	return x
 }
 
 // ---------------------------------------------------------------- processes

@@ -35,14 +35,14 @@ func TestTwoAndThreePartitions(t *testing.T) {
 	sum := p.readSummary(t)
 	chunks := sum.ChunksCommitted
 	t.Logf("single partition: %d chunks in %s; BLAST %.2fs in all, %.3fs per chunk",
-		chunks, p.elapsed(), sum.blastSeconds(), sum.blastSeconds()/float64(chunks))
+		chunks, p.elapsed(), sum.BlastSeconds(), sum.BlastSeconds()/float64(chunks))
 	t.Logf("single partition: exited %s after its last commit (assembly, and waiting for the ledger's retry)",
 		p.end.Sub(p.stderr.lastCommitAt()).Round(time.Millisecond))
 	t.Logf("single partition: MinIO saw %g S3 requests (%.1f per chunk, ledger and data): %s",
 		reqs.total(), reqs.total()/float64(chunks), reqs.perChunk(chunks))
 	perChunk, total, secs, n := ledgerReplay(t, st, "s3://campaigns/replay")
 	t.Logf("ledger alone (in-process replay through CountingStore, %d chunks): %.1f requests and %.1f ms per chunk (incl. one result Put and the final Assemble) against %.3fs BLAST per chunk; per chunk %v",
-		n, total/float64(n), 1000*secs/float64(n), sum.blastSeconds()/float64(chunks), perChunk)
+		n, total/float64(n), 1000*secs/float64(n), sum.BlastSeconds()/float64(chunks), perChunk)
 
 	for _, c := range []struct {
 		n   int
