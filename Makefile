@@ -7,7 +7,9 @@ export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM := 1
 export OMPI_MCA_mpi_yield_when_idle := 1
 export OMPI_MCA_btl_vader_single_copy_mechanism := none
 
-.PHONY: all build deps test test-unit test-soak vet fmt-check demo bench clean
+.PHONY: all build deps test test-unit test-soak vet fmt-check demo bench clean manifests generate verify-generated envtest
+
+CONTROLLER_GEN = $$(hack/install-controller-gen.sh)
 
 all: build
 
@@ -21,6 +23,23 @@ build:
 	CGO_ENABLED=0 $(GO) build -o $(BIN)/blastfleet ./cmd/blastfleet
 	$(GO) build -tags mpi -o $(BIN)/blastfleet-engine ./cmd/engine
 
+## manifests: CRDs and RBAC from the kubebuilder markers
+manifests:
+	$(CONTROLLER_GEN) crd paths=./api/... output:crd:artifacts:config=config/crd/bases
+	$(CONTROLLER_GEN) rbac:roleName=blastfleet-manager paths=./controllers/... output:rbac:artifacts:config=config/rbac
+
+## generate: deep-copy methods of the API types
+generate:
+	$(CONTROLLER_GEN) object paths=./api/...
+
+## verify-generated: fail when generated files are stale
+verify-generated: manifests generate
+	@git diff --exit-code -- config/crd config/rbac api || { echo "generated files are stale: run make manifests generate and commit"; exit 1; }
+
+## envtest: build etcd and kube-apiserver for the integration tests
+envtest:
+	@hack/install-envtest.sh
+
 vet:
 	$(GO) vet -tags mpi ./...
 	$(GO) vet ./...
@@ -30,8 +49,8 @@ fmt-check:
 	if [ -n "$$out" ]; then echo "gofmt needed: $$out"; exit 1; fi
 
 ## test: install what is needed, build, and run every test against real BLAST+, OpenMPI and MinIO
-test: deps fmt-check vet build
-	BLASTFLEET_REQUIRE_REAL=1 BLASTFLEET_MINIO=$$(hack/install-minio.sh) \
+test: deps fmt-check vet build verify-generated
+	BLASTFLEET_REQUIRE_REAL=1 BLASTFLEET_MINIO=$$(hack/install-minio.sh) KUBEBUILDER_ASSETS=$$(hack/install-envtest.sh) \
 	BLASTFLEET_ENGINE=$(CURDIR)/$(BIN)/blastfleet-engine BLASTFLEET_CLI=$(CURDIR)/$(BIN)/blastfleet \
 	$(GO) test -tags mpi -count=1 -timeout 30m ./...
 

@@ -1,0 +1,162 @@
+package v1alpha1
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// DatabaseType is the kind of sequences a database holds.
+// +kubebuilder:validation:Enum=nucl;prot
+type DatabaseType string
+
+const (
+	DatabaseNucleotide DatabaseType = "nucl"
+	DatabaseProtein    DatabaseType = "prot"
+)
+
+// BlastDatabaseSpec says which FASTA to shard, how, and where to.
+type BlastDatabaseSpec struct {
+	// Source is the FASTA (or gzip-compressed FASTA, key ending in .gz)
+	// object the database is built from, read with the storage's
+	// endpoint and credentials.
+	Source ObjectReference `json:"source"`
+
+	// Type of the sequences: nucl or prot.
+	Type DatabaseType `json:"type"`
+
+	// Shards says how many shards to cut: a count, or a target size per
+	// shard from which the count follows. Shards are balanced by letters.
+	Shards Sharding `json:"shards"`
+
+	// Storage is where the shards and the manifest are written: under
+	// s3://<bucket>/<prefix>/<namespace>/<name>/.
+	Storage ObjectStorage `json:"storage"`
+
+	// Image is the worker image (BLAST+ and blastfleet) that builds the
+	// shards. Defaults to the operator's --worker-image.
+	// +optional
+	// +kubebuilder:validation:MaxLength=512
+	Image string `json:"image,omitempty"`
+
+	// Resources of each shard-building pod.
+	// +optional
+	Resources corev1.ResourceRequirements `json:"resources,omitempty"`
+
+	// Parallelism bounds how many shards are built at once. Defaults to
+	// all of them.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=1024
+	Parallelism *int32 `json:"parallelism,omitempty"`
+}
+
+// Sharding is a shard count or a target shard size: exactly one.
+// +kubebuilder:validation:XValidation:rule="has(self.count) != has(self.targetSize)",message="set exactly one of count and targetSize"
+type Sharding struct {
+	// Count of shards.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=4096
+	Count *int32 `json:"count,omitempty"`
+
+	// TargetSize is the letters per shard to aim at, for example 1Gi;
+	// the count is the database's letters divided by it, rounded up.
+	// +optional
+	TargetSize *resource.Quantity `json:"targetSize,omitempty"`
+}
+
+// DatabasePhase is where a database is in its life.
+// +kubebuilder:validation:Enum=Pending;Sharding;Ready;Failed
+type DatabasePhase string
+
+const (
+	DatabasePending  DatabasePhase = "Pending"
+	DatabaseSharding DatabasePhase = "Sharding"
+	DatabaseReady    DatabasePhase = "Ready"
+	DatabaseFailed   DatabasePhase = "Failed"
+)
+
+// BlastDatabaseStatus is what the operator observed.
+type BlastDatabaseStatus struct {
+	// Phase: Pending, Sharding, Ready or Failed.
+	// +optional
+	Phase DatabasePhase `json:"phase,omitempty"`
+
+	// Conditions: Ready, Progressing, Failed.
+	// +optional
+	// +listType=map
+	// +listMapKey=type
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+
+	// ObservedGeneration is the spec generation the status describes.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+
+	// Sequences in the whole database.
+	// +optional
+	Sequences int64 `json:"sequences,omitempty"`
+
+	// Letters in the whole database.
+	// +optional
+	Letters int64 `json:"letters,omitempty"`
+
+	// Shards the database was cut into.
+	// +optional
+	Shards int32 `json:"shards,omitempty"`
+
+	// ShardsBuilt counts the shards finished so far while sharding.
+	// +optional
+	ShardsBuilt int32 `json:"shardsBuilt,omitempty"`
+
+	// Location of the sharded database, s3://bucket/prefix; its
+	// manifest.json lists every shard file with its SHA-256.
+	// +optional
+	Location string `json:"location,omitempty"`
+
+	// ManifestSHA256 identifies the manifest a campaign plans against.
+	// +optional
+	ManifestSHA256 string `json:"manifestSHA256,omitempty"`
+
+	// BlastVersion is the makeblastdb version that built the shards.
+	// +optional
+	BlastVersion string `json:"blastVersion,omitempty"`
+}
+
+// BlastDatabase is a FASTA sharded into object storage: BLAST databases
+// built with makeblastdb from balanced subsets of the sequences, each
+// with an alias file carrying the whole database's statistics, so a
+// sharded search equals a search of the whole database.
+//
+// The spec is immutable once the database is Ready: create a new
+// BlastDatabase to shard differently.
+//
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:shortName=bdb,categories=blastfleet
+// +kubebuilder:printcolumn:name="Type",type=string,JSONPath=`.spec.type`
+// +kubebuilder:printcolumn:name="Shards",type=integer,JSONPath=`.status.shards`
+// +kubebuilder:printcolumn:name="Sequences",type=integer,JSONPath=`.status.sequences`
+// +kubebuilder:printcolumn:name="Phase",type=string,JSONPath=`.status.phase`
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+// +kubebuilder:validation:XValidation:rule="!has(oldSelf.status) || !has(oldSelf.status.phase) || oldSelf.status.phase != 'Ready' || self.spec == oldSelf.spec",message="spec is immutable once the database is Ready: create a new BlastDatabase to shard differently"
+type BlastDatabase struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// +required
+	Spec   BlastDatabaseSpec   `json:"spec"`
+	Status BlastDatabaseStatus `json:"status,omitempty"`
+}
+
+// BlastDatabaseList is a list of BlastDatabases.
+// +kubebuilder:object:root=true
+type BlastDatabaseList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []BlastDatabase `json:"items"`
+}
+
+func init() {
+	SchemeBuilder.Register(&BlastDatabase{}, &BlastDatabaseList{})
+}

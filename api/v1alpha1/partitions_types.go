@@ -1,0 +1,60 @@
+package v1alpha1
+
+import (
+	corev1 "k8s.io/api/core/v1"
+)
+
+// Partitions is how many MPIJobs run a campaign and their shape. Each
+// partition runs workers x slotsPerWorker MPI ranks: rank 0 is the engine's
+// master (it schedules), the others search.
+// +kubebuilder:validation:XValidation:rule="self.workers * self.slotsPerWorker >= 2",message="a partition needs at least 2 MPI ranks (workers x slotsPerWorker): rank 0 schedules and the others search"
+type Partitions struct {
+	// Count of partitions running at once. May change while the campaign
+	// runs: partitions are added or removed, and the ledger hands their
+	// chunks to the others.
+	// +optional
+	// +kubebuilder:default=1
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=256
+	Count int32 `json:"count"`
+
+	// Workers is the number of worker pods per partition.
+	// +optional
+	// +kubebuilder:default=2
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=4096
+	Workers int32 `json:"workers"`
+
+	// SlotsPerWorker is the MPI ranks per worker pod (one BLAST process
+	// each); size the pod's CPU request to it.
+	// +optional
+	// +kubebuilder:default=1
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=256
+	SlotsPerWorker int32 `json:"slotsPerWorker"`
+
+	// Image is the worker image (BLAST+, OpenMPI, blastfleet-engine).
+	// Defaults to the operator's --worker-image.
+	// +optional
+	// +kubebuilder:validation:MaxLength=512
+	Image string `json:"image,omitempty"`
+
+	// Resources of each worker pod. Shards are cached on the pod's disk,
+	// so give it memory for the largest shard group and ephemeral storage.
+	// +optional
+	Resources corev1.ResourceRequirements `json:"resources,omitempty"`
+
+	// NodeSelector for the partition's pods.
+	// +optional
+	NodeSelector map[string]string `json:"nodeSelector,omitempty"`
+
+	// Tolerations for the partition's pods.
+	// +optional
+	// +listType=atomic
+	Tolerations []corev1.Toleration `json:"tolerations,omitempty"`
+
+	// PriorityClassName for the partition's pods.
+	// +optional
+	// +kubebuilder:validation:MaxLength=253
+	PriorityClassName string `json:"priorityClassName,omitempty"`
+}

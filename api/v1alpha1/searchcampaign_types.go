@@ -1,0 +1,373 @@
+package v1alpha1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// SearchCampaignSpec is a search of every query against one database,
+// run by partitions (MPIJobs) that lease chunks of queries from the
+// campaign's ledger in object storage. The fields that decide the result
+// (queries, database, search, chunking, output) are fixed at creation;
+// partitions, retries, suspend and the deadline may change.
+//
+// +kubebuilder:validation:XValidation:rule="has(self.evalue) == has(oldSelf.evalue) && (!has(self.evalue) || self.evalue == oldSelf.evalue)",message="evalue is immutable: the campaign's plan fixes it",fieldPath=".evalue"
+// +kubebuilder:validation:XValidation:rule="has(self.blastOptions) == has(oldSelf.blastOptions) && (!has(self.blastOptions) || self.blastOptions == oldSelf.blastOptions)",message="blastOptions is immutable: the campaign's plan fixes it",fieldPath=".blastOptions"
+// +kubebuilder:validation:XValidation:rule="!has(self.blastOptions) || self.blastOptions.all(o, o.name != 'num_threads' || (o.value.matches('^[0-9]+$') && int(o.value) >= 1 && int(o.value) <= self.partitions.slotsPerWorker))",message="num_threads must be a whole number from 1 to partitions.slotsPerWorker",fieldPath=".blastOptions"
+type SearchCampaignSpec struct {
+	// DatabaseRef names the BlastDatabase, in the same namespace, to
+	// search. The campaign waits until it is Ready.
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="databaseRef is immutable: the campaign's plan fixes it"
+	DatabaseRef DatabaseReference `json:"databaseRef"`
+
+	// Queries is the query FASTA object (gzip if the key ends in .gz),
+	// read from the output storage's endpoint with its credentials.
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="queries is immutable: the campaign's plan fixes it"
+	Queries Queries `json:"queries"`
+
+	// Program is the BLAST program; its database type must be the
+	// database's (blastn, tblastn, tblastx: nucl; blastp, blastx: prot).
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="program is immutable: the campaign's plan fixes it"
+	Program Program `json:"program"`
+
+	// Outfmt is BLAST's tabular output format and columns, as -outfmt:
+	// "6" or "6 qseqid sseqid evalue bitscore".
+	// +optional
+	// +kubebuilder:default="6"
+	// +kubebuilder:validation:MaxLength=512
+	// +kubebuilder:validation:Pattern=`^6( +[a-z_]+)*$`
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="outfmt is immutable: the campaign's plan fixes it"
+	Outfmt string `json:"outfmt,omitempty"`
+
+	// MaxTargetSeqs is how many subjects are kept per query, applied to
+	// the whole database after the shards' results are merged.
+	// +optional
+	// +kubebuilder:default=500
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=1000000
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="maxTargetSeqs is immutable: the campaign's plan fixes it"
+	MaxTargetSeqs int32 `json:"maxTargetSeqs,omitempty"`
+
+	// Evalue is the E-value cut-off as a decimal string, for example
+	// "1e-5". Unset: BLAST's default, 10.
+	// +optional
+	// +kubebuilder:validation:MaxLength=32
+	// +kubebuilder:validation:Pattern=`^([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?$`
+	Evalue string `json:"evalue,omitempty"`
+
+	// TopHits is how shard groups are searched under maxTargetSeqs: auto
+	// (exact, one group per task when the database fits), exact, or
+	// overfetch=F. See the concepts documentation.
+	// +optional
+	// +kubebuilder:default=auto
+	// +kubebuilder:validation:Pattern=`^(auto|exact|overfetch(=[0-9]+(\.[0-9]+)?)?)$`
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="topHits is immutable: the campaign's plan fixes it"
+	TopHits string `json:"topHits,omitempty"`
+
+	// BlastOptions are further BLAST options. Only options that change how
+	// BLAST searches are allowed; those that change what it reads or
+	// writes, or how hits are identified, are not.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=32
+	BlastOptions []BlastOption `json:"blastOptions,omitempty"`
+
+	// Chunking is how the queries are cut into chunks, the unit of
+	// leasing, retry and result commit: by letters or by query count.
+	// +optional
+	// +kubebuilder:default={letters: 1000000}
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="chunking is immutable: the campaign's plan fixes it"
+	Chunking Chunking `json:"chunking,omitempty"`
+
+	// Partitions is how many MPIJobs run the campaign and their shape.
+	// +optional
+	// +kubebuilder:default={count: 1, workers: 2, slotsPerWorker: 1}
+	Partitions Partitions `json:"partitions,omitempty"`
+
+	// OutputStrategy is how a partition writes merged output.
+	// +optional
+	// +kubebuilder:default=worker-merge
+	OutputStrategy OutputStrategy `json:"outputStrategy,omitempty"`
+
+	// Output is where the campaign's ledger and result live:
+	// s3://bucket/prefix/<namespace>/<name>/. The database, the queries
+	// and the output are reached with these credentials.
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="output is immutable: the campaign's ledger lives there"
+	Output ObjectStorage `json:"output"`
+
+	// RetryPolicy is how failed chunks and partitions are retried.
+	// +optional
+	// +kubebuilder:default={maxAttempts: 3, leaseSeconds: 300, maxPartitionRestarts: 10, backoffSeconds: 10, maxBackoffSeconds: 600}
+	RetryPolicy RetryPolicy `json:"retryPolicy,omitempty"`
+
+	// QueueName is the Kueue LocalQueue to submit partitions to. Set, the
+	// partitions are created suspended and Kueue admits them.
+	// +optional
+	// +kubebuilder:validation:MaxLength=63
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="queueName is immutable"
+	QueueName string `json:"queueName,omitempty"`
+
+	// Suspend stops the campaign's partitions and keeps its ledger;
+	// unsuspended, it continues where it stopped.
+	// +optional
+	Suspend bool `json:"suspend,omitempty"`
+
+	// ActiveDeadlineSeconds bounds the campaign's running time, counted
+	// from its start; past it the campaign fails.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	ActiveDeadlineSeconds *int64 `json:"activeDeadlineSeconds,omitempty"`
+}
+
+// DatabaseReference names a BlastDatabase in the same namespace.
+type DatabaseReference struct {
+	// Name of the BlastDatabase.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	Name string `json:"name"`
+}
+
+// Queries is the campaign's query object.
+type Queries struct {
+	ObjectReference `json:",inline"`
+
+	// Format of the object; FASTA is the one supported.
+	// +optional
+	// +kubebuilder:default=fasta
+	// +kubebuilder:validation:Enum=fasta
+	Format string `json:"format,omitempty"`
+}
+
+// Program is a BLAST program.
+// +kubebuilder:validation:Enum=blastn;blastp;blastx;tblastn;tblastx
+type Program string
+
+// BlastOption is one further BLAST option, without its leading dash.
+// +kubebuilder:validation:XValidation:rule="self.name in ['lcase_masking', 'ungapped', 'use_sw_tback', 'no_greedy'] ? !has(self.value) : has(self.value) && size(self.value) > 0",message="this option is a flag and takes no value, or needs a value"
+type BlastOption struct {
+	// Name of the option, for example word_size.
+	// +kubebuilder:validation:Enum=task;word_size;gapopen;gapextend;reward;penalty;strand;dust;seg;soft_masking;lcase_masking;matrix;threshold;comp_based_stats;perc_identity;qcov_hsp_perc;max_hsps;xdrop_ungap;xdrop_gap;xdrop_gap_final;ungapped;window_size;min_raw_gapped_score;query_gencode;db_gencode;sum_stats;use_sw_tback;max_intron_length;template_type;template_length;off_diagonal_range;no_greedy;query_loc;num_threads;mt_mode
+	Name string `json:"name"`
+
+	// Value of the option; empty for flags such as ungapped.
+	// +optional
+	// +kubebuilder:validation:MaxLength=256
+	// +kubebuilder:validation:Pattern=`^[^\s]+$`
+	Value string `json:"value,omitempty"`
+}
+
+// Chunking cuts chunks by letters or by query count: exactly one.
+// +kubebuilder:validation:XValidation:rule="has(self.letters) != has(self.queries)",message="set exactly one of letters and queries"
+type Chunking struct {
+	// Letters of query sequence per chunk, about; a longer query gets a
+	// chunk of its own.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	Letters *int64 `json:"letters,omitempty"`
+
+	// Queries per chunk.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	Queries *int32 `json:"queries,omitempty"`
+}
+
+// OutputStrategy is how merged output is written (DESIGN section 4).
+// +kubebuilder:validation:Enum=worker-merge
+type OutputStrategy string
+
+// RetryPolicy is how failures are retried.
+type RetryPolicy struct {
+	// MaxAttempts per chunk; a chunk failing this often is split in halves
+	// to isolate a poison query, and a single query failing this often is
+	// recorded as failed while the rest of the campaign completes.
+	// +optional
+	// +kubebuilder:default=3
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=20
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="maxAttempts is immutable: the campaign's plan fixes it"
+	MaxAttempts int32 `json:"maxAttempts,omitempty"`
+
+	// LeaseSeconds is how long a chunk's lease lasts unless its partition
+	// renews it: how soon a dead partition's chunks are taken over.
+	// +optional
+	// +kubebuilder:default=300
+	// +kubebuilder:validation:Minimum=10
+	// +kubebuilder:validation:Maximum=86400
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="leaseSeconds is immutable: the campaign's plan fixes it"
+	LeaseSeconds int32 `json:"leaseSeconds,omitempty"`
+
+	// MaxPartitionRestarts is how many times, in all, failed partitions
+	// are replaced; past it the campaign runs on with the partitions it
+	// has (Degraded) and fails when none is left.
+	// +optional
+	// +kubebuilder:default=10
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=999
+	MaxPartitionRestarts int32 `json:"maxPartitionRestarts"`
+
+	// BackoffSeconds is the wait before replacing a failed partition,
+	// doubled for each further failure of the same partition.
+	// +optional
+	// +kubebuilder:default=10
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=3600
+	BackoffSeconds int32 `json:"backoffSeconds"`
+
+	// MaxBackoffSeconds caps the doubled backoff.
+	// +optional
+	// +kubebuilder:default=600
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=86400
+	MaxBackoffSeconds int32 `json:"maxBackoffSeconds"`
+}
+
+// CampaignPhase is where a campaign is in its life.
+// +kubebuilder:validation:Enum=Pending;Planning;Running;Suspended;Complete;Failed
+type CampaignPhase string
+
+const (
+	CampaignPending   CampaignPhase = "Pending"
+	CampaignPlanning  CampaignPhase = "Planning"
+	CampaignRunning   CampaignPhase = "Running"
+	CampaignSuspended CampaignPhase = "Suspended"
+	CampaignComplete  CampaignPhase = "Complete"
+	CampaignFailed    CampaignPhase = "Failed"
+)
+
+// SearchCampaignStatus is what the operator observed, from the API server
+// (partitions) and the ledger (chunks and queries).
+type SearchCampaignStatus struct {
+	// Phase: Pending, Planning, Running, Suspended, Complete or Failed.
+	// +optional
+	Phase CampaignPhase `json:"phase,omitempty"`
+
+	// Conditions: Ready, Progressing, Complete, Failed, Degraded.
+	// +optional
+	// +listType=map
+	// +listMapKey=type
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+
+	// ObservedGeneration is the spec generation the status describes.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+
+	// Location of the campaign's ledger, s3://bucket/prefix/ns/name.
+	// +optional
+	Location string `json:"location,omitempty"`
+
+	// Result is the merged output's location once Complete.
+	// +optional
+	Result string `json:"result,omitempty"`
+
+	// Chunks by state, from the ledger.
+	// +optional
+	Chunks ChunkCounts `json:"chunks,omitempty"`
+
+	// Queries done and failed, from the ledger.
+	// +optional
+	Queries QueryCounts `json:"queries,omitempty"`
+
+	// Partitions by state.
+	// +optional
+	Partitions PartitionCounts `json:"partitions,omitempty"`
+
+	// Progress is the share of queries done, for kubectl get.
+	// +optional
+	Progress string `json:"progress,omitempty"`
+
+	// ChunksRatio is committed/total chunks, for kubectl get.
+	// +optional
+	ChunksRatio string `json:"chunksRatio,omitempty"`
+
+	// PartitionsRatio is running/desired partitions, for kubectl get.
+	// +optional
+	PartitionsRatio string `json:"partitionsRatio,omitempty"`
+
+	// FailedQueries lists up to 20 queries given up on, with the reason.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=20
+	FailedQueries []FailedQuery `json:"failedQueries,omitempty"`
+
+	// StartTime is when the first partition was created.
+	// +optional
+	StartTime *metav1.Time `json:"startTime,omitempty"`
+
+	// CompletionTime is when the campaign became Complete or Failed.
+	// +optional
+	CompletionTime *metav1.Time `json:"completionTime,omitempty"`
+}
+
+// ChunkCounts counts leaf chunks (a split chunk counts as its halves).
+type ChunkCounts struct {
+	Total     int32 `json:"total"`
+	Committed int32 `json:"committed"`
+	Leased    int32 `json:"leased"`
+	Failed    int32 `json:"failed"`
+	Pending   int32 `json:"pending"`
+	// Retries counts attempts beyond each chunk's first.
+	Retries int32 `json:"retries"`
+}
+
+// QueryCounts counts queries.
+type QueryCounts struct {
+	Total  int32 `json:"total"`
+	Done   int32 `json:"done"`
+	Failed int32 `json:"failed"`
+}
+
+// PartitionCounts counts the campaign's MPIJobs.
+type PartitionCounts struct {
+	// Desired is spec.partitions.count, or 0 while suspended or done.
+	Desired int32 `json:"desired"`
+	Running int32 `json:"running"`
+	// Queued partitions wait for admission (suspended by Kueue) or for
+	// their pods.
+	Queued int32 `json:"queued"`
+	Failed int32 `json:"failed"`
+	// Replaced counts failed partitions replaced so far.
+	Replaced int32 `json:"replaced"`
+}
+
+// FailedQuery is a query given up on.
+type FailedQuery struct {
+	// Index of the query in the queries object, from 0.
+	Index int32 `json:"index"`
+	// Reason of its last failure.
+	Reason string `json:"reason"`
+}
+
+// SearchCampaign searches every query against a sharded BlastDatabase
+// with partitions that run as Kubeflow MPIJobs. Chunks that fail are
+// retried, and the result equals a search of the unsharded database.
+//
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:shortName=sc,categories=blastfleet
+// +kubebuilder:printcolumn:name="Phase",type=string,JSONPath=`.status.phase`
+// +kubebuilder:printcolumn:name="Progress",type=string,JSONPath=`.status.progress`
+// +kubebuilder:printcolumn:name="Chunks",type=string,JSONPath=`.status.chunksRatio`
+// +kubebuilder:printcolumn:name="Partitions",type=string,JSONPath=`.status.partitionsRatio`
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+// +kubebuilder:validation:XValidation:rule="self.metadata.name.matches('^[a-z]([-a-z0-9]*[a-z0-9])?$')",message="metadata.name must be a DNS-1035 label (lower case letters, digits and '-', starting with a letter): it names the partitions' pods and services"
+// +kubebuilder:validation:XValidation:rule="size(self.metadata.name) + size(string(self.spec.partitions.count - 1)) + size(string(self.spec.retryPolicy.maxPartitionRestarts)) + size(string(self.spec.partitions.workers - 1)) + 12 <= 63",message="metadata.name is too long for this many partitions, workers and restarts: worker pods are named <name>-p<partition>-r<restart>-worker-<index>, which must fit in 63 characters"
+type SearchCampaign struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// +required
+	Spec   SearchCampaignSpec   `json:"spec"`
+	Status SearchCampaignStatus `json:"status,omitempty"`
+}
+
+// SearchCampaignList is a list of SearchCampaigns.
+// +kubebuilder:object:root=true
+type SearchCampaignList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []SearchCampaign `json:"items"`
+}
+
+func init() {
+	SchemeBuilder.Register(&SearchCampaign{}, &SearchCampaignList{})
+}

@@ -1,0 +1,90 @@
+package v1alpha1
+
+// ObjectStorage is a location in an S3-compatible object store (AWS S3,
+// MinIO, Ceph RGW, ...) and how to authenticate to it.
+// +kubebuilder:validation:XValidation:rule="!has(self.prefix) || !self.prefix.startsWith('/')",message="prefix must not start with '/'",fieldPath=".prefix"
+type ObjectStorage struct {
+	// Endpoint is the S3 API's URL, scheme included, for example
+	// http://minio.minio.svc:9000. The scheme decides TLS. Empty means
+	// AWS S3 (https://s3.amazonaws.com).
+	// +optional
+	// +kubebuilder:validation:MaxLength=512
+	// +kubebuilder:validation:Pattern=`^https?://[^/\s]+/?$`
+	Endpoint string `json:"endpoint,omitempty"`
+
+	// Region of the bucket.
+	// +optional
+	// +kubebuilder:default=us-east-1
+	// +kubebuilder:validation:MaxLength=64
+	Region string `json:"region,omitempty"`
+
+	// Bucket is the bucket's name (S3 naming rules).
+	// +kubebuilder:validation:MinLength=3
+	// +kubebuilder:validation:MaxLength=63
+	// +kubebuilder:validation:Pattern=`^[a-z0-9][a-z0-9.-]*[a-z0-9]$`
+	Bucket string `json:"bucket"`
+
+	// Prefix is the key prefix inside the bucket under which blastfleet
+	// writes, for example databases or campaigns; each object gets its
+	// own directory <prefix>/<namespace>/<name>/. No leading slash.
+	// +optional
+	// +kubebuilder:validation:MaxLength=512
+	Prefix string `json:"prefix,omitempty"`
+
+	// CredentialsSecretRef names a Secret in the object's namespace that
+	// holds the access key. Its values reach pods as environment variables,
+	// never as arguments, and never appear in this object.
+	// +required
+	CredentialsSecretRef *CredentialsSecretRef `json:"credentialsSecretRef"`
+}
+
+// CredentialsSecretRef names a Secret and the keys in it that hold S3
+// credentials.
+type CredentialsSecretRef struct {
+	// Name of the Secret, in the same namespace.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	Name string `json:"name"`
+
+	// AccessKeyIDKey is the key holding the access key id.
+	// +optional
+	// +kubebuilder:default=AWS_ACCESS_KEY_ID
+	// +kubebuilder:validation:MaxLength=253
+	AccessKeyIDKey string `json:"accessKeyIDKey,omitempty"`
+
+	// SecretAccessKeyKey is the key holding the secret access key.
+	// +optional
+	// +kubebuilder:default=AWS_SECRET_ACCESS_KEY
+	// +kubebuilder:validation:MaxLength=253
+	SecretAccessKeyKey string `json:"secretAccessKeyKey,omitempty"`
+}
+
+// ObjectReference is an object in a bucket.
+type ObjectReference struct {
+	// Bucket holding the object; defaults to the storage's bucket.
+	// +optional
+	// +kubebuilder:validation:MinLength=3
+	// +kubebuilder:validation:MaxLength=63
+	// +kubebuilder:validation:Pattern=`^[a-z0-9][a-z0-9.-]*[a-z0-9]$`
+	Bucket string `json:"bucket,omitempty"`
+
+	// Key of the object, for example inputs/queries.fa.gz. A key ending in
+	// .gz is read as gzip.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=1024
+	Key string `json:"key"`
+}
+
+// Condition types shared by the API's objects.
+const (
+	// ConditionReady: the object can be used (a database is sharded).
+	ConditionReady = "Ready"
+	// ConditionProgressing: work is under way.
+	ConditionProgressing = "Progressing"
+	// ConditionComplete: a campaign's result is assembled.
+	ConditionComplete = "Complete"
+	// ConditionFailed: the object will make no more progress.
+	ConditionFailed = "Failed"
+	// ConditionDegraded: work goes on with less than was asked for.
+	ConditionDegraded = "Degraded"
+)
