@@ -21,6 +21,7 @@ deps:
 build:
 	@mkdir -p $(BIN)
 	CGO_ENABLED=0 $(GO) build -o $(BIN)/blastfleet ./cmd/blastfleet
+	CGO_ENABLED=0 $(GO) build -o $(BIN)/blastfleet-manager ./cmd/manager
 	$(GO) build -tags mpi -o $(BIN)/blastfleet-engine ./cmd/engine
 
 ## manifests: CRDs and RBAC from the kubebuilder markers

@@ -53,6 +53,7 @@ type BlastDatabaseSpec struct {
 
 // Sharding is a shard count or a target shard size: exactly one.
 // +kubebuilder:validation:XValidation:rule="has(self.count) != has(self.targetSize)",message="set exactly one of count and targetSize"
+// +kubebuilder:validation:XValidation:rule="!has(self.targetSize) || quantity(string(self.targetSize)).isGreaterThan(quantity('0'))",message="targetSize must be positive",fieldPath=".targetSize"
 type Sharding struct {
 	// Count of shards.
 	// +optional
@@ -60,8 +61,9 @@ type Sharding struct {
 	// +kubebuilder:validation:Maximum=4096
 	Count *int32 `json:"count,omitempty"`
 
-	// TargetSize is the letters per shard to aim at, for example 1Gi;
-	// the count is the database's letters divided by it, rounded up.
+	// TargetSize is the source object's bytes per shard, for example
+	// 1Gi: the count is the source's size (compressed, for a .gz source)
+	// divided by it, rounded up, at most 4096.
 	// +optional
 	TargetSize *resource.Quantity `json:"targetSize,omitempty"`
 }

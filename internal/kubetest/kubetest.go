@@ -9,14 +9,12 @@ import (
 	"sync"
 	"testing"
 
-	kubeflow "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
 	"k8s.io/apimachinery/pkg/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
-	"github.com/blastfleet/blastfleet/api/v1alpha1"
+	"github.com/blastfleet/blastfleet/internal/kubescheme"
 	"github.com/blastfleet/blastfleet/internal/testenv"
 )
 
@@ -32,15 +30,7 @@ type Env struct {
 }
 
 // Scheme holds the built-in types, ours and the MPI operator's.
-func Scheme() *runtime.Scheme {
-	s := runtime.NewScheme()
-	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, v1alpha1.AddToScheme, kubeflow.AddToScheme} {
-		if err := add(s); err != nil {
-			panic(err) // static registration: cannot fail at run time
-		}
-	}
-	return s
-}
+func Scheme() *runtime.Scheme { return kubescheme.New() }
 
 // Start starts etcd and kube-apiserver with the CRDs installed and stops
 // them when the test ends.

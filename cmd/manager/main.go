@@ -1,0 +1,101 @@
+// Command manager is the blastfleet operator: it reconciles BlastDatabases
+// (sharding Jobs) and SearchCampaigns (planning Jobs and MPIJob
+// partitions). It never searches anything itself.
+package main
+
+import (
+	"crypto/tls"
+	"flag"
+	"fmt"
+	"os"
+	"time"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/healthz"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/blastfleet/blastfleet/controllers"
+	"github.com/blastfleet/blastfleet/internal/kubescheme"
+)
+
+// version is set at build time.
+var version = "dev"
+
+type options struct {
+	metricsAddr, probeAddr string
+	secureMetrics          bool
+	leaderElect            bool
+	leaderElectionNS       string
+	workerImage            string
+	pollInterval           time.Duration
+	partitionTTL           time.Duration
+	namespace              string
+}
+
+func main() {
+	var o options
+	flag.StringVar(&o.metricsAddr, "metrics-bind-address", ":8443", "address the metrics endpoint binds to (0 disables it)")
+	flag.BoolVar(&o.secureMetrics, "metrics-secure", true, "serve metrics over HTTPS with Kubernetes authentication and authorization; false serves plain HTTP (for a loopback address)")
+	flag.StringVar(&o.probeAddr, "health-probe-bind-address", ":8081", "address the liveness and readiness probes bind to")
+	flag.BoolVar(&o.leaderElect, "leader-elect", false, "elect a leader, so only one of several replicas reconciles")
+	flag.StringVar(&o.leaderElectionNS, "leader-election-namespace", "", "namespace of the leader election lease (default: the pod's)")
+	flag.StringVar(&o.workerImage, "worker-image", "ghcr.io/blastfleet/worker:"+version, "image for sharding, planning and partitions when a resource names none")
+	flag.DurationVar(&o.pollInterval, "ledger-poll-interval", 15*time.Second, "how often a running campaign's ledger is read for progress")
+	flag.DurationVar(&o.partitionTTL, "partition-ttl", time.Hour, "how long finished MPIJobs are kept, with their launcher logs")
+	flag.StringVar(&o.namespace, "namespace", "", "watch only this namespace (default: all)")
+	zopts := zap.Options{Development: false}
+	zopts.BindFlags(flag.CommandLine)
+	flag.Parse()
+	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&zopts)))
+	if err := run(o); err != nil {
+		fmt.Fprintln(os.Stderr, "blastfleet manager:", err)
+		os.Exit(1)
+	}
+}
+
+func run(o options) error {
+	log := ctrl.Log.WithName("setup")
+	scheme := runtime.NewScheme()
+	if err := kubescheme.AddToScheme(scheme); err != nil {
+		return err
+	}
+	metrics := metricsserver.Options{BindAddress: o.metricsAddr, SecureServing: o.secureMetrics}
+	if o.secureMetrics {
+		metrics.FilterProvider = filters.WithAuthenticationAndAuthorization
+		// HTTP/2 is off: CVE-2023-44487 and CVE-2023-39325.
+		metrics.TLSOpts = []func(*tls.Config){func(c *tls.Config) { c.NextProtos = []string{"http/1.1"} }}
+	}
+	mopts := ctrl.Options{
+		Scheme:                  scheme,
+		Metrics:                 metrics,
+		HealthProbeBindAddress:  o.probeAddr,
+		LeaderElection:          o.leaderElect,
+		LeaderElectionID:        "blastfleet-operator.blastfleet.io",
+		LeaderElectionNamespace: o.leaderElectionNS,
+	}
+	if o.namespace != "" {
+		mopts.Cache.DefaultNamespaces = map[string]cacheConfig{o.namespace: {}}
+	}
+	mgr, err := ctrl.NewManager(ctrl.GetConfigOrDie(), mopts)
+	if err != nil {
+		return fmt.Errorf("creating manager: %w", err)
+	}
+	if err := controllers.Setup(mgr, controllers.Config{
+		WorkerImage:  o.workerImage,
+		PollInterval: o.pollInterval,
+		PartitionTTL: o.partitionTTL,
+	}); err != nil {
+		return err
+	}
+	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
+		return err
+	}
+	if err := mgr.AddReadyzCheck("readyz", healthz.Ping); err != nil {
+		return err
+	}
+	log.Info("starting", "version", version, "workerImage", o.workerImage)
+	return mgr.Start(ctrl.SetupSignalHandler())
+}

@@ -1,0 +1,136 @@
+package controllers
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/events"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/blastfleet/blastfleet/api/v1alpha1"
+	"github.com/blastfleet/blastfleet/internal/ledger"
+)
+
+// +kubebuilder:rbac:groups=blastfleet.io,resources=searchcampaigns,verbs=get;list;watch
+// +kubebuilder:rbac:groups=blastfleet.io,resources=searchcampaigns/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=blastfleet.io,resources=blastdatabases,verbs=get;list;watch
+// +kubebuilder:rbac:groups=kubeflow.org,resources=mpijobs,verbs=get;list;watch;create;delete
+// +kubebuilder:rbac:groups=batch,resources=jobs,verbs=get;list;watch;create;delete
+// +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch
+// +kubebuilder:rbac:groups="",resources=secrets,verbs=get
+// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
+
+// CampaignReconciler runs SearchCampaigns.
+type CampaignReconciler struct {
+	client.Client
+	Scheme   *runtime.Scheme
+	Recorder events.EventRecorder
+	Stores   StoreOpener
+	Executor Executor
+	// WorkerImage is the image partitions and planning run when the
+	// campaign does not name one.
+	WorkerImage string
+	// PollInterval is how often a running campaign's ledger is read.
+	PollInterval time.Duration
+	// Now is the clock (tests move it).
+	Now func() time.Time
+
+	ledgers sync.Map // campaign UID -> *ledger.Ledger, which caches records by ETag
+}
+
+// Reconcile moves a campaign one step: database, plan, ledger,
+// partitions, completion; then writes its status once.
+func (r *CampaignReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	var c v1alpha1.SearchCampaign
+	if err := r.Get(ctx, req.NamespacedName, &c); err != nil {
+		if apierrors.IsNotFound(err) {
+			r.forget(req.NamespacedName)
+		}
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if !c.DeletionTimestamp.IsZero() {
+		// Owner references remove the partitions; the ledger and result
+		// stay in object storage on purpose.
+		return ctrl.Result{}, nil
+	}
+	run := newCampaignRun(r, &c)
+	err := run.reconcile(ctx)
+	if werr := run.writeStatus(ctx); werr != nil {
+		if apierrors.IsConflict(werr) {
+			return ctrl.Result{Requeue: true}, nil
+		}
+		return ctrl.Result{}, errors.Join(err, werr)
+	}
+	if err != nil {
+		log.FromContext(ctx).Error(err, "reconciling campaign")
+		return ctrl.Result{}, err
+	}
+	return ctrl.Result{RequeueAfter: run.requeue}, nil
+}
+
+func (r *CampaignReconciler) now() time.Time {
+	if r.Now != nil {
+		return r.Now()
+	}
+	return time.Now()
+}
+
+func (r *CampaignReconciler) forget(key types.NamespacedName) {
+	r.ledgers.Range(func(k, v any) bool {
+		if e := v.(*cachedLedger); e.key == key {
+			r.ledgers.Delete(k)
+		}
+		return true
+	})
+}
+
+type cachedLedger struct {
+	key types.NamespacedName
+	l   *ledger.Ledger
+}
+
+// SetupWithManager watches campaigns, their partitions and planning Jobs,
+// and the databases they reference.
+func (r *CampaignReconciler) SetupWithManager(mgr ctrl.Manager) error {
+	if r.PollInterval == 0 {
+		r.PollInterval = 15 * time.Second
+	}
+	ctx := context.Background()
+	if err := mgr.GetFieldIndexer().IndexField(ctx, &v1alpha1.SearchCampaign{}, fieldDatabaseRef, func(o client.Object) []string {
+		return []string{o.(*v1alpha1.SearchCampaign).Spec.DatabaseRef.Name}
+	}); err != nil {
+		return err
+	}
+	return ctrl.NewControllerManagedBy(mgr).
+		For(&v1alpha1.SearchCampaign{}, builder.WithPredicates(predicate.Or(predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{}))).
+		Owns(r.Executor.NewObject()).
+		Owns(&batchv1.Job{}).
+		Watches(&v1alpha1.BlastDatabase{}, handler.EnqueueRequestsFromMapFunc(r.campaignsOfDatabase)).
+		Named("searchcampaign").
+		Complete(r)
+}
+
+func (r *CampaignReconciler) campaignsOfDatabase(ctx context.Context, o client.Object) []reconcile.Request {
+	var list v1alpha1.SearchCampaignList
+	if err := r.List(ctx, &list, client.InNamespace(o.GetNamespace()), client.MatchingFields{fieldDatabaseRef: o.GetName()}); err != nil {
+		log.FromContext(ctx).Error(err, "listing campaigns of a database", "database", o.GetName())
+		return nil
+	}
+	reqs := make([]reconcile.Request, len(list.Items))
+	for i, c := range list.Items {
+		reqs[i] = reconcile.Request{NamespacedName: types.NamespacedName{Namespace: c.Namespace, Name: c.Name}}
+	}
+	return reqs
+}

@@ -1,0 +1,69 @@
+package controllers
+
+import (
+	"context"
+	"fmt"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/blastfleet/blastfleet/api/v1alpha1"
+)
+
+// resolveDatabase waits for the referenced database to be Ready and
+// checks the campaign can search it, before anything is computed.
+func (run *campaignRun) resolveDatabase(ctx context.Context) (bool, error) {
+	c := run.c
+	var db v1alpha1.BlastDatabase
+	err := run.r.Get(ctx, client.ObjectKey{Namespace: c.Namespace, Name: c.Spec.DatabaseRef.Name}, &db)
+	if apierrors.IsNotFound(err) {
+		return run.wait(v1alpha1.CampaignPending, "DatabaseNotFound",
+			fmt.Sprintf("spec.databaseRef: BlastDatabase %q not found in namespace %s", c.Spec.DatabaseRef.Name, c.Namespace))
+	}
+	if err != nil {
+		return false, fmt.Errorf("reading BlastDatabase %s: %w", c.Spec.DatabaseRef.Name, err)
+	}
+	if db.Status.Phase != v1alpha1.DatabaseReady {
+		return run.wait(v1alpha1.CampaignPending, "DatabaseNotReady",
+			fmt.Sprintf("waiting for BlastDatabase %q to be Ready (it is %s)", db.Name, phaseOr(string(db.Status.Phase), "Pending")))
+	}
+	if want := programDBType(c.Spec.Program); want != db.Spec.Type {
+		return run.fail("ProgramDatabaseMismatch",
+			fmt.Sprintf("spec.program: %s searches a %s database, and BlastDatabase %q is %s", c.Spec.Program, want, db.Name, db.Spec.Type))
+	}
+	if db.Spec.Storage.Endpoint != c.Spec.Output.Endpoint {
+		return run.fail("StorageMismatch",
+			fmt.Sprintf("spec.output.endpoint: partitions reach the database and the output with one set of credentials, so they must be on one endpoint (database %q is on %q, output on %q)",
+				db.Name, db.Spec.Storage.Endpoint, c.Spec.Output.Endpoint))
+	}
+	run.db = &db
+	return true, nil
+}
+
+func phaseOr(p, def string) string {
+	if p == "" {
+		return def
+	}
+	return p
+}
+
+// programDBType is the database type a program searches.
+func programDBType(p v1alpha1.Program) v1alpha1.DatabaseType {
+	switch p {
+	case "blastp", "blastx":
+		return v1alpha1.DatabaseProtein
+	}
+	return v1alpha1.DatabaseNucleotide
+}
+
+// openStorage opens the campaign's location with the output credentials.
+func (run *campaignRun) openStorage(ctx context.Context) (bool, error) {
+	c := run.c
+	bucket, prefix := splitLocation(run.loc)
+	st, err := run.r.Stores.Open(ctx, c.Namespace, c.Spec.Output, bucket, prefix)
+	if err != nil {
+		return run.wait(v1alpha1.CampaignPending, "StorageUnavailable", "spec.output: "+err.Error())
+	}
+	run.store = st
+	return true, nil
+}

@@ -1,0 +1,115 @@
+package controllers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/blastfleet/blastfleet/api/v1alpha1"
+	"github.com/blastfleet/blastfleet/internal/ledger"
+)
+
+// readLedger reads the chunk state. An unreachable store does not stop
+// the campaign: partitions keep working from their own leases, and the
+// status keeps its last counts, marked Degraded.
+func (run *campaignRun) readLedger(ctx context.Context) (bool, error) {
+	st, err := run.ledger.Status(ctx)
+	if err != nil {
+		run.setCondition(v1alpha1.ConditionDegraded, true, "LedgerUnreachable", fmt.Sprintf("reading the ledger at %s: %v", run.loc, err))
+		return true, nil
+	}
+	run.status = st
+	s := &run.c.Status
+	s.Chunks = v1alpha1.ChunkCounts{
+		Total: int32(st.Chunks), Committed: int32(st.Committed), Leased: int32(st.Leased),
+		Failed: int32(st.Failed), Pending: int32(st.Pending), Retries: int32(st.Retries),
+	}
+	s.Queries = v1alpha1.QueryCounts{Total: int32(st.Queries), Done: int32(st.QueriesDone), Failed: int32(st.QueriesFailed)}
+	s.FailedQueries = nil
+	for i, q := range st.FailedQueries {
+		if i == 20 {
+			break
+		}
+		s.FailedQueries = append(s.FailedQueries, v1alpha1.FailedQuery{Index: int32(q.Query), Reason: truncate(q.Reason.String(), 1024)})
+	}
+	s.ChunksRatio = fmt.Sprintf("%d/%d", st.Committed, st.Chunks)
+	if st.Queries > 0 {
+		s.Progress = fmt.Sprintf("%d%%", (st.QueriesDone+st.QueriesFailed)*100/st.Queries)
+	}
+	for _, p := range st.Problems {
+		run.warn("ResultVoided", "Verify", p)
+	}
+	return true, nil
+}
+
+// finishIfDone completes the campaign once every chunk is decided and
+// the result is assembled. Partitions assemble it before they exit; the
+// operator does so itself only when none is left to.
+func (run *campaignRun) finishIfDone(ctx context.Context) (bool, error) {
+	if run.status == nil || !run.status.Complete {
+		return true, nil
+	}
+	if run.activePartitions() > 0 {
+		run.requeue = run.r.PollInterval
+		return true, nil // they are assembling, or about to exit
+	}
+	key, err := run.ledger.Assemble(ctx)
+	if errors.Is(err, ledger.ErrIncomplete) {
+		run.normal("ChunkRedo", "Verify", err.Error())
+		return true, nil // a result failed its check: its chunk is leasable again
+	}
+	if err != nil {
+		run.setCondition(v1alpha1.ConditionDegraded, true, "AssembleFailed", err.Error())
+		run.requeue = run.r.PollInterval
+		return false, nil
+	}
+	s := &run.c.Status
+	s.Result = run.store.URL(key)
+	t := metav1.NewTime(run.now)
+	s.CompletionTime = &t
+	s.Progress = "100%"
+	if st := run.status; st.QueriesFailed > 0 {
+		reasons := make([]string, 0, 3)
+		for i, q := range st.FailedQueries {
+			if i == 3 {
+				reasons = append(reasons, "...")
+				break
+			}
+			reasons = append(reasons, fmt.Sprintf("query %d: %s", q.Query, q.Reason))
+		}
+		run.setCondition(v1alpha1.ConditionComplete, false, "QueriesFailed", "")
+		run.fail("QueriesFailed", fmt.Sprintf("%d of %d queries failed after every retry (%s); the other queries' results are at %s",
+			st.QueriesFailed, st.Queries, strings.Join(reasons, "; "), s.Result))
+		return false, run.cleanupPartitions(ctx, "campaign finished")
+	}
+	s.Phase = v1alpha1.CampaignComplete
+	msg := fmt.Sprintf("all %d queries searched; result at %s", run.status.Queries, s.Result)
+	run.setCondition(v1alpha1.ConditionComplete, true, "Complete", msg)
+	run.setCondition(v1alpha1.ConditionProgressing, false, "Complete", msg)
+	run.setCondition(v1alpha1.ConditionReady, true, "Complete", msg)
+	run.setCondition(v1alpha1.ConditionDegraded, false, "Complete", msg)
+	run.normal("Complete", "Complete", msg)
+	return false, run.cleanupPartitions(ctx, "campaign finished")
+}
+
+// checkDeadline fails a campaign running past activeDeadlineSeconds.
+func (run *campaignRun) checkDeadline(ctx context.Context) (bool, error) {
+	s := run.c.Status
+	d := run.c.Spec.ActiveDeadlineSeconds
+	if d == nil || s.StartTime == nil {
+		return true, nil
+	}
+	deadline := s.StartTime.Add(time.Duration(*d) * time.Second)
+	if left := deadline.Sub(run.now); left > 0 {
+		if run.requeue == 0 || left < run.requeue {
+			run.requeue = left
+		}
+		return true, nil
+	}
+	run.fail("DeadlineExceeded", fmt.Sprintf("spec.activeDeadlineSeconds: the campaign ran past its %d s deadline", *d))
+	return false, run.cleanupPartitions(ctx, "deadline exceeded")
+}

@@ -1,0 +1,151 @@
+package controllers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	"github.com/blastfleet/blastfleet/api/v1alpha1"
+	"github.com/blastfleet/blastfleet/internal/ledger"
+	"github.com/blastfleet/blastfleet/internal/objstore"
+)
+
+// ensurePlan makes sure the campaign's plan is in the ledger: it is read
+// if present, else a planning Job writes it.
+func (run *campaignRun) ensurePlan(ctx context.Context) (bool, error) {
+	c := run.c
+	if v, ok := run.r.ledgers.Load(c.UID); ok {
+		run.ledger = v.(*cachedLedger).l
+		return true, nil
+	}
+	l, err := ledger.Open(ctx, run.store, ledger.Options{})
+	switch {
+	case err == nil:
+		if msg := planMismatch(l.Plan(), c, run.db); msg != "" {
+			return run.fail("PlanMismatch", fmt.Sprintf("%s already holds the plan of another campaign: %s; delete it or name this campaign differently", run.loc, msg))
+		}
+		run.ledger = l
+		run.r.ledgers.Store(c.UID, &cachedLedger{key: client.ObjectKeyFromObject(c), l: l})
+		run.normalOnTransition("Planned", "Plan", fmt.Sprintf("plan ready: %d queries in %d chunks", l.Plan().Queries.Count, len(l.Plan().Chunks)))
+		return true, nil
+	case !errors.Is(err, objstore.ErrNotExist):
+		return run.wait(v1alpha1.CampaignPending, "LedgerUnreachable", fmt.Sprintf("reading the plan at %s: %v", run.loc, err))
+	}
+
+	// No plan yet: check what the plan Job would fail on slowly, then run it.
+	if ok, err := run.checkQueries(ctx); !ok || err != nil {
+		return ok, err
+	}
+	var job batchv1.Job
+	err = run.r.Get(ctx, client.ObjectKey{Namespace: c.Namespace, Name: PlanJobName(c.Name)}, &job)
+	if apierrors.IsNotFound(err) {
+		job := planJob(c, run.db, run.loc, run.r.image(c))
+		if err := controllerutil.SetControllerReference(c, job, run.r.Scheme); err != nil {
+			return false, err
+		}
+		if err := run.r.Create(ctx, job); err != nil && !apierrors.IsAlreadyExists(err) {
+			return false, fmt.Errorf("creating planning Job: %w", err)
+		}
+		run.normal("PlanStarted", "Plan", fmt.Sprintf("planning Job %s started", job.Name))
+		return run.wait(v1alpha1.CampaignPlanning, "Planning", fmt.Sprintf("planning Job %s reads the queries and cuts chunks", job.Name))
+	}
+	if err != nil {
+		return false, fmt.Errorf("reading planning Job: %w", err)
+	}
+	switch {
+	case jobCondition(&job, batchv1.JobFailed):
+		return run.fail("PlanFailed", "planning failed: "+run.podFailure(ctx, job.Name, jobMessage(&job)))
+	case jobCondition(&job, batchv1.JobComplete):
+		// The plan may have been written a moment ago; an eventually
+		// consistent store may not list it yet.
+		return run.wait(v1alpha1.CampaignPlanning, "Planning", fmt.Sprintf("planning Job %s finished; waiting for the plan at %s", job.Name, run.loc))
+	}
+	return run.wait(v1alpha1.CampaignPlanning, "Planning", fmt.Sprintf("planning Job %s reads the queries and cuts chunks", job.Name))
+}
+
+// checkQueries fails the campaign at once, naming the field, when the
+// queries object does not exist.
+func (run *campaignRun) checkQueries(ctx context.Context) (bool, error) {
+	c := run.c
+	url := objectURL(c.Spec.Output, c.Spec.Queries.ObjectReference)
+	bucket, key := splitLocation(url)
+	st, err := run.r.Stores.Open(ctx, c.Namespace, c.Spec.Output, bucket, "")
+	if err != nil {
+		return run.wait(v1alpha1.CampaignPending, "StorageUnavailable", "spec.output: "+err.Error())
+	}
+	if _, err := st.Stat(ctx, key); errors.Is(err, objstore.ErrNotExist) {
+		return run.fail("QueriesNotFound", fmt.Sprintf("spec.queries: object %s does not exist", url))
+	} else if err != nil {
+		return run.wait(v1alpha1.CampaignPending, "StorageUnavailable", fmt.Sprintf("spec.queries: %s: %v", url, err))
+	}
+	return true, nil
+}
+
+// planMismatch says how a plan found at the campaign's location differs
+// from what the campaign asks for; "" when it is this campaign's.
+func planMismatch(p *ledger.Plan, c *v1alpha1.SearchCampaign, db *v1alpha1.BlastDatabase) string {
+	var diffs []string
+	check := func(field, got, want string) {
+		if got != want {
+			diffs = append(diffs, fmt.Sprintf("%s is %q there, %q here", field, got, want))
+		}
+	}
+	check("queries", p.Queries.Location, objectURL(c.Spec.Output, c.Spec.Queries.ObjectReference))
+	check("database", p.Database.Location, db.Status.Location)
+	check("program", p.Search.Program, string(c.Spec.Program))
+	return strings.Join(diffs, "; ")
+}
+
+func jobCondition(job *batchv1.Job, t batchv1.JobConditionType) bool {
+	for _, c := range job.Status.Conditions {
+		if c.Type == t && c.Status == corev1.ConditionTrue {
+			return true
+		}
+	}
+	return false
+}
+
+func jobMessage(job *batchv1.Job) string {
+	for _, c := range job.Status.Conditions {
+		if c.Type == batchv1.JobFailed && c.Status == corev1.ConditionTrue {
+			return strings.TrimSpace(c.Reason + ": " + c.Message)
+		}
+	}
+	return "the Job failed"
+}
+
+// podFailure is the last failed pod's termination message (the tail of
+// its log, FallbackToLogsOnError), which names what was wrong; else def.
+func (run *campaignRun) podFailure(ctx context.Context, jobName, def string) string {
+	var pods corev1.PodList
+	if err := run.r.List(ctx, &pods, client.InNamespace(run.c.Namespace), client.MatchingLabels{"job-name": jobName}); err != nil {
+		return def
+	}
+	var msg string
+	var at int64
+	for _, p := range pods.Items {
+		for _, s := range p.Status.ContainerStatuses {
+			if t := s.State.Terminated; t != nil && t.ExitCode != 0 && t.Message != "" && t.FinishedAt.Unix() >= at {
+				msg, at = strings.TrimSpace(t.Message), t.FinishedAt.Unix()
+			}
+		}
+	}
+	if msg == "" {
+		return def
+	}
+	return msg
+}
+
+func (r *CampaignReconciler) image(c *v1alpha1.SearchCampaign) string {
+	if c.Spec.Partitions.Image != "" {
+		return c.Spec.Partitions.Image
+	}
+	return r.WorkerImage
+}

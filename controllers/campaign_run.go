@@ -1,0 +1,134 @@
+package controllers
+
+import (
+	"context"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/blastfleet/blastfleet/api/v1alpha1"
+	"github.com/blastfleet/blastfleet/internal/ledger"
+	"github.com/blastfleet/blastfleet/internal/objstore"
+)
+
+// campaignRun is one reconcile of one campaign: what it observed, the
+// status it is building, and the events to emit once that status is
+// written (jobset's pattern: gather, write once, then tell).
+type campaignRun struct {
+	r      *CampaignReconciler
+	c      *v1alpha1.SearchCampaign
+	before *v1alpha1.SearchCampaignStatus
+	now    time.Time
+
+	db     *v1alpha1.BlastDatabase
+	loc    string
+	store  objstore.Store
+	ledger *ledger.Ledger
+	status *ledger.Status // nil until read
+
+	parts  []partition
+	events []event
+
+	requeue time.Duration
+}
+
+type event struct {
+	warning        bool
+	reason, action string
+	note           string
+}
+
+func newCampaignRun(r *CampaignReconciler, c *v1alpha1.SearchCampaign) *campaignRun {
+	return &campaignRun{r: r, c: c, before: c.Status.DeepCopy(), now: r.now(), loc: location(c.Spec.Output, c.Namespace, c.Name)}
+}
+
+// reconcile runs the phases in order; each returns false when the
+// campaign cannot go further in this reconcile.
+func (run *campaignRun) reconcile(ctx context.Context) error {
+	run.c.Status.Location = run.loc
+	if run.terminal() {
+		return run.cleanupPartitions(ctx, "campaign finished")
+	}
+	for _, phase := range []func(context.Context) (bool, error){
+		run.resolveDatabase,
+		run.openStorage,
+		run.ensurePlan,
+		run.readLedger,
+		run.observePartitions,
+		run.finishIfDone,
+		run.checkDeadline,
+		run.reconcilePartitions,
+	} {
+		ok, err := phase(ctx)
+		if err != nil || !ok {
+			return err
+		}
+	}
+	return nil
+}
+
+func (run *campaignRun) terminal() bool {
+	p := run.c.Status.Phase
+	return p == v1alpha1.CampaignComplete || p == v1alpha1.CampaignFailed
+}
+
+// wait leaves the campaign in phase with a reason, to be looked at again
+// after the poll interval (or sooner, on a watch event).
+func (run *campaignRun) wait(phase v1alpha1.CampaignPhase, reason, msg string) (bool, error) {
+	run.c.Status.Phase = phase
+	run.setCondition(v1alpha1.ConditionReady, false, reason, msg)
+	run.setCondition(v1alpha1.ConditionProgressing, phase == v1alpha1.CampaignPlanning, reason, msg)
+	run.requeue = run.r.PollInterval
+	return false, nil
+}
+
+// fail ends the campaign: Failed, with the reason and message users see
+// in kubectl describe and the CLI.
+func (run *campaignRun) fail(reason, msg string) (bool, error) {
+	c := &run.c.Status
+	c.Phase = v1alpha1.CampaignFailed
+	if c.CompletionTime == nil {
+		t := metav1.NewTime(run.now)
+		c.CompletionTime = &t
+	}
+	run.setCondition(v1alpha1.ConditionFailed, true, reason, msg)
+	run.setCondition(v1alpha1.ConditionProgressing, false, reason, msg)
+	run.setCondition(v1alpha1.ConditionReady, false, reason, msg)
+	run.warn(reason, "Fail", msg)
+	return false, nil
+}
+
+func (run *campaignRun) setCondition(t string, status bool, reason, msg string) {
+	s := metav1.ConditionFalse
+	if status {
+		s = metav1.ConditionTrue
+	}
+	meta.SetStatusCondition(&run.c.Status.Conditions, metav1.Condition{
+		Type: t, Status: s, Reason: reason, Message: truncate(msg, 32*1024), ObservedGeneration: run.c.Generation,
+	})
+}
+
+func (run *campaignRun) normal(reason, action, note string) {
+	run.events = append(run.events, event{reason: reason, action: action, note: note})
+}
+
+func (run *campaignRun) warn(reason, action, note string) {
+	run.events = append(run.events, event{warning: true, reason: reason, action: action, note: note})
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n-3] + "..."
+}
+
+// normalOnTransition records an event only when the campaign was not yet
+// running, so a restarted operator re-reading the plan stays quiet.
+func (run *campaignRun) normalOnTransition(reason, action, note string) {
+	switch run.before.Phase {
+	case "", v1alpha1.CampaignPending, v1alpha1.CampaignPlanning:
+		run.normal(reason, action, note)
+	}
+}

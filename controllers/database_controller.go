@@ -1,0 +1,241 @@
+package controllers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/tools/events"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	"github.com/blastfleet/blastfleet/api/v1alpha1"
+	"github.com/blastfleet/blastfleet/internal/manifest"
+	"github.com/blastfleet/blastfleet/internal/objstore"
+)
+
+// +kubebuilder:rbac:groups=blastfleet.io,resources=blastdatabases,verbs=get;list;watch
+// +kubebuilder:rbac:groups=blastfleet.io,resources=blastdatabases/status,verbs=get;update;patch
+
+// DatabaseReconciler shards BlastDatabases: an Indexed Job builds one shard
+// per completion index (a failed index is retried by the Job), then a
+// second Job writes the manifest, from which the status is filled.
+type DatabaseReconciler struct {
+	client.Client
+	Scheme       *runtime.Scheme
+	Recorder     events.EventRecorder
+	Stores       StoreOpener
+	WorkerImage  string
+	PollInterval time.Duration
+}
+
+type databaseRun struct {
+	r      *DatabaseReconciler
+	db     *v1alpha1.BlastDatabase
+	before *v1alpha1.BlastDatabaseStatus
+	store  objstore.Store
+	events []event
+}
+
+// Reconcile moves a database one step towards Ready.
+func (r *DatabaseReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	var db v1alpha1.BlastDatabase
+	if err := r.Get(ctx, req.NamespacedName, &db); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if !db.DeletionTimestamp.IsZero() {
+		return ctrl.Result{}, nil // the shards stay in object storage on purpose
+	}
+	st := db.Status
+	if (st.Phase == v1alpha1.DatabaseReady || st.Phase == v1alpha1.DatabaseFailed) && st.ObservedGeneration == db.Generation {
+		return ctrl.Result{}, nil
+	}
+	run := &databaseRun{r: r, db: &db, before: db.Status.DeepCopy()}
+	requeue, err := run.reconcile(ctx)
+	if werr := run.writeStatus(ctx); werr != nil {
+		if apierrors.IsConflict(werr) {
+			return ctrl.Result{Requeue: true}, nil
+		}
+		return ctrl.Result{}, errors.Join(err, werr)
+	}
+	return ctrl.Result{RequeueAfter: requeue}, err
+}
+
+func (run *databaseRun) reconcile(ctx context.Context) (time.Duration, error) {
+	db := run.db
+	loc := location(db.Spec.Storage, db.Namespace, db.Name)
+	db.Status.Location = loc
+	bucket, prefix := splitLocation(loc)
+	st, err := run.r.Stores.Open(ctx, db.Namespace, db.Spec.Storage, bucket, prefix)
+	if err != nil {
+		run.set(v1alpha1.DatabasePending, "StorageUnavailable", "spec.storage: "+err.Error())
+		return run.r.PollInterval, nil
+	}
+	run.store = st
+
+	src := objectURL(db.Spec.Storage, db.Spec.Source)
+	shards, err := run.shardCount(ctx, src)
+	if errors.Is(err, objstore.ErrNotExist) {
+		run.set(v1alpha1.DatabaseFailed, "SourceNotFound", fmt.Sprintf("spec.source: object %s does not exist", src))
+		return 0, nil
+	}
+	if err != nil {
+		run.set(v1alpha1.DatabasePending, "StorageUnavailable", fmt.Sprintf("spec.source: %s: %v", src, err))
+		return run.r.PollInterval, nil
+	}
+	db.Status.Shards = shards
+
+	shardJob, err := run.ensureJob(ctx, shardingJob(db, src, loc, shards, run.r.image(db)))
+	if err != nil {
+		return 0, err
+	}
+	db.Status.ShardsBuilt = shardJob.Status.Succeeded
+	switch {
+	case jobCondition(shardJob, batchv1.JobFailed):
+		run.set(v1alpha1.DatabaseFailed, "ShardingFailed", "building shards failed: "+run.podFailure(ctx, shardJob))
+		return 0, nil
+	case !jobCondition(shardJob, batchv1.JobComplete):
+		run.set(v1alpha1.DatabaseSharding, "Sharding", fmt.Sprintf("%d of %d shards built", shardJob.Status.Succeeded, shards))
+		return run.r.PollInterval, nil
+	}
+	finish, err := run.ensureJob(ctx, manifestJob(db, src, loc, shards, run.r.image(db)))
+	if err != nil {
+		return 0, err
+	}
+	switch {
+	case jobCondition(finish, batchv1.JobFailed):
+		run.set(v1alpha1.DatabaseFailed, "ManifestFailed", "writing the manifest failed: "+run.podFailure(ctx, finish))
+		return 0, nil
+	case !jobCondition(finish, batchv1.JobComplete):
+		run.set(v1alpha1.DatabaseSharding, "WritingManifest", fmt.Sprintf("all %d shards built; writing the manifest", shards))
+		return run.r.PollInterval, nil
+	}
+	m, err := manifest.Load(ctx, st)
+	if err != nil {
+		run.set(v1alpha1.DatabaseSharding, "WritingManifest", fmt.Sprintf("reading the manifest at %s: %v", loc, err))
+		return run.r.PollInterval, nil
+	}
+	db.Status.Sequences, db.Status.Letters, db.Status.Shards = m.Sequences, m.Letters, int32(len(m.Shards))
+	db.Status.BlastVersion = m.BlastVersion
+	if info, err := st.Stat(ctx, manifest.FileName); err == nil {
+		db.Status.ManifestSHA256 = info.ETag
+	}
+	run.set(v1alpha1.DatabaseReady, "Ready", fmt.Sprintf("%d sequences, %d letters in %d shards at %s", m.Sequences, m.Letters, len(m.Shards), loc))
+	return 0, nil
+}
+
+// shardCount is spec.shards.count, or the source's size in bytes divided
+// by spec.shards.targetSize, rounded up.
+func (run *databaseRun) shardCount(ctx context.Context, src string) (int32, error) {
+	bucket, key := splitLocation(src)
+	st, err := run.r.Stores.Open(ctx, run.db.Namespace, run.db.Spec.Storage, bucket, "")
+	if err != nil {
+		return 0, err
+	}
+	info, err := st.Stat(ctx, key)
+	if err != nil {
+		return 0, err
+	}
+	sh := run.db.Spec.Shards
+	if sh.Count != nil {
+		return *sh.Count, nil
+	}
+	per := sh.TargetSize.Value()
+	if per < 1 {
+		per = 1
+	}
+	n := (info.Size + per - 1) / per
+	return int32(min(max(n, 1), 4096)), nil
+}
+
+func (run *databaseRun) ensureJob(ctx context.Context, job *batchv1.Job) (*batchv1.Job, error) {
+	var got batchv1.Job
+	err := run.r.Get(ctx, client.ObjectKeyFromObject(job), &got)
+	if err == nil {
+		return &got, nil
+	}
+	if !apierrors.IsNotFound(err) {
+		return nil, fmt.Errorf("reading Job %s: %w", job.Name, err)
+	}
+	if err := controllerutil.SetControllerReference(run.db, job, run.r.Scheme); err != nil {
+		return nil, err
+	}
+	if err := run.r.Create(ctx, job); err != nil && !apierrors.IsAlreadyExists(err) {
+		return nil, fmt.Errorf("creating Job %s: %w", job.Name, err)
+	}
+	run.events = append(run.events, event{reason: "JobCreated", action: "Create", note: "Job " + job.Name + " created"})
+	return job, nil
+}
+
+func (run *databaseRun) podFailure(ctx context.Context, job *batchv1.Job) string {
+	cr := &campaignRun{r: &CampaignReconciler{Client: run.r.Client}, c: &v1alpha1.SearchCampaign{ObjectMeta: metav1.ObjectMeta{Namespace: job.Namespace}}}
+	return cr.podFailure(ctx, job.Name, jobMessage(job))
+}
+
+func (run *databaseRun) set(phase v1alpha1.DatabasePhase, reason, msg string) {
+	db := run.db
+	db.Status.Phase = phase
+	cond := func(t string, on bool) {
+		s := metav1.ConditionFalse
+		if on {
+			s = metav1.ConditionTrue
+		}
+		meta.SetStatusCondition(&db.Status.Conditions, metav1.Condition{Type: t, Status: s, Reason: reason, Message: truncate(msg, 32*1024), ObservedGeneration: db.Generation})
+	}
+	cond(v1alpha1.ConditionReady, phase == v1alpha1.DatabaseReady)
+	cond(v1alpha1.ConditionProgressing, phase == v1alpha1.DatabaseSharding)
+	cond(v1alpha1.ConditionFailed, phase == v1alpha1.DatabaseFailed)
+	if phase != run.before.Phase {
+		run.events = append(run.events, event{warning: phase == v1alpha1.DatabaseFailed, reason: reason, action: string(phase), note: msg})
+	}
+}
+
+func (run *databaseRun) writeStatus(ctx context.Context) error {
+	db := run.db
+	if db.Status.Phase == v1alpha1.DatabaseReady || db.Status.Phase == v1alpha1.DatabaseFailed {
+		db.Status.ObservedGeneration = db.Generation
+	}
+	if !equality.Semantic.DeepEqual(run.before, &db.Status) {
+		if err := run.r.Status().Update(ctx, db); err != nil {
+			return fmt.Errorf("writing status: %w", err)
+		}
+	}
+	for _, e := range run.events {
+		t := corev1.EventTypeNormal
+		if e.warning {
+			t = corev1.EventTypeWarning
+		}
+		if run.r.Recorder != nil {
+			run.r.Recorder.Eventf(db, nil, t, e.reason, e.action, "%s", truncate(e.note, 1000))
+		}
+	}
+	return nil
+}
+
+func (r *DatabaseReconciler) image(db *v1alpha1.BlastDatabase) string {
+	if db.Spec.Image != "" {
+		return db.Spec.Image
+	}
+	return r.WorkerImage
+}
+
+// SetupWithManager watches databases and their Jobs.
+func (r *DatabaseReconciler) SetupWithManager(mgr ctrl.Manager) error {
+	if r.PollInterval == 0 {
+		r.PollInterval = 15 * time.Second
+	}
+	return ctrl.NewControllerManagedBy(mgr).
+		For(&v1alpha1.BlastDatabase{}).
+		Owns(&batchv1.Job{}).
+		Named("blastdatabase").
+		Complete(r)
+}

@@ -1,0 +1,75 @@
+package controllers
+
+import (
+	"strconv"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	"github.com/blastfleet/blastfleet/api/v1alpha1"
+)
+
+// shardingJob builds shard i in completion index i. Every index reads and
+// validates the whole source the same way, so all agree on the split; an
+// index already built is a no-op, so retries are cheap.
+func shardingJob(db *v1alpha1.BlastDatabase, src, loc string, shards int32, image string) *batchv1.Job {
+	args := shardArgs(db, src, loc, shards)
+	args = append(args, "--shard-index", "$(JOB_COMPLETION_INDEX)")
+	job := databaseJob(db, ShardJobName(db.Name), componentShards, image, args)
+	job.Spec.CompletionMode = ptr.To(batchv1.IndexedCompletion)
+	job.Spec.Completions = ptr.To(shards)
+	job.Spec.Parallelism = ptr.To(shards)
+	if db.Spec.Parallelism != nil {
+		job.Spec.Parallelism = ptr.To(min(*db.Spec.Parallelism, shards))
+	}
+	// Each index gets its own retries, so one bad node does not fail all.
+	job.Spec.BackoffLimit = nil
+	job.Spec.BackoffLimitPerIndex = ptr.To[int32](3)
+	return job
+}
+
+// manifestJob writes manifest.json once every shard is built.
+func manifestJob(db *v1alpha1.BlastDatabase, src, loc string, shards int32, image string) *batchv1.Job {
+	return databaseJob(db, ManifestJobName(db.Name), componentFinish, image, append(shardArgs(db, src, loc, shards), "--finish"))
+}
+
+func shardArgs(db *v1alpha1.BlastDatabase, src, loc string, shards int32) []string {
+	return []string{"db", "shard",
+		"--input", src,
+		"--type", string(db.Spec.Type),
+		"--shards", strconv.Itoa(int(shards)),
+		"--name", db.Name,
+		"--output", loc,
+		"--work-dir", scratchDir,
+	}
+}
+
+func databaseJob(db *v1alpha1.BlastDatabase, name, component, image string, args []string) *batchv1.Job {
+	labels := map[string]string{LabelDatabase: db.Name, LabelComponent: component, LabelManagedBy: managedByValue}
+	return &batchv1.Job{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: db.Namespace, Labels: labels},
+		Spec: batchv1.JobSpec{
+			BackoffLimit:            ptr.To[int32](3),
+			TTLSecondsAfterFinished: ptr.To[int32](86400),
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				Spec: corev1.PodSpec{
+					RestartPolicy: corev1.RestartPolicyNever,
+					Containers: []corev1.Container{{
+						Name:                     "shard",
+						Image:                    image,
+						Command:                  []string{"blastfleet"},
+						Args:                     args,
+						Env:                      storageEnv(db.Spec.Storage),
+						Resources:                db.Spec.Resources,
+						VolumeMounts:             []corev1.VolumeMount{{Name: "scratch", MountPath: scratchDir}},
+						TerminationMessagePolicy: corev1.TerminationMessageFallbackToLogsOnError,
+					}},
+					Volumes: []corev1.Volume{{Name: "scratch", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}}},
+				},
+			},
+		},
+	}
+}

@@ -1,0 +1,98 @@
+package controllers
+
+import (
+	"fmt"
+	"path"
+	"strconv"
+	"strings"
+
+	"github.com/blastfleet/blastfleet/api/v1alpha1"
+)
+
+// Labels on every object the operator creates.
+const (
+	LabelCampaign    = "blastfleet.io/campaign"
+	LabelDatabase    = "blastfleet.io/database"
+	LabelPartition   = "blastfleet.io/partition"
+	LabelRestart     = "blastfleet.io/restart"
+	LabelGeneration  = "blastfleet.io/generation"
+	LabelComponent   = "app.kubernetes.io/component"
+	LabelManagedBy   = "app.kubernetes.io/managed-by"
+	LabelKueueQueue  = "kueue.x-k8s.io/queue-name"
+	managedByValue   = "blastfleet"
+	componentPlan    = "plan"
+	componentPart    = "partition"
+	componentShards  = "shards"
+	componentFinish  = "manifest"
+	fieldDatabaseRef = ".spec.databaseRef.name"
+)
+
+// PartitionName is partition index's MPIJob after restart replacements:
+// <campaign>-p<index>-r<restart>. The CRD's CEL rule keeps its worker pods'
+// names (<this>-worker-<n>) within 63 characters.
+func PartitionName(campaign string, index, restart int) string {
+	return fmt.Sprintf("%s-p%d-r%d", campaign, index, restart)
+}
+
+// PlanJobName is the campaign's planning Job.
+func PlanJobName(campaign string) string { return truncName(campaign, "-plan") }
+
+// ShardJobName and ManifestJobName are a database's sharding Jobs.
+func ShardJobName(db string) string    { return truncName(db, "-shards") }
+func ManifestJobName(db string) string { return truncName(db, "-manifest") }
+
+// truncName keeps name+suffix a valid label value (63 characters): Jobs
+// label their pods with their own name.
+func truncName(name, suffix string) string {
+	if len(name)+len(suffix) > 63 {
+		name = strings.TrimRight(name[:63-len(suffix)], "-.")
+	}
+	return name + suffix
+}
+
+// location is s3://bucket/prefix/namespace/name: each object its own
+// directory under the storage's prefix.
+func location(st v1alpha1.ObjectStorage, namespace, name string) string {
+	return "s3://" + st.Bucket + "/" + strings.TrimPrefix(path.Join(st.Prefix, namespace, name), "/")
+}
+
+// objectURL is an object reference as s3://bucket/key, the bucket
+// defaulting to the storage's.
+func objectURL(st v1alpha1.ObjectStorage, ref v1alpha1.ObjectReference) string {
+	b := ref.Bucket
+	if b == "" {
+		b = st.Bucket
+	}
+	return "s3://" + b + "/" + strings.TrimPrefix(ref.Key, "/")
+}
+
+// partitionOf reads a partition's index and restart from its labels.
+func partitionOf(labels map[string]string) (index, restart int, ok bool) {
+	i, err1 := strconv.Atoi(labels[LabelPartition])
+	r, err2 := strconv.Atoi(labels[LabelRestart])
+	return i, r, err1 == nil && err2 == nil && i >= 0 && r >= 0
+}
+
+// partitionLabels are a partition's labels: campaign, index, restart and
+// the campaign generation it was created for; the Kueue queue when set.
+func partitionLabels(c *v1alpha1.SearchCampaign, index, restart int) map[string]string {
+	l := map[string]string{
+		LabelCampaign:   c.Name,
+		LabelPartition:  strconv.Itoa(index),
+		LabelRestart:    strconv.Itoa(restart),
+		LabelGeneration: strconv.FormatInt(c.Generation, 10),
+		LabelComponent:  componentPart,
+		LabelManagedBy:  managedByValue,
+	}
+	if c.Spec.QueueName != "" {
+		l[LabelKueueQueue] = c.Spec.QueueName
+	}
+	return l
+}
+
+// splitLocation splits s3://bucket/prefix.
+func splitLocation(loc string) (bucket, prefix string) {
+	rest := strings.TrimPrefix(loc, "s3://")
+	bucket, prefix, _ = strings.Cut(rest, "/")
+	return bucket, prefix
+}

@@ -1,0 +1,281 @@
+package controllers
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	"github.com/blastfleet/blastfleet/api/v1alpha1"
+)
+
+// partition is one observed partition object.
+type partition struct {
+	obj            client.Object
+	index, restart int
+	state          PartitionState
+}
+
+func (p partition) active() bool {
+	return p.state.Phase == PartitionQueued || p.state.Phase == PartitionRunning
+}
+
+// observePartitions lists the campaign's partitions and counts them.
+func (run *campaignRun) observePartitions(ctx context.Context) (bool, error) {
+	parts, err := run.listPartitions(ctx)
+	if err != nil {
+		return false, err
+	}
+	run.parts = parts
+	run.countPartitions()
+	return true, nil
+}
+
+func (run *campaignRun) listPartitions(ctx context.Context) ([]partition, error) {
+	ex := run.r.Executor
+	list := ex.NewList()
+	if err := run.r.List(ctx, list, client.InNamespace(run.c.Namespace), client.MatchingLabels{LabelCampaign: run.c.Name}); err != nil {
+		return nil, fmt.Errorf("listing partitions: %w", err)
+	}
+	var parts []partition
+	for _, o := range ex.Items(list) {
+		if !metav1.IsControlledBy(o, run.c) {
+			continue
+		}
+		i, r, ok := partitionOf(o.GetLabels())
+		if !ok || !o.GetDeletionTimestamp().IsZero() {
+			continue
+		}
+		parts = append(parts, partition{obj: o, index: i, restart: r, state: ex.State(o)})
+	}
+	sort.Slice(parts, func(a, b int) bool {
+		if parts[a].index != parts[b].index {
+			return parts[a].index < parts[b].index
+		}
+		return parts[a].restart < parts[b].restart
+	})
+	return parts, nil
+}
+
+func (run *campaignRun) countPartitions() {
+	var n v1alpha1.PartitionCounts
+	latest := run.latest()
+	for _, p := range latest {
+		switch p.state.Phase {
+		case PartitionRunning:
+			n.Running++
+		case PartitionQueued:
+			n.Queued++
+		case PartitionFailed:
+			n.Failed++
+		}
+		n.Replaced += int32(p.restart)
+	}
+	// Failed partitions are deleted once replaced and scaled-down ones
+	// go, so the status remembers the count.
+	n.Replaced = max(n.Replaced, run.before.Partitions.Replaced)
+	n.Desired = run.desired()
+	run.c.Status.Partitions = n
+	run.c.Status.PartitionsRatio = fmt.Sprintf("%d/%d", n.Running, n.Desired)
+}
+
+// latest is each index's newest partition (highest restart).
+func (run *campaignRun) latest() map[int]partition {
+	m := map[int]partition{}
+	for _, p := range run.parts {
+		if q, ok := m[p.index]; !ok || p.restart > q.restart {
+			m[p.index] = p
+		}
+	}
+	return m
+}
+
+func (run *campaignRun) desired() int32 {
+	if run.c.Spec.Suspend || run.terminal() {
+		return 0
+	}
+	return run.c.Spec.Partitions.Count
+}
+
+func (run *campaignRun) activePartitions() int {
+	n := 0
+	for _, p := range run.parts {
+		if p.active() {
+			n++
+		}
+	}
+	return n
+}
+
+// reconcilePartitions keeps one live partition per index below
+// spec.partitions.count: it creates missing ones, replaces failed ones
+// within the restart budget after their backoff, and removes those above
+// the count (or all, when suspended).
+func (run *campaignRun) reconcilePartitions(ctx context.Context) (bool, error) {
+	c := run.c
+	defer run.pollWhileRunning()
+	if c.Spec.Suspend {
+		if err := run.cleanupPartitions(ctx, "campaign suspended"); err != nil {
+			return false, err
+		}
+		c.Status.Phase = v1alpha1.CampaignSuspended
+		c.Status.Partitions.Running, c.Status.Partitions.Queued = 0, 0
+		c.Status.PartitionsRatio = fmt.Sprintf("0/%d", 0)
+		msg := "suspended: partitions removed, the ledger keeps every committed chunk"
+		run.setCondition(v1alpha1.ConditionProgressing, false, "Suspended", msg)
+		if run.before.Phase != v1alpha1.CampaignSuspended {
+			run.normal("Suspended", "Suspend", msg)
+		}
+		return true, nil
+	}
+	if run.before.Phase == v1alpha1.CampaignSuspended {
+		run.normal("Resumed", "Resume", "resumed: partitions continue from the ledger")
+	}
+
+	count := int(c.Spec.Partitions.Count)
+	latest := run.latest()
+	budget := int(c.Spec.RetryPolicy.MaxPartitionRestarts)
+	used := int(c.Status.Partitions.Replaced)
+	exhausted := 0
+	var lastFailure string
+
+	// Scale down: partitions at or above the count go.
+	for _, p := range run.parts {
+		if p.index >= count {
+			if err := run.deletePartition(ctx, p, fmt.Sprintf("spec.partitions.count is %d", count)); err != nil {
+				return false, err
+			}
+		}
+	}
+	for i := 0; i < count; i++ {
+		p, ok := latest[i]
+		switch {
+		case !ok:
+			if err := run.createPartition(ctx, i, 0); err != nil {
+				return false, err
+			}
+		case p.active():
+			// Running or waiting for admission: nothing to do.
+		case p.state.Phase == PartitionSucceeded && run.status == nil:
+			// Partitions exit 0 when the campaign is done; confirm with
+			// the ledger before replacing one.
+		default: // Failed, or Succeeded while chunks remain
+			lastFailure = fmt.Sprintf("partition %s %s: %s %s", p.obj.GetName(), p.state.Phase, p.state.Reason, p.state.Message)
+			if used >= budget {
+				exhausted++
+				continue
+			}
+			wait := backoff(c.Spec.RetryPolicy, p.restart+1) - run.now.Sub(p.state.FinishedAt)
+			if wait > 0 {
+				run.requeueWithin(wait)
+				continue
+			}
+			if err := run.createPartition(ctx, i, p.restart+1); err != nil {
+				return false, err
+			}
+			used++
+			c.Status.Partitions.Replaced++
+			run.warn("PartitionReplaced", "Replace", fmt.Sprintf("%s; replaced by %s (%d of %d restarts used)",
+				lastFailure, PartitionName(c.Name, i, p.restart+1), used, budget))
+			// The failed one has done its job as a record; its replacement
+			// carries on, and the event keeps the reason.
+			if err := run.deletePartition(ctx, p, "replaced"); err != nil {
+				return false, err
+			}
+		}
+	}
+
+	s := &c.Status
+	switch {
+	case exhausted == count:
+		return run.fail("PartitionsFailed", fmt.Sprintf("every partition failed and the restart budget (spec.retryPolicy.maxPartitionRestarts=%d) is used up; last: %s", budget, lastFailure))
+	case exhausted > 0:
+		run.setCondition(v1alpha1.ConditionDegraded, true, "RestartBudgetExhausted",
+			fmt.Sprintf("%d of %d partitions failed and cannot be replaced (spec.retryPolicy.maxPartitionRestarts=%d); the others carry on. Last: %s", exhausted, count, budget, lastFailure))
+	default:
+		if run.status != nil { // the ledger answered
+			run.setCondition(v1alpha1.ConditionDegraded, false, "AsExpected", "")
+		}
+	}
+	s.Phase = v1alpha1.CampaignRunning
+	msg := fmt.Sprintf("%d running, %d queued of %d partitions; %s chunks committed", s.Partitions.Running, s.Partitions.Queued, count, s.ChunksRatio)
+	run.setCondition(v1alpha1.ConditionReady, true, "Running", msg)
+	run.setCondition(v1alpha1.ConditionProgressing, true, "Running", msg)
+	return true, nil
+}
+
+func (run *campaignRun) createPartition(ctx context.Context, index, restart int) error {
+	c := run.c
+	obj, err := run.r.Executor.Build(&PartitionRequest{Campaign: c, Index: index, Restart: restart, Location: run.loc, Image: run.r.image(c)})
+	if err != nil {
+		run.fail("InvalidPartition", err.Error())
+		return nil
+	}
+	if err := controllerutil.SetControllerReference(c, obj, run.r.Scheme); err != nil {
+		return err
+	}
+	if err := run.r.Create(ctx, obj); err != nil {
+		if apierrors.IsAlreadyExists(err) {
+			return nil // created by an earlier reconcile the cache has not seen yet
+		}
+		return fmt.Errorf("creating partition %s: %w", obj.GetName(), err)
+	}
+	if c.Status.StartTime == nil {
+		t := metav1.NewTime(run.now)
+		c.Status.StartTime = &t
+	}
+	c.Status.Partitions.Queued++
+	if restart == 0 {
+		run.normal("PartitionCreated", "Create", fmt.Sprintf("partition %s created", obj.GetName()))
+	}
+	return nil
+}
+
+func (run *campaignRun) deletePartition(ctx context.Context, p partition, why string) error {
+	err := run.r.Delete(ctx, p.obj, client.PropagationPolicy(metav1.DeletePropagationBackground))
+	if err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("deleting partition %s: %w", p.obj.GetName(), err)
+	}
+	if p.active() {
+		run.normal("PartitionDeleted", "Delete", fmt.Sprintf("partition %s deleted: %s", p.obj.GetName(), why))
+	}
+	return nil
+}
+
+// cleanupPartitions deletes every partition still running or queued.
+func (run *campaignRun) cleanupPartitions(ctx context.Context, why string) error {
+	if run.parts == nil {
+		parts, err := run.listPartitions(ctx)
+		if err != nil {
+			return err
+		}
+		run.parts = parts
+	}
+	for _, p := range run.parts {
+		if p.active() {
+			if err := run.deletePartition(ctx, p, why); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (run *campaignRun) requeueWithin(d time.Duration) {
+	if run.requeue == 0 || d < run.requeue {
+		run.requeue = d
+	}
+}
+
+// pollWhileRunning reads the ledger again after the poll interval: its
+// progress has no watch.
+func (run *campaignRun) pollWhileRunning() {
+	if !run.terminal() && !run.c.Spec.Suspend {
+		run.requeueWithin(run.r.PollInterval)
+	}
+}

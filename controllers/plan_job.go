@@ -1,0 +1,79 @@
+package controllers
+
+import (
+	"strconv"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	"github.com/blastfleet/blastfleet/api/v1alpha1"
+)
+
+// planJob runs `blastfleet campaign plan` in the worker image: planning
+// reads and validates every query, which can be gigabytes, so it runs
+// beside the data rather than in the operator's memory. Planning is
+// idempotent, so a retried pod or a re-created Job is harmless.
+func planJob(c *v1alpha1.SearchCampaign, db *v1alpha1.BlastDatabase, loc, image string) *batchv1.Job {
+	s := c.Spec
+	args := []string{"campaign", "plan",
+		"--name", c.Name,
+		"--queries", objectURL(s.Output, s.Queries.ObjectReference),
+		"--database", db.Status.Location,
+		"--program", string(s.Program),
+		"--outfmt", s.Outfmt,
+		"--max-target-seqs", strconv.Itoa(int(s.MaxTargetSeqs)),
+		"--top-hits", s.TopHits,
+		"--max-attempts", strconv.Itoa(int(s.RetryPolicy.MaxAttempts)),
+		"--lease-seconds", strconv.Itoa(int(s.RetryPolicy.LeaseSeconds)),
+		"--renew-seconds", strconv.Itoa(renewSeconds(s.RetryPolicy.LeaseSeconds)),
+		"--output", loc,
+	}
+	if s.Evalue != "" {
+		args = append(args, "--evalue", s.Evalue)
+	}
+	if s.Chunking.Queries != nil {
+		args = append(args, "--chunk-queries", strconv.Itoa(int(*s.Chunking.Queries)))
+	} else if s.Chunking.Letters != nil {
+		args = append(args, "--chunk-letters", strconv.FormatInt(*s.Chunking.Letters, 10))
+	}
+	for _, o := range s.BlastOptions {
+		v := "-" + o.Name
+		if o.Value != "" {
+			v += "=" + o.Value
+		}
+		args = append(args, "--blast-option="+v)
+	}
+	labels := map[string]string{LabelCampaign: c.Name, LabelComponent: componentPlan, LabelManagedBy: managedByValue}
+	return &batchv1.Job{
+		ObjectMeta: metav1.ObjectMeta{Name: PlanJobName(c.Name), Namespace: c.Namespace, Labels: labels},
+		Spec: batchv1.JobSpec{
+			BackoffLimit:            ptr.To[int32](2),
+			TTLSecondsAfterFinished: ptr.To[int32](86400),
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				Spec: corev1.PodSpec{
+					RestartPolicy:     corev1.RestartPolicyNever,
+					PriorityClassName: s.Partitions.PriorityClassName,
+					NodeSelector:      s.Partitions.NodeSelector,
+					Tolerations:       s.Partitions.Tolerations,
+					Containers: []corev1.Container{{
+						Name:                     "plan",
+						Image:                    image,
+						Command:                  []string{"blastfleet"},
+						Args:                     args,
+						Env:                      storageEnv(s.Output),
+						TerminationMessagePolicy: corev1.TerminationMessageFallbackToLogsOnError,
+					}},
+				},
+			},
+		},
+	}
+}
+
+// renewSeconds renews a lease five times per lease period, at least every
+// 2 seconds apart.
+func renewSeconds(lease int32) int {
+	return max(2, int(lease)/5)
+}

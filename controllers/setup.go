@@ -1,0 +1,35 @@
+package controllers
+
+import (
+	"time"
+
+	ctrl "sigs.k8s.io/controller-runtime"
+)
+
+// Config is the operator's configuration.
+type Config struct {
+	WorkerImage  string
+	PollInterval time.Duration
+	PartitionTTL time.Duration
+}
+
+// Setup registers both reconcilers and the metrics with the manager.
+func Setup(mgr ctrl.Manager, cfg Config) error {
+	stores := StoreOpener{Secrets: mgr.GetAPIReader()}
+	db := &DatabaseReconciler{
+		Client: mgr.GetClient(), Scheme: mgr.GetScheme(), Recorder: mgr.GetEventRecorder("blastfleet-database"),
+		Stores: stores, WorkerImage: cfg.WorkerImage, PollInterval: cfg.PollInterval,
+	}
+	if err := db.SetupWithManager(mgr); err != nil {
+		return err
+	}
+	sc := &CampaignReconciler{
+		Client: mgr.GetClient(), Scheme: mgr.GetScheme(), Recorder: mgr.GetEventRecorder("blastfleet-campaign"),
+		Stores: stores, Executor: MPIJobExecutor{TTLSecondsAfterFinished: int32(cfg.PartitionTTL / time.Second)},
+		WorkerImage: cfg.WorkerImage, PollInterval: cfg.PollInterval,
+	}
+	if err := sc.SetupWithManager(mgr); err != nil {
+		return err
+	}
+	return registerMetrics(mgr)
+}
