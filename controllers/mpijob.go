@@ -24,7 +24,7 @@ type MPIJobExecutor struct {
 // filesystem may be read-only and the home directory unwritable.
 const scratchDir = "/scratch"
 
-func (MPIJobExecutor) NewObject() client.Object    { return &kubeflow.MPIJob{} }
+func (MPIJobExecutor) NewObject() client.Object   { return &kubeflow.MPIJob{} }
 func (MPIJobExecutor) NewList() client.ObjectList { return &kubeflow.MPIJobList{} }
 
 func (MPIJobExecutor) Items(list client.ObjectList) []client.Object {
