@@ -1,0 +1,65 @@
+package operator
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	kubeflow "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
+	"k8s.io/apimachinery/pkg/api/meta"
+
+	"github.com/blastfleet/blastfleet/api/v1alpha1"
+)
+
+// TestMissingQueries: a campaign whose queries object does not exist ends
+// Failed, naming the field and the object, before anything runs.
+func TestMissingQueries(t *testing.T) {
+	h := newHarness(t)
+	h.readyDatabase("sprot", v1alpha1.DatabaseProtein)
+	h.create(h.campaign("noqueries", "sprot", 1))
+	c := h.waitPhase("noqueries", v1alpha1.CampaignFailed, 20*time.Second)
+	cond := meta.FindStatusCondition(c.Status.Conditions, v1alpha1.ConditionFailed)
+	if cond == nil || cond.Reason != "QueriesNotFound" || !strings.Contains(cond.Message, "spec.queries") || !strings.Contains(cond.Message, "s3://blastfleet/queries/noqueries.fa") {
+		t.Errorf("Failed condition %+v, want reason QueriesNotFound naming spec.queries and the object", cond)
+	}
+	if len(h.partitions("noqueries")) != 0 {
+		t.Error("partitions created for a campaign that failed validation")
+	}
+}
+
+// TestWrongDatabaseType: blastn against a protein database fails at once.
+func TestWrongDatabaseType(t *testing.T) {
+	h := newHarness(t)
+	h.readyDatabase("sprot", v1alpha1.DatabaseProtein)
+	c := h.campaign("wrongtype", "sprot", 1)
+	c.Spec.Program = "blastn"
+	h.create(c)
+	got := h.waitPhase("wrongtype", v1alpha1.CampaignFailed, 20*time.Second)
+	if cond := meta.FindStatusCondition(got.Status.Conditions, v1alpha1.ConditionFailed); cond == nil || !strings.Contains(cond.Message, "spec.program") {
+		t.Errorf("Failed condition %+v, want it to name spec.program", cond)
+	}
+}
+
+// TestRestartBudget: partitions are replaced until the budget is used up,
+// then the campaign fails with the last partition's reason.
+func TestRestartBudget(t *testing.T) {
+	h := newHarness(t)
+	h.readyDatabase("sprot", v1alpha1.DatabaseProtein)
+	h.putQueries("budget")
+	c := h.campaign("budget", "sprot", 1)
+	c.Spec.RetryPolicy.MaxPartitionRestarts = 2
+	h.create(c)
+	h.writePlan("budget", "sprot", 3)
+	for restart, name := range []string{"budget-p0-r0", "budget-p0-r1", "budget-p0-r2"} {
+		job := h.waitPartitions("budget", name)[name]
+		h.setJobCondition(job, kubeflow.JobFailed, "BackoffLimitExceeded", "launcher exited: attempt "+itoa(int32(restart)))
+	}
+	got := h.waitPhase("budget", v1alpha1.CampaignFailed, 20*time.Second)
+	cond := meta.FindStatusCondition(got.Status.Conditions, v1alpha1.ConditionFailed)
+	if cond == nil || cond.Reason != "PartitionsFailed" || !strings.Contains(cond.Message, "maxPartitionRestarts=2") || !strings.Contains(cond.Message, "attempt 2") {
+		t.Errorf("Failed condition %+v", cond)
+	}
+	if got.Status.Partitions.Replaced != 2 {
+		t.Errorf("replaced = %d, want 2", got.Status.Partitions.Replaced)
+	}
+}

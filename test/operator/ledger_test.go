@@ -1,0 +1,66 @@
+package operator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/blastfleet/blastfleet/internal/ledger"
+)
+
+// writePlan writes the plan the planning Job would write: queries in
+// chunks of two.
+func (h *harness) writePlan(campaign, db string, queries int) *ledger.Ledger {
+	h.t.Helper()
+	ctx := context.Background()
+	st := h.store("campaigns/" + h.ns + "/" + campaign)
+	plan := &ledger.Plan{
+		Name:     campaign,
+		Queries:  ledger.Queries{Location: fmt.Sprintf("s3://%s/queries/%s.fa", bucket, campaign), Count: queries},
+		Database: ledger.Database{Location: fmt.Sprintf("s3://%s/databases/%s/%s", bucket, h.ns, db), Name: db, Type: "prot"},
+		Search:   ledger.Search{Program: "blastp", Outfmt: "6", MaxTargetSeqs: 500, TopHits: "auto"},
+		Chunks:   ledger.ChunkByQueries(queries, 2),
+		Policy:   ledger.Policy{MaxAttempts: 3, LeaseSeconds: 30, RenewSeconds: 6, SkewSeconds: 1},
+	}
+	if err := ledger.WritePlan(ctx, st, plan); err != nil {
+		h.t.Fatal(err)
+	}
+	l, err := ledger.Open(ctx, st, ledger.Options{})
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return l
+}
+
+// commitAll commits every chunk as a partition would, each result one
+// line per query.
+func (h *harness) commitAll(l *ledger.Ledger) {
+	h.t.Helper()
+	ctx := context.Background()
+	for {
+		lease, err := l.Acquire(ctx, "test-partition")
+		if errors.Is(err, ledger.ErrNoChunk) {
+			return
+		}
+		if err != nil {
+			h.t.Fatal(err)
+		}
+		var b strings.Builder
+		for q := lease.Range.First; q < lease.Range.End; q++ {
+			fmt.Fprintf(&b, "q%d\ts1\t1e-10\t50\n", q)
+		}
+		if err := lease.Commit(ctx, strings.NewReader(b.String()), int64(b.Len())); err != nil {
+			h.t.Fatal(err)
+		}
+	}
+}
+
+// putQueries uploads a campaign's queries object.
+func (h *harness) putQueries(campaign string) {
+	h.t.Helper()
+	data := ">q0\nMKV\n>q1\nMKV\n>q2\nMKV\n"
+	if err := h.store("").Put(context.Background(), "queries/"+campaign+".fa", strings.NewReader(data), int64(len(data))); err != nil {
+		h.t.Fatal(err)
+	}
+}
