@@ -35,7 +35,7 @@ const (
 // in-process against them; the test plays the MPI operator and the Job
 // controller by writing their objects' status.
 type harness struct {
-	t      *testing.T
+	t      testing.TB
 	env    *kubetest.Env
 	c      client.Client
 	minio  *testenv.MinIO
@@ -44,7 +44,7 @@ type harness struct {
 	opDone chan struct{}
 }
 
-func newHarness(t *testing.T) *harness {
+func newHarness(t testing.TB) *harness {
 	t.Helper()
 	h := &harness{t: t, env: kubetest.Start(t), minio: testenv.StartMinIO(t), ns: "default"}
 	h.c = h.env.Client
@@ -59,7 +59,7 @@ func newHarness(t *testing.T) *harness {
 	return h
 }
 
-type testWriter struct{ t *testing.T }
+type testWriter struct{ t testing.TB }
 
 func (w testWriter) Write(p []byte) (int, error) {
 	if testing.Verbose() {
