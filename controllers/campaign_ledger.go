@@ -54,8 +54,13 @@ func (run *campaignRun) finishIfDone(ctx context.Context) (bool, error) {
 		return true, nil
 	}
 	if run.activePartitions() > 0 {
-		run.requeue = run.r.PollInterval
-		return true, nil // they are assembling, or about to exit
+		// No chunk is left: once a partition has assembled the result the
+		// others are stopped; until then they are assembling.
+		done, err := run.ledger.Assembled(ctx)
+		if err != nil || !done {
+			run.requeueWithin(run.r.PollInterval)
+			return true, nil
+		}
 	}
 	key, err := run.ledger.Assemble(ctx)
 	if errors.Is(err, ledger.ErrIncomplete) {

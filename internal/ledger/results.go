@@ -141,3 +141,15 @@ func (l *Ledger) verifyResult(ctx context.Context, lf leaf, w io.Writer) error {
 	}
 	return fmt.Errorf("chunk %s: %s; voided, it will be redone: %w", lf.r, problem, &IncompleteError{Missing: []Range{lf.r}})
 }
+
+// Assembled reports whether the campaign's result has been assembled.
+func (l *Ledger) Assembled(ctx context.Context) (bool, error) {
+	_, _, err := l.st.GetBytes(ctx, assembledKey)
+	switch {
+	case err == nil:
+		return true, nil
+	case errors.Is(err, objstore.ErrNotExist):
+		return false, nil
+	}
+	return false, fmt.Errorf("reading %s: %w", assembledKey, err)
+}

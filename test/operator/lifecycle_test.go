@@ -178,3 +178,28 @@ func metav1IsControlledBy(obj client.Object, owner string) bool {
 		return r.Kind == "SearchCampaign" && r.Name == owner && ptr.Deref(r.Controller, false) && ptr.Deref(r.BlockOwnerDeletion, false)
 	})
 }
+
+// TestStopsPartitionsWhenAssembled: once the ledger is complete and the
+// result assembled, partitions still running are stopped.
+func TestStopsPartitionsWhenAssembled(t *testing.T) {
+	h := newHarness(t)
+	ctx := context.Background()
+	h.readyDatabase("sprot", v1alpha1.DatabaseProtein)
+	h.putQueries("tail")
+	h.create(h.campaign("tail", "sprot", 2))
+	l := h.writePlan("tail", "sprot", 3)
+	parts := h.waitPartitions("tail", "tail-p0-r0", "tail-p1-r0")
+	for _, j := range parts {
+		h.setJobCondition(j, kubeflow.JobRunning, "Running", "")
+	}
+	h.commitAll(l)
+	time.Sleep(5 * poll)
+	if n := len(h.partitions("tail")); n != 2 {
+		t.Fatalf("%d partitions left before the result was assembled, want both kept to assemble it", n)
+	}
+	if _, err := l.Assemble(ctx); err != nil { // as the partition that saw the end does
+		t.Fatal(err)
+	}
+	h.waitPhase("tail", v1alpha1.CampaignComplete, 10*time.Second)
+	h.waitPartitions("tail")
+}
