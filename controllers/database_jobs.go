@@ -27,6 +27,9 @@ func shardingJob(db *v1alpha1.BlastDatabase, src, loc string, shards int32, imag
 	// Each index gets its own retries, so one bad node does not fail all.
 	job.Spec.BackoffLimit = nil
 	job.Spec.BackoffLimitPerIndex = ptr.To[int32](3)
+	// A replacement pod starts only once the old one has failed, so two
+	// pods never build the same shard's files at once.
+	job.Spec.PodReplacementPolicy = ptr.To(batchv1.Failed)
 	return job
 }
 

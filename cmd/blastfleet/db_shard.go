@@ -13,21 +13,28 @@ import (
 )
 
 type dbShardOptions struct {
-	input   string
-	dbType  string
-	shards  int
-	output  string
-	name    string
-	force   bool
-	workDir string
+	input         string
+	dbType        string
+	shards        int
+	targetLetters int64
+	shardIndex    int
+	finish        bool
+	output        string
+	name          string
+	force         bool
+	workDir       string
+
+	// Set from cobra's Changed: 0 is a value the user can give.
+	shardsSet, targetSet, indexSet bool
 }
 
 func newDBShardCmd(root *rootOptions) *cobra.Command {
 	o := &dbShardOptions{}
 	cmd := &cobra.Command{
-		Use:   "shard --input FILE --type nucl|prot --shards N --output DIR|s3://bucket/prefix",
+		Use:   "shard --input FILE|s3://bucket/key --type nucl|prot --shards N|--target-shard-letters L --output DIR|s3://bucket/prefix",
 		Short: "Build a sharded BLAST database from a FASTA file",
-		Long: `Build a sharded BLAST database from a FASTA file (plain or gzip).
+		Long: `Build a sharded BLAST database from a FASTA file (plain or gzip), local or
+in object storage.
 
 The input is validated completely before anything is written. Sequences are
 balanced into shards by letters; each shard is a BLAST database built by
@@ -37,46 +44,43 @@ database. Shard files go to the output (a directory or s3://bucket/prefix,
 with AWS_* variables for credentials and AWS_ENDPOINT_URL for MinIO), and
 manifest.json is written last. Re-running with the same input is a no-op.
 
+The shard count is --shards N, or --target-shard-letters L for
+ceil(letters / L) shards (at least 1, at most one per sequence).
+
+For a Kubernetes Indexed Job, split the build: each index runs with
+--shards N --shard-index I and builds only shard I (a no-op if it is already
+built from this input), then one run with --shards N --finish checks that
+every shard is there and writes manifest.json.
+
 Needs makeblastdb (BLAST+) on PATH.`,
-		Example: `  blastfleet db shard --input swissprot.fa.gz --type prot --shards 8 --output s3://dbs/swissprot`,
-		Args:    cobra.NoArgs,
+		Example: `  blastfleet db shard --input swissprot.fa.gz --type prot --shards 8 --output s3://dbs/swissprot
+  blastfleet db shard --input s3://fasta/nt.fa.gz --type nucl --target-shard-letters 4000000000 --output s3://dbs/nt
+
+  # one pod per shard, then a finishing pod
+  blastfleet db shard --input s3://fasta/nt.fa.gz --type nucl --shards 16 --output s3://dbs/nt --shard-index $JOB_COMPLETION_INDEX
+  blastfleet db shard --input s3://fasta/nt.fa.gz --type nucl --shards 16 --output s3://dbs/nt --finish`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			f := cmd.Flags()
+			o.shardsSet, o.targetSet, o.indexSet = f.Changed("shards"), f.Changed("target-shard-letters"), f.Changed("shard-index")
 			if err := o.validate(); err != nil {
 				return err
 			}
-			ctx := cmd.Context()
-			out, err := objstore.Open(ctx, o.output)
-			if err != nil {
-				return fmt.Errorf("--output: %w", err)
-			}
-			m, err := shard.Build(ctx, shard.Options{
-				Input:    o.input,
-				Type:     manifest.DBType(o.dbType),
-				Shards:   o.shards,
-				Output:   out,
-				Name:     o.name,
-				Force:    o.force,
-				WorkDir:  o.workDir,
-				Progress: cmd.ErrOrStderr(),
-				Log:      root.logger(cmd.ErrOrStderr()),
-			})
-			if err != nil {
-				return err
-			}
-			_, err = fmt.Fprintf(cmd.OutOrStdout(), "%s: %d sequences, %d letters, %d shards, manifest %s\n",
-				m.Name, m.Sequences, m.Letters, len(m.Shards), out.URL(manifest.FileName))
-			return err
+			return o.run(cmd, root)
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.input, "input", "", "FASTA file to shard, plain or gzip (required)")
+	f.StringVar(&o.input, "input", "", "FASTA to shard, plain or gzip: a file or s3://bucket/key (required)")
 	f.StringVar(&o.dbType, "type", "", "sequence type: nucl or prot (required)")
-	f.IntVar(&o.shards, "shards", 0, "number of shards, at least 1 (required)")
+	f.IntVar(&o.shards, "shards", 0, "number of shards, at least 1 (this or --target-shard-letters is required)")
+	f.Int64Var(&o.targetLetters, "target-shard-letters", 0, "letters per shard to aim for: ceil(letters / L) shards, instead of --shards")
+	f.IntVar(&o.shardIndex, "shard-index", 0, "build only this shard, 0-based (needs --shards; for an Indexed Job: $JOB_COMPLETION_INDEX); writes no manifest")
+	f.BoolVar(&o.finish, "finish", false, "write manifest.json once every shard was built by --shard-index runs (needs --shards)")
 	f.StringVar(&o.output, "output", "", "where to write the database: a directory or s3://bucket/prefix (required)")
 	f.StringVar(&o.name, "name", "", "database name (default: the input's base name without .fa/.fasta/.gz)")
-	f.BoolVar(&o.force, "force", false, "rebuild even if the output already holds a database, from this input or another")
+	f.BoolVar(&o.force, "force", false, "rebuild even if the output already holds a database (or, with --shard-index, the shard), from this input or another")
 	f.StringVar(&o.workDir, "work-dir", "", "directory for temporary build files (default: the system temp directory)")
-	for _, name := range []string{"input", "type", "shards", "output"} {
+	for _, name := range []string{"input", "type", "output"} {
 		_ = cmd.MarkFlagRequired(name) // cannot fail: the flags exist
 	}
 	return cmd
@@ -86,17 +90,85 @@ Needs makeblastdb (BLAST+) on PATH.`,
 // the flag to fix.
 func (o *dbShardOptions) validate() error {
 	var errs []error
-	if strings.HasPrefix(o.input, "s3://") {
-		errs = append(errs, errors.New("--input must be a local file (s3:// inputs are not supported yet)"))
+	if strings.TrimSpace(o.input) == "" {
+		errs = append(errs, errors.New("--input must not be empty"))
 	}
 	if o.dbType != string(manifest.Nucleotide) && o.dbType != string(manifest.Protein) {
 		errs = append(errs, fmt.Errorf("--type must be nucl or prot, not %q", o.dbType))
 	}
-	if o.shards < 1 {
+	switch {
+	case o.shardsSet && o.targetSet:
+		errs = append(errs, errors.New("--shards and --target-shard-letters exclude each other: give one"))
+	case !o.shardsSet && !o.targetSet:
+		errs = append(errs, errors.New("one of --shards or --target-shard-letters is required"))
+	case o.shardsSet && o.shards < 1:
 		errs = append(errs, fmt.Errorf("--shards must be ≥ 1, not %d", o.shards))
+	case o.targetSet && o.targetLetters < 1:
+		errs = append(errs, fmt.Errorf("--target-shard-letters must be ≥ 1, not %d", o.targetLetters))
+	}
+	// Index pods and the finishing pod run apart, so they must agree on the
+	// shard count before reading: it has to be given, not derived.
+	if o.indexSet {
+		switch {
+		case o.finish:
+			errs = append(errs, errors.New("--shard-index and --finish exclude each other: index runs build shards, one --finish run writes the manifest"))
+		case !o.shardsSet:
+			errs = append(errs, errors.New("--shard-index requires --shards N (the Job's completion count)"))
+		case o.shardIndex < 0 || (o.shards >= 1 && o.shardIndex >= o.shards):
+			errs = append(errs, fmt.Errorf("--shard-index %d is out of range: want 0 ≤ I < --shards %d", o.shardIndex, o.shards))
+		}
+	}
+	if o.finish && !o.shardsSet {
+		errs = append(errs, errors.New("--finish requires --shards N"))
 	}
 	if strings.TrimSpace(o.output) == "" {
 		errs = append(errs, errors.New("--output must not be empty"))
 	}
 	return errors.Join(errs...)
+}
+
+// run builds the whole database, one shard, or the manifest.
+func (o *dbShardOptions) run(cmd *cobra.Command, root *rootOptions) error {
+	ctx := cmd.Context()
+	out, err := objstore.Open(ctx, o.output)
+	if err != nil {
+		return fmt.Errorf("--output: %w", err)
+	}
+	opts := shard.Options{
+		Input:              o.input,
+		Type:               manifest.DBType(o.dbType),
+		Shards:             o.shards,
+		TargetShardLetters: o.targetLetters,
+		Output:             out,
+		Name:               o.name,
+		Force:              o.force,
+		WorkDir:            o.workDir,
+		Progress:           cmd.ErrOrStderr(),
+		Log:                root.logger(cmd.ErrOrStderr()),
+	}
+	stdout := cmd.OutOrStdout()
+	if o.indexSet {
+		r, err := shard.BuildShard(ctx, opts, o.shardIndex)
+		if err != nil {
+			return err
+		}
+		state := "built"
+		if !r.Built {
+			state = "already built"
+		}
+		_, err = fmt.Fprintf(stdout, "%s: shard index %d of %d (%s): %d sequences, %d letters, %d files, %s\n",
+			r.Database, r.Shard.ID, r.Shards, r.Shard.Name, r.Shard.Sequences, r.Shard.Letters, len(r.Shard.Files), state)
+		return err
+	}
+	build := shard.Build
+	if o.finish {
+		build = shard.Finish
+	}
+	m, err := build(ctx, opts)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(stdout, "%s: %d sequences, %d letters, %d shards, manifest %s\n",
+		m.Name, m.Sequences, m.Letters, len(m.Shards), out.URL(manifest.FileName))
+	return err
 }

@@ -43,7 +43,6 @@ func TestDBShardFlagErrors(t *testing.T) {
 	}{
 		{[]string{"--input", "x.fa", "--type", "dna", "--shards", "2", "--output", "o"}, "--type must be nucl or prot"},
 		{[]string{"--input", "x.fa", "--type", "nucl", "--shards", "0", "--output", "o"}, "--shards must be ≥ 1"},
-		{[]string{"--input", "s3://b/x.fa", "--type", "nucl", "--shards", "1", "--output", "o"}, "--input must be a local file"},
 		{[]string{"--type", "nucl", "--shards", "1"}, `"input"`},
 	} {
 		out := filepath.Join(t.TempDir(), "out")

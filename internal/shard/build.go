@@ -3,6 +3,10 @@
 // writes per-shard alias files carrying the whole database's statistics (so
 // E-values equal the unsharded search) and ids files mapping each sequence
 // to its original ordinal, uploads everything and writes manifest.json last.
+//
+// Build does it all in one process. BuildShard and Finish split it for a
+// Kubernetes Indexed Job: one process per shard, then one that writes the
+// manifest; all three give the same database.
 package shard
 
 import (
@@ -21,36 +25,47 @@ import (
 // existing manifest without writing anything. On failure no manifest is
 // written; shard files already uploaded stay and a re-run overwrites them.
 func Build(ctx context.Context, opts Options) (*manifest.Manifest, error) {
-	o := opts
-	o.setDefaults()
-	if err := o.validate(); err != nil {
-		return nil, fmt.Errorf("shard options: %w", err)
-	}
-	prog := &progress{w: o.Progress}
-
-	// Everything is validated before anything is written.
-	prog.printf("reading %s", o.Input)
-	src, err := scan(ctx, o.Input, alphabetFor(o.Type))
+	j, err := newJob(opts)
 	if err != nil {
 		return nil, err
 	}
-	prog.printf("read %d sequences, %d letters (%s, sha256 %.12s)", len(src.seqs), src.letters, byteSize(src.size), src.sha256)
-	if o.Shards > len(src.seqs) {
-		return nil, fmt.Errorf("%d shards for %d sequences: a shard cannot be empty", o.Shards, len(src.seqs))
+	// Everything is validated before anything is written.
+	if err := j.read(ctx); err != nil {
+		return nil, err
 	}
-	old, done, err := existing(ctx, &o, src)
+	old, done, err := existing(ctx, &j.o, j.src)
 	if err != nil {
 		return nil, err
 	}
 	if done {
-		prog.printf("already built: %s matches this input; nothing to do", o.Output.URL(manifest.FileName))
+		j.prog.printf("already built: %s matches this input; nothing to do", j.o.Output.URL(manifest.FileName))
 		return old, nil
 	}
-	version, err := blastVersion(ctx, o.Makeblastdb)
+	version, err := blastVersion(ctx, j.o.Makeblastdb)
 	if err != nil {
 		return nil, err
 	}
+	all := make([]int, j.o.Shards)
+	for i := range all {
+		all[i] = i
+	}
+	shards, err := j.buildShards(ctx, version, all)
+	if err != nil {
+		return nil, err
+	}
+	m := j.manifest(version, shards)
+	if err := manifest.Save(ctx, j.o.Output, m); err != nil {
+		return nil, err
+	}
+	removeStale(ctx, &j.o, old, m)
+	j.prog.printf("wrote %s", j.o.Output.URL(manifest.FileName))
+	return m, nil
+}
 
+// buildShards builds the shards in ids in a temporary directory and uploads
+// them, each with its done marker, returning them in ids order.
+func (j *job) buildShards(ctx context.Context, version string, ids []int) ([]manifest.Shard, error) {
+	o := &j.o
 	work, err := os.MkdirTemp(o.WorkDir, "blastfleet-shard-")
 	if err != nil {
 		return nil, fmt.Errorf("creating work directory: %w", err)
@@ -60,53 +75,31 @@ func Build(ctx context.Context, opts Options) (*manifest.Manifest, error) {
 			o.Log.Error(err, "removing work directory", "dir", work)
 		}
 	}()
-
-	plan := makePlan(&o, src)
-	prog.printf("balanced into %d shards: %d to %d letters each", o.Shards, plan.minLetters(), plan.maxLetters())
-	for _, s := range plan.shards {
-		if err := os.Mkdir(filepath.Join(work, s.names.name), 0o755); err != nil {
+	for _, i := range ids {
+		if err := os.Mkdir(filepath.Join(work, j.plan.shards[i].names.name), 0o755); err != nil {
 			return nil, fmt.Errorf("creating work directory: %w", err)
 		}
 	}
-	if err := split(ctx, o.Input, alphabetFor(o.Type), src, plan.assign, work, plan.names()); err != nil {
+	if err := split(ctx, o.Input, alphabetFor(o.Type), j.src, j.plan, ids, work); err != nil {
 		return nil, err
 	}
 	// Build every shard before uploading any, so a makeblastdb failure (the
 	// likely one: ids it rejects) leaves the output untouched.
-	if err := buildAll(ctx, &o, prog, work, plan, src); err != nil {
+	if err := j.buildAll(ctx, work, ids); err != nil {
 		return nil, err
 	}
-	shards, err := uploadAll(ctx, &o, prog, work, plan)
-	if err != nil {
-		return nil, err
-	}
-
-	m := &manifest.Manifest{
-		SchemaVersion: manifest.SchemaVersion,
-		Name:          o.Name,
-		Type:          o.Type,
-		BlastVersion:  version,
-		Sequences:     int64(len(src.seqs)),
-		Letters:       src.letters,
-		Source:        manifest.Source{Name: filepath.Base(o.Input), SHA256: src.sha256, Size: src.size},
-		Shards:        shards,
-	}
-	if err := manifest.Save(ctx, o.Output, m); err != nil {
-		return nil, err
-	}
-	removeStale(ctx, &o, old, m)
-	prog.printf("wrote %s", o.Output.URL(manifest.FileName))
-	return m, nil
+	return j.uploadAll(ctx, version, work, ids)
 }
 
-// buildAll runs makeblastdb for every shard and writes its alias and ids
-// files next to the BLAST DB.
-func buildAll(ctx context.Context, o *Options, prog *progress, work string, p *plan, src *source) error {
+// buildAll runs makeblastdb for every shard in ids and writes its alias and
+// ids files next to the BLAST DB.
+func (j *job) buildAll(ctx context.Context, work string, ids []int) error {
+	o, src := &j.o, j.src
 	var started atomic.Int32
-	return parallel(ctx, len(p.shards), o.Jobs, func(ctx context.Context, i int) error {
-		s := &p.shards[i]
-		prog.printf("building shard %d/%d: %s, %d sequences, %d letters",
-			started.Add(1), len(p.shards), s.names.name, len(s.ordinals), s.letters)
+	return parallel(ctx, len(ids), o.Jobs, func(ctx context.Context, k int) error {
+		s := &j.plan.shards[ids[k]]
+		j.prog.printf("building shard %d/%d: %s, %d sequences, %d letters",
+			started.Add(1), len(ids), s.names.name, len(s.ordinals), s.letters)
 		dir := filepath.Join(work, s.names.name)
 		run, err := runMakeblastdb(ctx, o.Makeblastdb, dir, filepath.Join(work, s.names.fasta), s.names, o.Type)
 		if err != nil {
@@ -114,7 +107,7 @@ func buildAll(ctx context.Context, o *Options, prog *progress, work string, p *p
 		}
 		if run.warnings != "" {
 			o.Log.Info("makeblastdb warnings", "shard", s.names.name, "stderr", run.warnings)
-			prog.printf("makeblastdb warnings for %s:\n%s", s.names.name, tail([]byte(run.warnings)))
+			j.prog.printf("makeblastdb warnings for %s:\n%s", s.names.name, tail([]byte(run.warnings)))
 		}
 		if run.added != int64(len(s.ordinals)) {
 			return fmt.Errorf("makeblastdb for %s added %d sequences, the shard has %d", s.names.name, run.added, len(s.ordinals))
@@ -126,17 +119,24 @@ func buildAll(ctx context.Context, o *Options, prog *progress, work string, p *p
 	})
 }
 
-// uploadAll uploads every shard directory and describes it for the manifest.
-func uploadAll(ctx context.Context, o *Options, prog *progress, work string, p *plan) ([]manifest.Shard, error) {
-	shards := make([]manifest.Shard, len(p.shards))
+// uploadAll uploads every shard directory in ids and describes it for the
+// manifest. A shard's marker is deleted before its files are overwritten
+// and written after they are all up, so it never vouches for files that
+// another build has replaced or half-replaced.
+func (j *job) uploadAll(ctx context.Context, version, work string, ids []int) ([]manifest.Shard, error) {
+	o := &j.o
+	shards := make([]manifest.Shard, len(ids))
 	var uploaded, bytes atomic.Int64
-	err := parallel(ctx, len(p.shards), o.Jobs, func(ctx context.Context, i int) error {
-		s := &p.shards[i]
+	err := parallel(ctx, len(ids), o.Jobs, func(ctx context.Context, k int) error {
+		s := &j.plan.shards[ids[k]]
+		if err := deleteMarker(ctx, o.Output, s.names.name); err != nil {
+			return err
+		}
 		files, err := uploadDir(ctx, o.Output, filepath.Join(work, s.names.name))
 		if err != nil {
 			return fmt.Errorf("%s: %w", s.names.name, err)
 		}
-		shards[i] = manifest.Shard{
+		shards[k] = manifest.Shard{
 			ID:        s.names.id,
 			Name:      s.names.name,
 			DBName:    s.names.db,
@@ -145,9 +145,12 @@ func uploadAll(ctx context.Context, o *Options, prog *progress, work string, p *
 			Letters:   s.letters,
 			Files:     files,
 		}
-		total := bytes.Add(shards[i].Bytes())
-		prog.printf("uploaded shard %d/%d: %s, %d files, %s (%s so far)",
-			uploaded.Add(1), len(p.shards), s.names.name, len(files), byteSize(shards[i].Bytes()), byteSize(total))
+		if err := writeMarker(ctx, o.Output, j.marker(version, shards[k])); err != nil {
+			return err
+		}
+		total := bytes.Add(shards[k].Bytes())
+		j.prog.printf("uploaded shard %d/%d: %s, %d files, %s (%s so far)",
+			uploaded.Add(1), len(ids), s.names.name, len(files), byteSize(shards[k].Bytes()), byteSize(total))
 		return nil
 	})
 	if err != nil {
@@ -156,24 +159,30 @@ func uploadAll(ctx context.Context, o *Options, prog *progress, work string, p *
 	return shards, nil
 }
 
-// removeStale deletes files of the previous database that the new one does
-// not have (e.g. after rebuilding with fewer shards). It runs after the new
-// manifest is saved and only logs failures: the new database is complete.
+// removeStale deletes files and markers of the previous database that the
+// new one does not have (e.g. after rebuilding with fewer shards). It runs
+// after the new manifest is saved and only logs failures: the new database
+// is complete.
 func removeStale(ctx context.Context, o *Options, old, m *manifest.Manifest) {
 	if old == nil {
 		return
 	}
 	keep := make(map[string]bool)
 	for _, s := range m.Shards {
+		keep[markerKey(s.Name)] = true
 		for _, f := range s.Files {
 			keep[f.Name] = true
 		}
 	}
 	var errs []error
 	for _, s := range old.Shards {
+		stale := []string{markerKey(s.Name)}
 		for _, f := range s.Files {
-			if !keep[f.Name] {
-				if err := o.Output.Delete(ctx, f.Name); err != nil {
+			stale = append(stale, f.Name)
+		}
+		for _, key := range stale {
+			if !keep[key] {
+				if err := o.Output.Delete(ctx, key); err != nil {
 					errs = append(errs, err)
 				}
 			}

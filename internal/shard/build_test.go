@@ -211,6 +211,9 @@ func TestBuildOtherSource(t *testing.T) {
 	if matches, _ := filepath.Glob(filepath.Join(dir, "shard-002*")); len(matches) > 0 {
 		t.Errorf("stale files left: %v", matches)
 	}
+	if _, err := os.Stat(filepath.Join(dir, "shards", "shard-002.done.json")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("stale done marker: %v", err)
+	}
 }
 
 func TestBuildFailuresWriteNoManifest(t *testing.T) {

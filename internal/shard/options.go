@@ -17,14 +17,19 @@ import (
 
 // Options says what to build and where.
 type Options struct {
-	Input  string          // local FASTA, plain or gzip
+	Input  string          // FASTA, plain or gzip: a local path or s3://bucket/key
 	Type   manifest.DBType // nucl or prot
-	Shards int             // number of shards, at least 1
-	Output objstore.Store  // where shard files and manifest.json go
-	Name   string          // database name; default: Input's base name without .fa/.fasta/.gz
+	Shards int             // number of shards; exactly one of Shards and TargetShardLetters is set
+	// TargetShardLetters sets the shard count from the input instead:
+	// ceil(letters / TargetShardLetters), at least 1 and at most the
+	// sequence count. Only Build takes it: BuildShard and Finish run as
+	// separate processes that must agree on the count before reading.
+	TargetShardLetters int64
+	Output             objstore.Store // where shard files and manifest.json go
+	Name               string         // database name; default: Input's base name without .fa/.fasta/.gz
 	// Force rebuilds even when the output already holds a database: one
 	// from another input (otherwise refused) or this very one (otherwise a
-	// no-op).
+	// no-op). For BuildShard it also rebuilds a shard already built.
 	Force    bool
 	WorkDir  string    // parent of the temporary build directory; default os.TempDir()
 	Progress io.Writer // human progress lines; nil keeps quiet
@@ -58,8 +63,13 @@ func (o *Options) validate() error {
 	if o.Type != manifest.Nucleotide && o.Type != manifest.Protein {
 		errs = append(errs, fmt.Errorf("database type %q: must be %s or %s", o.Type, manifest.Nucleotide, manifest.Protein))
 	}
-	if o.Shards < 1 {
-		errs = append(errs, fmt.Errorf("shard count %d: must be at least 1", o.Shards))
+	switch {
+	case o.Shards != 0 && o.TargetShardLetters != 0:
+		errs = append(errs, fmt.Errorf("shard count %d and target of %d letters per shard: set one, not both", o.Shards, o.TargetShardLetters))
+	case o.TargetShardLetters < 0:
+		errs = append(errs, fmt.Errorf("target of %d letters per shard: must be at least 1", o.TargetShardLetters))
+	case o.TargetShardLetters == 0 && o.Shards < 1:
+		errs = append(errs, fmt.Errorf("shard count %d: must be at least 1 (or set a target of letters per shard)", o.Shards))
 	}
 	if o.Output == nil {
 		errs = append(errs, errors.New("no output store given"))

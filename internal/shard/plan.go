@@ -28,14 +28,6 @@ func makePlan(o *Options, src *source) *plan {
 	return p
 }
 
-func (p *plan) names() []shardNames {
-	n := make([]shardNames, len(p.shards))
-	for i, s := range p.shards {
-		n[i] = s.names
-	}
-	return n
-}
-
 func (p *plan) minLetters() int64 {
 	m := p.shards[0].letters
 	for _, s := range p.shards {

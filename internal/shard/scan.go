@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"hash"
 	"io"
-	"os"
 
 	"github.com/blastfleet/blastfleet/internal/fasta"
 )
@@ -47,9 +46,9 @@ func (hr *hashingReader) sum() string { return hex.EncodeToString(hr.h.Sum(nil))
 // forEachRecord streams the input's records to fn and returns the hashing
 // reader, drained, so its sum covers the whole file.
 func forEachRecord(ctx context.Context, path string, a fasta.Alphabet, fn func(*fasta.Record) error) (*hashingReader, error) {
-	f, err := os.Open(path)
+	f, err := openInput(ctx, path)
 	if err != nil {
-		return nil, fmt.Errorf("opening input: %w", err)
+		return nil, err
 	}
 	defer f.Close()
 	hr := &hashingReader{r: f, h: sha256.New()}

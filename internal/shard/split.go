@@ -9,12 +9,14 @@ import (
 	"github.com/blastfleet/blastfleet/internal/fasta"
 )
 
-// split writes each shard's FASTA in dir. Records are streamed in input
-// order, so each shard's sequences come out in ascending original ordinal:
-// the engine relies on shard OID order being the original order.
-func split(ctx context.Context, path string, a fasta.Alphabet, src *source, assign []int, dir string, names []shardNames) (err error) {
-	files := make([]*os.File, len(names))
-	writers := make([]*fasta.Writer, len(names))
+// split writes the FASTA of each shard in ids into dir; records of other
+// shards are read and skipped (a shard-index run writes only its own).
+// Records are streamed in input order, so each shard's sequences come out
+// in ascending original ordinal: the engine relies on shard OID order being
+// the original order.
+func split(ctx context.Context, path string, a fasta.Alphabet, src *source, p *plan, ids []int, dir string) (err error) {
+	files := make([]*os.File, len(p.shards))
+	writers := make([]*fasta.Writer, len(p.shards))
 	defer func() {
 		for _, f := range files {
 			if f != nil {
@@ -22,19 +24,23 @@ func split(ctx context.Context, path string, a fasta.Alphabet, src *source, assi
 			}
 		}
 	}()
-	for i, n := range names {
-		f, err := os.Create(filepath.Join(dir, n.fasta))
+	for _, i := range ids {
+		f, err := os.Create(filepath.Join(dir, p.shards[i].names.fasta))
 		if err != nil {
 			return fmt.Errorf("creating shard FASTA: %w", err)
 		}
 		files[i], writers[i] = f, fasta.NewWriter(f)
 	}
 	hr, err := forEachRecord(ctx, path, a, func(rec *fasta.Record) error {
-		if rec.Ordinal >= len(assign) {
-			return fmt.Errorf("%s changed while building: it now has more than %d sequences", path, len(assign))
+		if rec.Ordinal >= len(p.assign) {
+			return fmt.Errorf("%s changed while building: it now has more than %d sequences", path, len(p.assign))
 		}
-		if err := writers[assign[rec.Ordinal]].Write(rec); err != nil {
-			return fmt.Errorf("writing %s: %w", names[assign[rec.Ordinal]].fasta, err)
+		w := writers[p.assign[rec.Ordinal]]
+		if w == nil {
+			return nil
+		}
+		if err := w.Write(rec); err != nil {
+			return fmt.Errorf("writing %s: %w", p.shards[p.assign[rec.Ordinal]].names.fasta, err)
 		}
 		return nil
 	})
@@ -44,12 +50,12 @@ func split(ctx context.Context, path string, a fasta.Alphabet, src *source, assi
 	if hr.sum() != src.sha256 {
 		return fmt.Errorf("%s changed while building (SHA-256 differs between reads)", path)
 	}
-	for i, f := range files {
+	for _, i := range ids {
 		if err := writers[i].Flush(); err != nil {
-			return fmt.Errorf("writing %s: %w", names[i].fasta, err)
+			return fmt.Errorf("writing %s: %w", p.shards[i].names.fasta, err)
 		}
-		if err := f.Close(); err != nil {
-			return fmt.Errorf("writing %s: %w", names[i].fasta, err)
+		if err := files[i].Close(); err != nil {
+			return fmt.Errorf("writing %s: %w", p.shards[i].names.fasta, err)
 		}
 		files[i] = nil
 	}

@@ -1,0 +1,155 @@
+package main
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/blastfleet/blastfleet/internal/manifest"
+	"github.com/blastfleet/blastfleet/internal/objstore"
+	"github.com/blastfleet/blastfleet/internal/testenv"
+)
+
+func TestDBShardIndexFlagErrors(t *testing.T) {
+	base := []string{"db", "shard", "--input", "x.fa", "--type", "nucl"}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--target-shard-letters", "100", "--shard-index", "0"}, "--shard-index requires --shards N"},
+		{[]string{"--shards", "2", "--target-shard-letters", "100"}, "--shards and --target-shard-letters exclude each other"},
+		{nil, "one of --shards or --target-shard-letters is required"},
+		{[]string{"--target-shard-letters", "0"}, "--target-shard-letters must be ≥ 1, not 0"},
+		{[]string{"--shards", "2", "--shard-index", "2"}, "--shard-index 2 is out of range: want 0 ≤ I < --shards 2"},
+		{[]string{"--shards", "2", "--shard-index", "-1"}, "--shard-index -1 is out of range"},
+		{[]string{"--target-shard-letters", "100", "--finish"}, "--finish requires --shards N"},
+		{[]string{"--shards", "2", "--shard-index", "0", "--finish"}, "--shard-index and --finish exclude each other"},
+	} {
+		out := filepath.Join(t.TempDir(), "out")
+		args := append(append(append([]string{}, base...), "--output", out), tc.args...)
+		_, stderr, err := run(t, "blastfleet", args...)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v: err = %v, want %q", tc.args, err, tc.want)
+		}
+		if strings.Contains(stderr, "Usage:") {
+			t.Errorf("%v: usage dumped for a validation error", tc.args)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("%v: output created despite invalid flags", tc.args)
+		}
+	}
+}
+
+const tinyFASTA = ">a\nACGTACGTTAGCATCGATCGA\n>b\nTTGACCAGTAGCATGCA\n>c\nGGGCATCGACTTTAGC\n"
+
+// TestDBShardIndexes runs the Indexed Job's commands on a directory: index
+// runs, a premature finish, and the finish.
+func TestDBShardIndexes(t *testing.T) {
+	testenv.RequireTools(t, "makeblastdb")
+	dir := t.TempDir()
+	input := filepath.Join(dir, "tiny.fasta")
+	if err := os.WriteFile(input, []byte(tinyFASTA), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "db")
+	shard := func(extra ...string) (string, string, error) {
+		return run(t, "blastfleet", append([]string{"db", "shard", "--input", input, "--type", "nucl", "--shards", "2", "--output", out}, extra...)...)
+	}
+
+	stdout, stderr, err := shard("--shard-index", "1")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	if want := "tiny: shard index 1 of 2 (shard-001): 2 sequences, 33 letters, "; !strings.HasPrefix(stdout, want) || !strings.HasSuffix(stdout, " files, built\n") {
+		t.Errorf("stdout %q, want %q... built", stdout, want)
+	}
+	if _, err := os.Stat(filepath.Join(out, "manifest.json")); err == nil {
+		t.Errorf("--shard-index wrote manifest.json")
+	}
+	if stdout, _, err := shard("--shard-index", "1"); err != nil || !strings.HasSuffix(stdout, "already built\n") {
+		t.Errorf("retried index: %v, %q", err, stdout)
+	}
+
+	_, _, err = shard("--finish")
+	if err == nil || !strings.Contains(err.Error(), "shard indexes not built yet: 0") {
+		t.Errorf("finish before index 0: %v", err)
+	}
+	if _, _, err := shard("--shard-index", "0"); err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, err = shard("--finish")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	if want := "tiny: 3 sequences, 54 letters, 2 shards, manifest " + filepath.Join(out, "manifest.json") + "\n"; stdout != want {
+		t.Errorf("stdout %q, want %q", stdout, want)
+	}
+}
+
+// TestDBShardTargetLetters derives the shard count from the letters.
+func TestDBShardTargetLetters(t *testing.T) {
+	testenv.RequireTools(t, "makeblastdb")
+	dir := t.TempDir()
+	input := filepath.Join(dir, "tiny.fasta")
+	if err := os.WriteFile(input, []byte(tinyFASTA), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "db")
+	// 54 letters, at most 30 per shard: 2 shards.
+	stdout, stderr, err := run(t, "blastfleet", "db", "shard", "--input", input, "--type", "nucl", "--target-shard-letters", "30", "--output", out)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	if !strings.Contains(stdout, ", 2 shards, ") || !strings.Contains(stderr, "2 shards for a target of 30 letters per shard") {
+		t.Errorf("stdout %q, stderr:\n%s", stdout, stderr)
+	}
+}
+
+// TestDBShardS3 runs an Indexed Job's commands with input and output in
+// MinIO, the input gzipped.
+func TestDBShardS3(t *testing.T) {
+	testenv.RequireTools(t, "makeblastdb")
+	m := testenv.StartMinIO(t)
+	m.Setenv(t)
+	m.MakeBucket(t, "work")
+	ctx := context.Background()
+	in, err := objstore.Open(ctx, "s3://work/in")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write([]byte(tinyFASTA))
+	zw.Close()
+	if err := in.Put(ctx, "tiny.fa.gz", bytes.NewReader(gz.Bytes()), int64(gz.Len())); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"db", "shard", "--input", "s3://work/in/tiny.fa.gz", "--type", "nucl", "--shards", "3", "--output", "s3://work/dbs/tiny"}
+	for _, index := range []string{"2", "0", "1"} {
+		if _, stderr, err := run(t, "blastfleet", append(args, "--shard-index", index)...); err != nil {
+			t.Fatalf("index %s: %v\n%s", index, err, stderr)
+		}
+	}
+	stdout, stderr, err := run(t, "blastfleet", append(args, "--finish")...)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	if want := "tiny: 3 sequences, 54 letters, 3 shards, manifest s3://work/dbs/tiny/manifest.json\n"; stdout != want {
+		t.Errorf("stdout %q, want %q", stdout, want)
+	}
+	db, err := objstore.Open(ctx, "s3://work/dbs/tiny")
+	if err != nil {
+		t.Fatal(err)
+	}
+	man, err := manifest.Load(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if man.Source.Name != "tiny.fa.gz" || man.Source.Size != int64(gz.Len()) || man.Source.SHA256 != sha(gz.Bytes()) {
+		t.Errorf("source %+v", man.Source)
+	}
+}

@@ -1,0 +1,86 @@
+package shard
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+
+	"github.com/blastfleet/blastfleet/internal/manifest"
+)
+
+// job is one invocation's options, validated input and balanced plan.
+// Build, BuildShard and Finish all derive their shards through it, so
+// separate processes reading the same input agree on every shard.
+type job struct {
+	o    Options
+	prog *progress
+	src  *source
+	plan *plan
+}
+
+// newJob validates the options; nothing is read yet.
+func newJob(opts Options) (*job, error) {
+	o := opts
+	o.setDefaults()
+	if err := o.validate(); err != nil {
+		return nil, fmt.Errorf("shard options: %w", err)
+	}
+	return &job{o: o, prog: &progress{w: o.Progress}}, nil
+}
+
+// read scans and validates the whole input, fixes the shard count and
+// balances the sequences into shards. Nothing is written.
+func (j *job) read(ctx context.Context) error {
+	j.prog.printf("reading %s", j.o.Input)
+	src, err := scan(ctx, j.o.Input, alphabetFor(j.o.Type))
+	if err != nil {
+		return err
+	}
+	j.prog.printf("read %d sequences, %d letters (%s, sha256 %.12s)", len(src.seqs), src.letters, byteSize(src.size), src.sha256)
+	n, err := shardCount(&j.o, src)
+	if err != nil {
+		return err
+	}
+	if j.o.TargetShardLetters > 0 {
+		j.prog.printf("%d shards for a target of %d letters per shard", n, j.o.TargetShardLetters)
+	}
+	j.o.Shards = n
+	j.src = src
+	j.plan = makePlan(&j.o, src)
+	j.prog.printf("balanced into %d shards: %d to %d letters each", n, j.plan.minLetters(), j.plan.maxLetters())
+	return nil
+}
+
+// source describes the input for the manifest and the markers.
+func (j *job) source() manifest.Source {
+	return manifest.Source{Name: filepath.Base(j.o.Input), SHA256: j.src.sha256, Size: j.src.size}
+}
+
+// manifest is the database's manifest.json for its built shards.
+func (j *job) manifest(version string, shards []manifest.Shard) *manifest.Manifest {
+	return &manifest.Manifest{
+		SchemaVersion: manifest.SchemaVersion,
+		Name:          j.o.Name,
+		Type:          j.o.Type,
+		BlastVersion:  version,
+		Sequences:     int64(len(j.src.seqs)),
+		Letters:       j.src.letters,
+		Source:        j.source(),
+		Shards:        shards,
+	}
+}
+
+// marker is the done marker of one built shard.
+func (j *job) marker(version string, s manifest.Shard) *doneMarker {
+	return &doneMarker{
+		SchemaVersion: markerVersion,
+		Database:      j.o.Name,
+		Type:          j.o.Type,
+		Shards:        j.o.Shards,
+		Source:        j.source(),
+		Sequences:     int64(len(j.src.seqs)),
+		Letters:       j.src.letters,
+		BlastVersion:  version,
+		Shard:         s,
+	}
+}
