@@ -12,7 +12,8 @@ import (
 //
 // +kubebuilder:validation:XValidation:rule="has(self.evalue) == has(oldSelf.evalue) && (!has(self.evalue) || self.evalue == oldSelf.evalue)",message="evalue is immutable: the campaign's plan fixes it",fieldPath=".evalue"
 // +kubebuilder:validation:XValidation:rule="has(self.blastOptions) == has(oldSelf.blastOptions) && (!has(self.blastOptions) || self.blastOptions == oldSelf.blastOptions)",message="blastOptions is immutable: the campaign's plan fixes it",fieldPath=".blastOptions"
-// +kubebuilder:validation:XValidation:rule="!has(self.blastOptions) || self.blastOptions.all(o, o.name != 'num_threads' || (o.value.matches('^[0-9]+$') && int(o.value) >= 1 && int(o.value) <= self.partitions.slotsPerWorker))",message="num_threads must be a whole number from 1 to partitions.slotsPerWorker",fieldPath=".blastOptions"
+// +kubebuilder:validation:XValidation:rule="!has(self.blastOptions) || self.blastOptions.all(o, o.name != 'num_threads' || !has(o.value) || (o.value.matches('^[0-9]{1,3}$') && int(o.value) >= 1 && int(o.value) <= self.partitions.slotsPerWorker))",message="num_threads must be a whole number from 1 to partitions.slotsPerWorker",fieldPath=".blastOptions"
+// +kubebuilder:validation:XValidation:rule="has(self.queueName) == has(oldSelf.queueName) && (!has(self.queueName) || self.queueName == oldSelf.queueName)",message="queueName is immutable: partitions are queued, or not, from the start",fieldPath=".queueName"
 type SearchCampaignSpec struct {
 	// DatabaseRef names the BlastDatabase, in the same namespace, to
 	// search. The campaign waits until it is Ready.
@@ -30,11 +31,12 @@ type SearchCampaignSpec struct {
 	Program Program `json:"program"`
 
 	// Outfmt is BLAST's tabular output format and columns, as -outfmt:
-	// "6" or "6 qseqid sseqid evalue bitscore".
+	// "6" or "6 qseqid sseqid evalue bitscore". Columns are BLAST+'s
+	// tabular column names or std.
 	// +optional
 	// +kubebuilder:default="6"
 	// +kubebuilder:validation:MaxLength=512
-	// +kubebuilder:validation:Pattern=`^6( +[a-z_]+)*$`
+	// +kubebuilder:validation:Pattern=`^6( +(std|qseqid|qgi|qacc|qaccver|qlen|sseqid|sallseqid|sgi|sallgi|sacc|saccver|sallacc|slen|qstart|qend|sstart|send|qseq|sseq|evalue|bitscore|score|length|pident|nident|mismatch|positive|gapopen|gaps|ppos|frames|qframe|sframe|btop|staxid|ssciname|scomname|sblastname|sskingdom|staxids|sscinames|scomnames|sblastnames|sskingdoms|stitle|salltitles|sstrand|qcovs|qcovhsp|qcovus))*$`
 	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="outfmt is immutable: the campaign's plan fixes it"
 	Outfmt string `json:"outfmt,omitempty"`
 
@@ -56,10 +58,11 @@ type SearchCampaignSpec struct {
 
 	// TopHits is how shard groups are searched under maxTargetSeqs: auto
 	// (exact, one group per task when the database fits), exact, or
-	// overfetch=F. See the concepts documentation.
+	// overfetch=F with a whole factor F >= 1 (overfetch alone: 4). See the
+	// concepts documentation.
 	// +optional
 	// +kubebuilder:default=auto
-	// +kubebuilder:validation:Pattern=`^(auto|exact|overfetch(=[0-9]+(\.[0-9]+)?)?)$`
+	// +kubebuilder:validation:Pattern=`^(auto|exact|overfetch(=[1-9][0-9]{0,5})?)$`
 	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="topHits is immutable: the campaign's plan fixes it"
 	TopHits string `json:"topHits,omitempty"`
 
@@ -76,12 +79,12 @@ type SearchCampaignSpec struct {
 	// +optional
 	// +kubebuilder:default={letters: 1000000}
 	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="chunking is immutable: the campaign's plan fixes it"
-	Chunking Chunking `json:"chunking,omitempty"`
+	Chunking Chunking `json:"chunking,omitzero"`
 
 	// Partitions is how many MPIJobs run the campaign and their shape.
 	// +optional
 	// +kubebuilder:default={count: 1, workers: 2, slotsPerWorker: 1}
-	Partitions Partitions `json:"partitions,omitempty"`
+	Partitions Partitions `json:"partitions,omitzero"`
 
 	// OutputStrategy is how a partition writes merged output.
 	// +optional
@@ -97,14 +100,13 @@ type SearchCampaignSpec struct {
 	// RetryPolicy is how failed chunks and partitions are retried.
 	// +optional
 	// +kubebuilder:default={maxAttempts: 3, leaseSeconds: 300, maxPartitionRestarts: 10, backoffSeconds: 10, maxBackoffSeconds: 600}
-	RetryPolicy RetryPolicy `json:"retryPolicy,omitempty"`
+	RetryPolicy RetryPolicy `json:"retryPolicy,omitzero"`
 
 	// QueueName is the Kueue LocalQueue to submit partitions to. Set, the
 	// partitions are created suspended and Kueue admits them.
 	// +optional
 	// +kubebuilder:validation:MaxLength=63
 	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
-	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="queueName is immutable"
 	QueueName string `json:"queueName,omitempty"`
 
 	// Suspend stops the campaign's partitions and keeps its ledger;
@@ -143,16 +145,20 @@ type Queries struct {
 type Program string
 
 // BlastOption is one further BLAST option, without its leading dash.
-// +kubebuilder:validation:XValidation:rule="self.name in ['lcase_masking', 'ungapped', 'use_sw_tback', 'no_greedy'] ? !has(self.value) : has(self.value) && size(self.value) > 0",message="this option is a flag and takes no value, or needs a value"
+// +kubebuilder:validation:XValidation:rule="!(self.name in ['lcase_masking', 'ungapped', 'use_sw_tback', 'no_greedy']) || !has(self.value)",message="this option is a flag and takes no value",messageExpression="'-' + self.name + ' is a flag and takes no value'"
+// +kubebuilder:validation:XValidation:rule="self.name in ['lcase_masking', 'ungapped', 'use_sw_tback', 'no_greedy'] || (has(self.value) && size(self.value) > 0)",message="this option needs a value",messageExpression="'-' + self.name + ' needs a value'"
 type BlastOption struct {
 	// Name of the option, for example word_size.
 	// +kubebuilder:validation:Enum=task;word_size;gapopen;gapextend;reward;penalty;strand;dust;seg;soft_masking;lcase_masking;matrix;threshold;comp_based_stats;perc_identity;qcov_hsp_perc;max_hsps;xdrop_ungap;xdrop_gap;xdrop_gap_final;ungapped;window_size;min_raw_gapped_score;query_gencode;db_gencode;sum_stats;use_sw_tback;max_intron_length;template_type;template_length;off_diagonal_range;no_greedy;query_loc;num_threads;mt_mode
 	Name string `json:"name"`
 
-	// Value of the option; empty for flags such as ungapped.
+	// Value of the option; empty for flags such as ungapped. It is passed
+	// to BLAST as one argument and may hold inner spaces, as dust and seg
+	// values do ("20 64 1"), but no control character and no leading or
+	// trailing space.
 	// +optional
 	// +kubebuilder:validation:MaxLength=256
-	// +kubebuilder:validation:Pattern=`^[^\s]+$`
+	// +kubebuilder:validation:Pattern=`^[^\s\x00-\x1f\x7f]([^\x00-\x1f\x7f]*[^\s\x00-\x1f\x7f])?$`
 	Value string `json:"value,omitempty"`
 }
 
@@ -343,7 +349,7 @@ type FailedQuery struct {
 //
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
-// +kubebuilder:resource:shortName=sc,categories=blastfleet
+// +kubebuilder:resource:shortName=bsc,categories=blastfleet
 // +kubebuilder:printcolumn:name="Phase",type=string,JSONPath=`.status.phase`
 // +kubebuilder:printcolumn:name="Progress",type=string,JSONPath=`.status.progress`
 // +kubebuilder:printcolumn:name="Chunks",type=string,JSONPath=`.status.chunksRatio`

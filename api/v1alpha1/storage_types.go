@@ -5,11 +5,13 @@ package v1alpha1
 // +kubebuilder:validation:XValidation:rule="!has(self.prefix) || !self.prefix.startsWith('/')",message="prefix must not start with '/'",fieldPath=".prefix"
 type ObjectStorage struct {
 	// Endpoint is the S3 API's URL, scheme included, for example
-	// http://minio.minio.svc:9000. The scheme decides TLS. Empty means
-	// AWS S3 (https://s3.amazonaws.com).
+	// http://minio.minio.svc:9000: a scheme, a host and an optional port,
+	// with no path, query or user information (credentials belong in the
+	// Secret). The scheme decides TLS. Empty means AWS S3
+	// (https://s3.amazonaws.com).
 	// +optional
 	// +kubebuilder:validation:MaxLength=512
-	// +kubebuilder:validation:Pattern=`^https?://[^/\s]+/?$`
+	// +kubebuilder:validation:Pattern=`^https?://([A-Za-z0-9]([-A-Za-z0-9.]*[A-Za-z0-9])?|\[[0-9A-Fa-f:.]+\])(:[0-9]{1,5})?/?$`
 	Endpoint string `json:"endpoint,omitempty"`
 
 	// Region of the bucket.
@@ -18,10 +20,12 @@ type ObjectStorage struct {
 	// +kubebuilder:validation:MaxLength=64
 	Region string `json:"region,omitempty"`
 
-	// Bucket is the bucket's name (S3 naming rules).
+	// Bucket is the bucket's name (S3 naming rules: 3 to 63 lower case
+	// letters, digits, '-' and '.', dot-separated labels that start and
+	// end with a letter or digit).
 	// +kubebuilder:validation:MinLength=3
 	// +kubebuilder:validation:MaxLength=63
-	// +kubebuilder:validation:Pattern=`^[a-z0-9][a-z0-9.-]*[a-z0-9]$`
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`
 	Bucket string `json:"bucket"`
 
 	// Prefix is the key prefix inside the bucket under which blastfleet
@@ -65,7 +69,7 @@ type ObjectReference struct {
 	// +optional
 	// +kubebuilder:validation:MinLength=3
 	// +kubebuilder:validation:MaxLength=63
-	// +kubebuilder:validation:Pattern=`^[a-z0-9][a-z0-9.-]*[a-z0-9]$`
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`
 	Bucket string `json:"bucket,omitempty"`
 
 	// Key of the object, for example inputs/queries.fa.gz. A key ending in

@@ -63,3 +63,23 @@ func TestRestartBudget(t *testing.T) {
 		t.Errorf("replaced = %d, want 2", got.Status.Partitions.Replaced)
 	}
 }
+
+// TestTypedClientDefaults: a campaign built in Go with zero partitions,
+// chunking and retry policy gets the schema's defaults (omitzero), not
+// zeros.
+func TestTypedClientDefaults(t *testing.T) {
+	h := newHarness(t)
+	c := h.campaign("typed", "sprot", 1)
+	c.Spec.Partitions, c.Spec.RetryPolicy, c.Spec.Chunking = v1alpha1.Partitions{}, v1alpha1.RetryPolicy{}, v1alpha1.Chunking{}
+	h.create(c)
+	got := h.get("typed").Spec
+	if p := got.Partitions; p.Count != 1 || p.Workers != 2 || p.SlotsPerWorker != 1 {
+		t.Errorf("partitions %+v, want the defaults 1/2/1", p)
+	}
+	if r := got.RetryPolicy; r.MaxAttempts != 3 || r.MaxPartitionRestarts != 10 || r.BackoffSeconds != 10 {
+		t.Errorf("retryPolicy %+v, want the defaults", r)
+	}
+	if got.Chunking.Letters == nil || *got.Chunking.Letters != 1000000 {
+		t.Errorf("chunking %+v, want letters 1000000", got.Chunking)
+	}
+}

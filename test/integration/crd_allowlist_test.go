@@ -1,0 +1,138 @@
+package integration
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"sigs.k8s.io/yaml"
+
+	"github.com/blastfleet/blastfleet/internal/blast"
+	"github.com/blastfleet/blastfleet/internal/testenv"
+)
+
+// campaignSpecSchema reads the generated SearchCampaign CRD, as installed
+// by kubetest, and returns its spec's schema.
+func campaignSpecSchema(t *testing.T) apiextensionsv1.JSONSchemaProps {
+	t.Helper()
+	root, err := testenv.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(filepath.Join(root, "config/crd/bases/blastfleet.io_searchcampaigns.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var crd apiextensionsv1.CustomResourceDefinition
+	if err := yaml.UnmarshalStrict(raw, &crd); err != nil {
+		t.Fatalf("parsing the SearchCampaign CRD: %v", err)
+	}
+	if len(crd.Spec.Versions) != 1 || crd.Spec.Versions[0].Schema == nil {
+		t.Fatalf("want one version with a schema, got %d versions", len(crd.Spec.Versions))
+	}
+	spec, ok := crd.Spec.Versions[0].Schema.OpenAPIV3Schema.Properties["spec"]
+	if !ok {
+		t.Fatal("the CRD's schema has no spec")
+	}
+	return spec
+}
+
+// TestCRDBlastOptionsMatchEngine: the BLAST options the API server lets
+// through are exactly those the engine accepts, and the CRD's flags (the
+// options that take no value) are the engine's.
+func TestCRDBlastOptionsMatchEngine(t *testing.T) {
+	spec := campaignSpecSchema(t)
+	opts, ok := spec.Properties["blastOptions"]
+	if !ok || opts.Items == nil || opts.Items.Schema == nil {
+		t.Fatal("the CRD has no spec.blastOptions items")
+	}
+	option := opts.Items.Schema
+
+	var enum []string
+	for _, v := range option.Properties["name"].Enum {
+		var s string
+		if err := json.Unmarshal(v.Raw, &s); err != nil {
+			t.Fatalf("enum value %s: %v", v.Raw, err)
+		}
+		enum = append(enum, s)
+	}
+	slices.Sort(enum)
+	withValue, flags := blast.AllowedOptions()
+	if all := slices.Sorted(slices.Values(append(slices.Clone(withValue), flags...))); !slices.Equal(enum, all) {
+		t.Errorf("the CRD's BlastOption name enum differs from the engine's allowlist (internal/blast):\n  only in the CRD:    %v\n  only in the engine: %v",
+			minus(enum, all), minus(all, enum))
+	}
+	for _, name := range blast.RefusedOptions() {
+		if slices.Contains(enum, name) {
+			t.Errorf("the CRD allows %s, which the engine refuses", name)
+		}
+	}
+
+	// Every rule on a BlastOption that lists option names lists the flags.
+	list := regexp.MustCompile(`\[\s*('[a-z_]+'(\s*,\s*'[a-z_]+')*)\s*\]`)
+	rules := 0
+	for _, r := range option.XValidations {
+		m := list.FindStringSubmatch(r.Rule)
+		if m == nil {
+			continue
+		}
+		rules++
+		var crdFlags []string
+		for _, f := range strings.Split(m[1], ",") {
+			crdFlags = append(crdFlags, strings.Trim(strings.TrimSpace(f), "'"))
+		}
+		slices.Sort(crdFlags)
+		if !slices.Equal(crdFlags, flags) {
+			t.Errorf("rule %q lists the flags %v; the engine's flags are %v", r.Rule, crdFlags, flags)
+		}
+	}
+	if rules == 0 {
+		t.Errorf("no rule on BlastOption lists the flags; rules: %+v", option.XValidations)
+	}
+}
+
+// TestCRDOutfmtMatchesEngine: the outfmt pattern allows exactly the
+// columns the engine's ParseFormat knows, and std.
+func TestCRDOutfmtMatchesEngine(t *testing.T) {
+	pattern := campaignSpecSchema(t).Properties["outfmt"].Pattern
+	m := regexp.MustCompile(`^\^6\( \+\(([a-z_|]+)\)\)\*\$$`).FindStringSubmatch(pattern)
+	if m == nil {
+		t.Fatalf("outfmt pattern %q is not ^6( +(col|col|...))*$", pattern)
+	}
+	cols := strings.Split(m[1], "|")
+	slices.Sort(cols)
+	want := append(blast.OutfmtColumns(), "std")
+	slices.Sort(want)
+	if !slices.Equal(cols, want) {
+		t.Errorf("the CRD's outfmt columns differ from the engine's (internal/blast):\n  only in the CRD:    %v\n  only in the engine: %v",
+			minus(cols, want), minus(want, cols))
+	}
+	// The pattern as the API server applies it (Go's regexp).
+	re := regexp.MustCompile(pattern)
+	for _, ok := range []string{"6", "6 std", "6 qseqid sseqid evalue bitscore", "6 " + strings.Join(blast.OutfmtColumns(), " ")} {
+		if !re.MatchString(ok) {
+			t.Errorf("outfmt %q does not match", ok)
+		}
+	}
+	for _, bad := range []string{"", "5", "7 std", "6 qseqidx", "6 qseqid,sseqid", "6 ", " 6"} {
+		if re.MatchString(bad) {
+			t.Errorf("outfmt %q matches", bad)
+		}
+	}
+}
+
+// minus is a without b's elements.
+func minus(a, b []string) []string {
+	var out []string
+	for _, s := range a {
+		if !slices.Contains(b, s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}

@@ -1,0 +1,528 @@
+package integration
+
+import (
+	"context"
+	"reflect"
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/blastfleet/blastfleet/api/v1alpha1"
+	"github.com/blastfleet/blastfleet/internal/kubetest"
+)
+
+func ptr[T any](v T) *T { return &v }
+
+// tooLong is the message of the rule on the worker pods' names.
+const tooLong = "worker pods are named <name>-p<partition>-r<restart>-worker-<index>, which must fit in 63 characters"
+
+func key(name string) client.ObjectKey { return client.ObjectKey{Namespace: namespace, Name: name} }
+
+// TestDefaults creates the smallest valid database and campaign and checks
+// what the API server filled in.
+func TestDefaults(t *testing.T) {
+	env := kubetest.Start(t)
+	ctx, c := context.Background(), env.Client
+
+	mustCreate(ctx, t, c, database("sprot").object())
+	var db v1alpha1.BlastDatabase
+	if err := c.Get(ctx, key("sprot"), &db); err != nil {
+		t.Fatal(err)
+	}
+	wantStorage := v1alpha1.ObjectStorage{
+		Endpoint: "http://minio.minio.svc:9000",
+		Region:   "us-east-1",
+		Bucket:   "blastfleet",
+		Prefix:   "databases",
+		CredentialsSecretRef: &v1alpha1.CredentialsSecretRef{
+			Name:               "minio-credentials",
+			AccessKeyIDKey:     "AWS_ACCESS_KEY_ID",
+			SecretAccessKeyKey: "AWS_SECRET_ACCESS_KEY",
+		},
+	}
+	if !reflect.DeepEqual(db.Spec.Storage, wantStorage) {
+		t.Errorf("database storage = %+v (secret %+v)\nwant %+v (secret %+v)",
+			db.Spec.Storage, db.Spec.Storage.CredentialsSecretRef, wantStorage, wantStorage.CredentialsSecretRef)
+	}
+	if db.Spec.Parallelism != nil || db.Spec.Image != "" {
+		t.Errorf("database parallelism %v, image %q: want no default (the operator decides)", db.Spec.Parallelism, db.Spec.Image)
+	}
+
+	mustCreate(ctx, t, c, campaign("human-vs-sprot").object())
+	var sc v1alpha1.SearchCampaign
+	if err := c.Get(ctx, key("human-vs-sprot"), &sc); err != nil {
+		t.Fatal(err)
+	}
+	s := sc.Spec
+	for _, f := range []struct {
+		field     string
+		got, want any
+	}{
+		{"outfmt", s.Outfmt, "6"},
+		{"maxTargetSeqs", s.MaxTargetSeqs, int32(500)},
+		{"topHits", s.TopHits, "auto"},
+		{"evalue", s.Evalue, ""},
+		{"chunking", s.Chunking, v1alpha1.Chunking{Letters: ptr(int64(1000000))}},
+		{"partitions.count", s.Partitions.Count, int32(1)},
+		{"partitions.workers", s.Partitions.Workers, int32(2)},
+		{"partitions.slotsPerWorker", s.Partitions.SlotsPerWorker, int32(1)},
+		{"outputStrategy", s.OutputStrategy, v1alpha1.OutputStrategy("worker-merge")},
+		{"retryPolicy", s.RetryPolicy, v1alpha1.RetryPolicy{MaxAttempts: 3, LeaseSeconds: 300, MaxPartitionRestarts: 10, BackoffSeconds: 10, MaxBackoffSeconds: 600}},
+		{"queries.format", s.Queries.Format, "fasta"},
+		{"output.region", s.Output.Region, "us-east-1"},
+		{"output.credentialsSecretRef", *s.Output.CredentialsSecretRef, *wantStorage.CredentialsSecretRef},
+		{"suspend", s.Suspend, false},
+		{"queueName", s.QueueName, ""},
+	} {
+		if !reflect.DeepEqual(f.got, f.want) {
+			t.Errorf("campaign %s = %+v, want %+v", f.field, f.got, f.want)
+		}
+	}
+
+	// A partly written object gets the defaults of the fields it leaves out.
+	partial := campaign("partial").withRestartBudget(2)
+	partial.set("spec.partitions", map[string]any{"count": int64(3)})
+	mustCreate(ctx, t, c, partial.object())
+	if err := c.Get(ctx, key("partial"), &sc); err != nil {
+		t.Fatal(err)
+	}
+	if p := sc.Spec.Partitions; p.Count != 3 || p.Workers != 2 || p.SlotsPerWorker != 1 {
+		t.Errorf("partitions {count: 3} became %+v, want count 3, workers 2, slotsPerWorker 1", p)
+	}
+	if r, want := sc.Spec.RetryPolicy, (v1alpha1.RetryPolicy{MaxAttempts: 3, LeaseSeconds: 300, MaxPartitionRestarts: 2, BackoffSeconds: 10, MaxBackoffSeconds: 600}); r != want {
+		t.Errorf("retryPolicy {maxPartitionRestarts: 2} became %+v, want %+v", r, want)
+	}
+}
+
+// TestSpecValidation creates valid edge cases, which must be accepted, and
+// invalid specs, each of which must be rejected naming its field and
+// reason.
+func TestSpecValidation(t *testing.T) {
+	env := kubetest.Start(t)
+	ctx, c := context.Background(), env.Client
+
+	// Names at the worker pod name's limit: 63 characters with the
+	// defaults (1 partition, 2 workers, 10 restarts).
+	at63 := nameOfLength(63 - len(workerPodName("", 1, 2, 10)))
+
+	accepted := []struct {
+		name string
+		spec builder
+	}{
+		{"every flag", campaign("flags").withFlag("ungapped").withFlag("lcase_masking").withFlag("use_sw_tback").withFlag("no_greedy")},
+		{"valued options", campaign("valued").withOption("word_size", "3").withOption("matrix", "BLOSUM62").withOption("comp_based_stats", "2")},
+		{"an option value with inner spaces (dust level window linker)", campaign("dust").withProgram("blastn").withOption("dust", "20 64 1")},
+		{"num_threads equal to slotsPerWorker", campaign("threads").withSlotsPerWorker(4).withOption("num_threads", "4")},
+		{"one worker with two slots", campaign("one-worker").withPartitions(1, 1).withSlotsPerWorker(2)},
+		{"outfmt with columns", campaign("columns").withOutfmt("6 std qlen slen  qcovhsp")},
+		{"evalue forms", campaign("evalue").withEvalue("1.5E-10")},
+		{"evalue without leading digit", campaign("evalue-dot").withEvalue(".001")},
+		{"topHits overfetch=8", campaign("overfetch").withTopHits("overfetch=8")},
+		{"topHits overfetch", campaign("overfetch-default").withTopHits("overfetch")},
+		{"chunking by queries", campaign("by-queries").chunkedBy(0, 100)},
+		{"a name at the length limit", campaign(at63)},
+		{"HTTPS endpoint with port and slash", campaign("https").withEndpoint("https://s3.example.org:443/")},
+		{"IPv6 endpoint", campaign("ipv6").withEndpoint("http://[fd00::1]:9000")},
+		{"bucket with dots", campaign("dots").withBucket("my.results-2024")},
+		{"no endpoint: AWS S3", campaign("aws").withoutEndpoint()},
+		{"queue name", campaign("queued").withQueue("team-a")},
+		{"database by target size", database("by-size").cutBySize("1Gi")},
+		{"nucleotide database", database("nt").ofType("nucl").cutInto(64)},
+	}
+	for _, tc := range accepted {
+		t.Run("accepts/"+tc.name, func(t *testing.T) {
+			obj := tc.spec.object()
+			if obj.GetName() == at63 {
+				if n := len(workerPodName(at63, 1, 2, 10)); n != 63 {
+					t.Fatalf("test premise: worker pod name has %d characters, want 63", n)
+				}
+			}
+			if err := c.Create(ctx, obj); err != nil {
+				t.Errorf("rejected: %v", err)
+			}
+		})
+	}
+
+	// Names one character over the worker pod name's limit, by each of the
+	// four parts of the name.
+	overBy := func(partitions, workers, restarts int) string {
+		return nameOfLength(64 - len(workerPodName("", partitions, workers, restarts)))
+	}
+	longName := overBy(1, 2, 10)
+	manyWorkers := overBy(1, 1001, 10)
+	manyPartitions := overBy(101, 2, 10)
+	manyRestarts := overBy(1, 2, 100)
+	for _, n := range []struct {
+		name                         string
+		partitions, workers, restart int
+	}{{longName, 1, 2, 10}, {manyWorkers, 1, 1001, 10}, {manyPartitions, 101, 2, 10}, {manyRestarts, 1, 2, 100}} {
+		if l := len(workerPodName(n.name, n.partitions, n.workers, n.restart)); l != 64 {
+			t.Fatalf("test premise: worker pod name of %s has %d characters, want 64", n.name, l)
+		}
+	}
+
+	rejected := []struct {
+		name string
+		spec builder
+		want []string
+	}{
+		// program and BLAST options
+		{"unknown program", campaign("bad-program").withProgram("blastz"),
+			[]string{"spec.program", `Unsupported value: "blastz"`}},
+		{"option db", campaign("opt-db").withOption("db", "nr"),
+			[]string{"spec.blastOptions[0].name", `Unsupported value: "db"`}},
+		{"option outfmt", campaign("opt-outfmt").withOption("outfmt", "5"),
+			[]string{"spec.blastOptions[0].name", `Unsupported value: "outfmt"`}},
+		{"option max_target_seqs", campaign("opt-mts").withOption("word_size", "3").withOption("max_target_seqs", "10"),
+			[]string{"spec.blastOptions[1].name", `Unsupported value: "max_target_seqs"`}},
+		{"option with its dash", campaign("opt-dash").withOption("-word_size", "3"),
+			[]string{"spec.blastOptions[0].name", `Unsupported value: "-word_size"`}},
+		{"flag with a value", campaign("flag-value").withOption("ungapped", "true"),
+			[]string{"spec.blastOptions[0]", "-ungapped is a flag and takes no value"}},
+		{"valued option without a value", campaign("no-value").withFlag("word_size"),
+			[]string{"spec.blastOptions[0]", "-word_size needs a value"}},
+		{"value with a newline", campaign("newline").withOption("matrix", "BLOSUM62\n-out"),
+			[]string{"spec.blastOptions[0].value", "should match"}},
+		{"value with a leading space", campaign("lead-space").withOption("matrix", " BLOSUM62"),
+			[]string{"spec.blastOptions[0].value", "should match"}},
+		{"num_threads above slotsPerWorker", campaign("threads").withSlotsPerWorker(2).withOption("num_threads", "4"),
+			[]string{"spec.blastOptions", "num_threads must be a whole number from 1 to partitions.slotsPerWorker"}},
+		{"num_threads 0", campaign("threads-0").withOption("num_threads", "0"),
+			[]string{"spec.blastOptions", "num_threads must be a whole number from 1 to partitions.slotsPerWorker"}},
+		{"num_threads not a number", campaign("threads-x").withOption("num_threads", "two"),
+			[]string{"spec.blastOptions", "num_threads must be a whole number from 1 to partitions.slotsPerWorker"}},
+		{"num_threads too many digits", campaign("threads-big").withOption("num_threads", "99999999999999999999"),
+			[]string{"spec.blastOptions", "num_threads must be a whole number from 1 to partitions.slotsPerWorker"}},
+		{"num_threads without a value", campaign("threads-none").withFlag("num_threads"),
+			[]string{"spec.blastOptions[0]", "-num_threads needs a value"}},
+
+		// partitions and names
+		{"zero partitions", campaign("zero").withPartitions(0, 2),
+			[]string{"spec.partitions.count", "should be greater than or equal to 1"}},
+		{"zero workers", campaign("zero-workers").withPartitions(1, 0),
+			[]string{"spec.partitions.workers", "should be greater than or equal to 1"}},
+		{"one rank: 1 worker x 1 slot", campaign("one-rank").withPartitions(2, 1),
+			[]string{"spec.partitions", "a partition needs at least 2 MPI ranks (workers x slotsPerWorker)"}},
+		{"name too long", campaign(longName), []string{tooLong}},
+		{"too many workers for the name", campaign(manyWorkers).withPartitions(1, 1001), []string{tooLong}},
+		{"too many partitions for the name", campaign(manyPartitions).withPartitions(101, 2), []string{tooLong}},
+		{"too many restarts for the name", campaign(manyRestarts).withRestartBudget(100), []string{tooLong}},
+		{"name starting with a digit", campaign("1st-campaign"),
+			[]string{"metadata.name must be a DNS-1035 label"}},
+		{"name with a dot", campaign("human.v2"),
+			[]string{"metadata.name must be a DNS-1035 label"}},
+
+		// search parameters
+		{"outfmt 5 (XML)", campaign("xml").withOutfmt("5"),
+			[]string{"spec.outfmt", "should match"}},
+		{"outfmt 7", campaign("fmt7").withOutfmt("7 qseqid"),
+			[]string{"spec.outfmt", "should match"}},
+		{"outfmt unknown column", campaign("fmt-col").withOutfmt("6 qseqid sseqid identity"),
+			[]string{"spec.outfmt", "should match"}},
+		{"evalue not a number", campaign("evalue").withEvalue("small"),
+			[]string{"spec.evalue", "should match"}},
+		{"evalue negative", campaign("evalue-neg").withEvalue("-1"),
+			[]string{"spec.evalue", "should match"}},
+		{"evalue bad exponent", campaign("evalue-exp").withEvalue("1e"),
+			[]string{"spec.evalue", "should match"}},
+		{"topHits overfetch=0", campaign("overfetch-0").withTopHits("overfetch=0"),
+			[]string{"spec.topHits", "should match"}},
+		{"topHits fractional factor", campaign("overfetch-frac").withTopHits("overfetch=1.5"),
+			[]string{"spec.topHits", "should match"}},
+		{"topHits unknown", campaign("tophits").withTopHits("best"),
+			[]string{"spec.topHits", "should match"}},
+		{"chunking by letters and queries", campaign("both").chunkedBy(1000, 10),
+			[]string{"spec.chunking", "set exactly one of letters and queries"}},
+		{"chunking by neither", campaign("neither").chunkedBy(0, 0),
+			[]string{"spec.chunking", "set exactly one of letters and queries"}},
+
+		// object storage
+		{"no credentials Secret", campaign("no-secret").withoutCredentials(),
+			[]string{"spec.output.credentialsSecretRef", "Required value"}},
+		{"endpoint without scheme", campaign("no-scheme").withEndpoint("minio.minio.svc:9000"),
+			[]string{"spec.output.endpoint", "should match"}},
+		{"endpoint with a path", campaign("ep-path").withEndpoint("http://minio:9000/bucket"),
+			[]string{"spec.output.endpoint", "should match"}},
+		{"endpoint with credentials", campaign("ep-user").withEndpoint("http://admin:secret@minio:9000"),
+			[]string{"spec.output.endpoint", "should match"}},
+		{"endpoint ftp", campaign("ep-ftp").withEndpoint("ftp://minio:21"),
+			[]string{"spec.output.endpoint", "should match"}},
+		{"endpoint without host", campaign("ep-nohost").withEndpoint("http://:9000"),
+			[]string{"spec.output.endpoint", "should match"}},
+		{"bucket upper case", campaign("bucket-case").withBucket("Results"),
+			[]string{"spec.output.bucket", "should match"}},
+		{"bucket underscore", campaign("bucket-us").withBucket("blast_results"),
+			[]string{"spec.output.bucket", "should match"}},
+		{"bucket double dot", campaign("bucket-dots").withBucket("blast..results"),
+			[]string{"spec.output.bucket", "should match"}},
+		{"bucket too short", campaign("bucket-short").withBucket("bf"),
+			[]string{"spec.output.bucket", "at least 3 chars long"}},
+		{"queries bucket", campaign("q-bucket").withQueriesBucket("-inputs"),
+			[]string{"spec.queries.bucket", "should match"}},
+		{"prefix with leading slash", campaign("slash").withPrefix("/campaigns"),
+			[]string{"spec.output.prefix", "prefix must not start with '/'"}},
+
+		// databases
+		{"database type", database("dna").ofType("dna"),
+			[]string{"spec.type", `Unsupported value: "dna"`}},
+		{"shards by count and size", database("both").withSharding(map[string]any{"count": int64(4), "targetSize": "1Gi"}),
+			[]string{"spec.shards", "set exactly one of count and targetSize"}},
+		{"shards by neither", database("neither").withSharding(map[string]any{}),
+			[]string{"spec.shards", "set exactly one of count and targetSize"}},
+		{"zero shards", database("zero").cutInto(0),
+			[]string{"spec.shards.count", "should be greater than or equal to 1"}},
+		{"target size 0", database("size-0").cutBySize("0"),
+			[]string{"spec.shards.targetSize", "targetSize must be positive"}},
+		{"negative target size", database("size-neg").cutBySize("-1Gi"),
+			[]string{"spec.shards.targetSize", "targetSize must be positive"}},
+		{"database prefix with leading slash", database("slash").withPrefix("/databases"),
+			[]string{"spec.storage.prefix", "prefix must not start with '/'"}},
+		{"database endpoint", database("endpoint").withEndpoint("s3.amazonaws.com"),
+			[]string{"spec.storage.endpoint", "should match"}},
+		{"database bucket", database("bucket").withBucket("Sprot_DB"),
+			[]string{"spec.storage.bucket", "should match"}},
+		{"database without credentials", database("no-secret").withoutCredentials(),
+			[]string{"spec.storage.credentialsSecretRef", "Required value"}},
+	}
+	for _, tc := range rejected {
+		t.Run("rejects/"+tc.name, func(t *testing.T) {
+			expectInvalid(t, c.Create(ctx, tc.spec.object()), tc.want...)
+		})
+	}
+}
+
+// TestCampaignImmutability changes each field of an existing campaign:
+// the fields that decide the result are refused, naming the field; the
+// partitions, suspend and the restart budget may change.
+func TestCampaignImmutability(t *testing.T) {
+	env := kubetest.Start(t)
+	ctx, c := context.Background(), env.Client
+
+	mustCreate(ctx, t, c, campaign("fixed").
+		withPartitions(2, 4).withSlotsPerWorker(2).
+		withEvalue("1e-5").withOption("word_size", "3").withOption("num_threads", "2").
+		object())
+	mustCreate(ctx, t, c, campaign("bare").object()) // no evalue, options or queue
+	// edge's worker pod names are 63 characters long: one more digit in
+	// any part of them is one too many.
+	edge := nameOfLength(63 - len(workerPodName("", 1, 2, 10)))
+	mustCreate(ctx, t, c, campaign(edge).object())
+
+	update := func(name string, change func(*v1alpha1.SearchCampaign)) error {
+		var sc v1alpha1.SearchCampaign
+		if err := c.Get(ctx, key(name), &sc); err != nil {
+			t.Fatal(err)
+		}
+		change(&sc)
+		return c.Update(ctx, &sc)
+	}
+
+	refused := []struct {
+		name     string
+		campaign string
+		change   func(*v1alpha1.SearchCampaign)
+		want     []string
+	}{
+		{"program", "fixed", func(sc *v1alpha1.SearchCampaign) { sc.Spec.Program = "blastx" },
+			[]string{"spec.program", "program is immutable"}},
+		{"queries key", "fixed", func(sc *v1alpha1.SearchCampaign) { sc.Spec.Queries.Key = "queries/mouse.fa" },
+			[]string{"spec.queries", "queries is immutable"}},
+		{"queries bucket", "fixed", func(sc *v1alpha1.SearchCampaign) { sc.Spec.Queries.Bucket = "inputs" },
+			[]string{"spec.queries", "queries is immutable"}},
+		{"outfmt", "fixed", func(sc *v1alpha1.SearchCampaign) { sc.Spec.Outfmt = "6 qseqid sseqid evalue" },
+			[]string{"spec.outfmt", "outfmt is immutable"}},
+		{"maxTargetSeqs", "fixed", func(sc *v1alpha1.SearchCampaign) { sc.Spec.MaxTargetSeqs = 10 },
+			[]string{"spec.maxTargetSeqs", "maxTargetSeqs is immutable"}},
+		{"topHits", "fixed", func(sc *v1alpha1.SearchCampaign) { sc.Spec.TopHits = "exact" },
+			[]string{"spec.topHits", "topHits is immutable"}},
+		{"output bucket", "fixed", func(sc *v1alpha1.SearchCampaign) { sc.Spec.Output.Bucket = "elsewhere" },
+			[]string{"spec.output", "output is immutable"}},
+		{"output prefix", "fixed", func(sc *v1alpha1.SearchCampaign) { sc.Spec.Output.Prefix = "other" },
+			[]string{"spec.output", "output is immutable"}},
+		{"output credentials", "fixed", func(sc *v1alpha1.SearchCampaign) { sc.Spec.Output.CredentialsSecretRef.Name = "other" },
+			[]string{"spec.output", "output is immutable"}},
+		{"chunking letters", "fixed", func(sc *v1alpha1.SearchCampaign) { sc.Spec.Chunking.Letters = ptr(int64(5000)) },
+			[]string{"spec.chunking", "chunking is immutable"}},
+		{"chunking to queries", "fixed", func(sc *v1alpha1.SearchCampaign) {
+			sc.Spec.Chunking = v1alpha1.Chunking{Queries: ptr(int32(100))}
+		}, []string{"spec.chunking", "chunking is immutable"}},
+		{"databaseRef", "fixed", func(sc *v1alpha1.SearchCampaign) { sc.Spec.DatabaseRef.Name = "nr" },
+			[]string{"spec.databaseRef", "databaseRef is immutable"}},
+		{"evalue changed", "fixed", func(sc *v1alpha1.SearchCampaign) { sc.Spec.Evalue = "1e-3" },
+			[]string{"spec.evalue", "evalue is immutable"}},
+		{"evalue removed", "fixed", func(sc *v1alpha1.SearchCampaign) { sc.Spec.Evalue = "" },
+			[]string{"spec.evalue", "evalue is immutable"}},
+		{"evalue added", "bare", func(sc *v1alpha1.SearchCampaign) { sc.Spec.Evalue = "1e-5" },
+			[]string{"spec.evalue", "evalue is immutable"}},
+		{"blastOptions value", "fixed", func(sc *v1alpha1.SearchCampaign) { sc.Spec.BlastOptions[0].Value = "4" },
+			[]string{"spec.blastOptions", "blastOptions is immutable"}},
+		{"blastOptions removed", "fixed", func(sc *v1alpha1.SearchCampaign) { sc.Spec.BlastOptions = nil },
+			[]string{"spec.blastOptions", "blastOptions is immutable"}},
+		{"blastOptions added", "bare", func(sc *v1alpha1.SearchCampaign) {
+			sc.Spec.BlastOptions = []v1alpha1.BlastOption{{Name: "ungapped"}}
+		}, []string{"spec.blastOptions", "blastOptions is immutable"}},
+		{"retryPolicy.maxAttempts", "fixed", func(sc *v1alpha1.SearchCampaign) { sc.Spec.RetryPolicy.MaxAttempts = 5 },
+			[]string{"spec.retryPolicy.maxAttempts", "maxAttempts is immutable"}},
+		{"retryPolicy.leaseSeconds", "fixed", func(sc *v1alpha1.SearchCampaign) { sc.Spec.RetryPolicy.LeaseSeconds = 60 },
+			[]string{"spec.retryPolicy.leaseSeconds", "leaseSeconds is immutable"}},
+		{"queueName added", "bare", func(sc *v1alpha1.SearchCampaign) { sc.Spec.QueueName = "team-a" },
+			[]string{"spec.queueName", "queueName is immutable"}},
+		// Mutable fields still obey the rules that span fields.
+		{"slotsPerWorker below num_threads", "fixed", func(sc *v1alpha1.SearchCampaign) { sc.Spec.Partitions.SlotsPerWorker = 1 },
+			[]string{"spec.blastOptions", "num_threads must be a whole number from 1 to partitions.slotsPerWorker"}},
+		{"workers past the name limit", edge, func(sc *v1alpha1.SearchCampaign) { sc.Spec.Partitions.Workers = 11 },
+			[]string{tooLong}},
+		{"restart budget past the name limit", edge, func(sc *v1alpha1.SearchCampaign) { sc.Spec.RetryPolicy.MaxPartitionRestarts = 100 },
+			[]string{tooLong}},
+	}
+	for _, tc := range refused {
+		t.Run("refuses/"+tc.name, func(t *testing.T) {
+			expectInvalid(t, update(tc.campaign, tc.change), tc.want...)
+		})
+	}
+
+	accepted := []struct {
+		name   string
+		change func(*v1alpha1.SearchCampaign)
+		check  func(v1alpha1.SearchCampaignSpec) bool
+	}{
+		{"partitions.count", func(sc *v1alpha1.SearchCampaign) { sc.Spec.Partitions.Count = 5 },
+			func(s v1alpha1.SearchCampaignSpec) bool { return s.Partitions.Count == 5 }},
+		{"partitions.workers", func(sc *v1alpha1.SearchCampaign) { sc.Spec.Partitions.Workers = 8 },
+			func(s v1alpha1.SearchCampaignSpec) bool { return s.Partitions.Workers == 8 }},
+		{"suspend", func(sc *v1alpha1.SearchCampaign) { sc.Spec.Suspend = true },
+			func(s v1alpha1.SearchCampaignSpec) bool { return s.Suspend }},
+		{"retryPolicy.maxPartitionRestarts", func(sc *v1alpha1.SearchCampaign) { sc.Spec.RetryPolicy.MaxPartitionRestarts = 25 },
+			func(s v1alpha1.SearchCampaignSpec) bool { return s.RetryPolicy.MaxPartitionRestarts == 25 }},
+		{"retryPolicy.backoffSeconds", func(sc *v1alpha1.SearchCampaign) { sc.Spec.RetryPolicy.BackoffSeconds = 30 },
+			func(s v1alpha1.SearchCampaignSpec) bool { return s.RetryPolicy.BackoffSeconds == 30 }},
+		{"activeDeadlineSeconds", func(sc *v1alpha1.SearchCampaign) { sc.Spec.ActiveDeadlineSeconds = ptr(int64(86400)) },
+			func(s v1alpha1.SearchCampaignSpec) bool {
+				return s.ActiveDeadlineSeconds != nil && *s.ActiveDeadlineSeconds == 86400
+			}},
+		{"unsuspend", func(sc *v1alpha1.SearchCampaign) { sc.Spec.Suspend = false },
+			func(s v1alpha1.SearchCampaignSpec) bool { return !s.Suspend }},
+	}
+	for _, tc := range accepted {
+		t.Run("accepts/"+tc.name, func(t *testing.T) {
+			if err := update("fixed", tc.change); err != nil {
+				t.Fatalf("refused: %v", err)
+			}
+			var sc v1alpha1.SearchCampaign
+			if err := c.Get(ctx, key("fixed"), &sc); err != nil {
+				t.Fatal(err)
+			}
+			if !tc.check(sc.Spec) {
+				t.Errorf("the change did not persist: %+v", sc.Spec)
+			}
+		})
+	}
+}
+
+// TestDatabaseImmutableOnceReady: a database's spec may change until its
+// status says Ready; then only its status and metadata may.
+func TestDatabaseImmutableOnceReady(t *testing.T) {
+	env := kubetest.Start(t)
+	ctx, c := context.Background(), env.Client
+	const immutable = "spec is immutable once the database is Ready"
+
+	mustCreate(ctx, t, c, database("sprot").object())
+	get := func() *v1alpha1.BlastDatabase {
+		t.Helper()
+		var db v1alpha1.BlastDatabase
+		if err := c.Get(ctx, key("sprot"), &db); err != nil {
+			t.Fatal(err)
+		}
+		return &db
+	}
+	setPhase := func(phase v1alpha1.DatabasePhase) {
+		t.Helper()
+		db := get()
+		db.Status.Phase = phase
+		if err := c.Status().Update(ctx, db); err != nil {
+			t.Fatalf("status update to %s: %v", phase, err)
+		}
+	}
+
+	// Pending (no status yet), then Sharding, then Failed: the spec may change.
+	for i, phase := range []v1alpha1.DatabasePhase{"", v1alpha1.DatabaseSharding, v1alpha1.DatabaseFailed} {
+		if phase != "" {
+			setPhase(phase)
+		}
+		db := get()
+		db.Spec.Shards.Count = ptr(int32(8 + i))
+		if err := c.Update(ctx, db); err != nil {
+			t.Fatalf("spec change in phase %q refused: %v", phase, err)
+		}
+		if got := *get().Spec.Shards.Count; got != int32(8+i) {
+			t.Fatalf("phase %q: shards.count = %d after the update, want %d", phase, got, 8+i)
+		}
+	}
+
+	// Ready, as the operator writes it.
+	db := get()
+	db.Status = v1alpha1.BlastDatabaseStatus{
+		Phase: v1alpha1.DatabaseReady, ObservedGeneration: db.Generation,
+		Sequences: 572970, Letters: 207132602, Shards: 10, ShardsBuilt: 10,
+		Location: "s3://blastfleet/databases/default/sprot", ManifestSHA256: "0123abcd", BlastVersion: "2.12.0+",
+		Conditions: []metav1.Condition{{Type: v1alpha1.ConditionReady, Status: metav1.ConditionTrue,
+			Reason: "Sharded", Message: "10 shards built", LastTransitionTime: metav1.Now()}},
+	}
+	if err := c.Status().Update(ctx, db); err != nil {
+		t.Fatalf("status update to Ready: %v", err)
+	}
+	if got := get().Status.Phase; got != v1alpha1.DatabaseReady {
+		t.Fatalf("phase = %q after the status update, want Ready", got)
+	}
+
+	for _, tc := range []struct {
+		name   string
+		change func(*v1alpha1.BlastDatabase)
+	}{
+		{"shards.count", func(db *v1alpha1.BlastDatabase) { db.Spec.Shards.Count = ptr(int32(16)) }},
+		{"source", func(db *v1alpha1.BlastDatabase) { db.Spec.Source.Key = "inputs/trembl.fasta.gz" }},
+		{"type", func(db *v1alpha1.BlastDatabase) { db.Spec.Type = v1alpha1.DatabaseNucleotide }},
+		{"storage.prefix", func(db *v1alpha1.BlastDatabase) { db.Spec.Storage.Prefix = "elsewhere" }},
+		{"image", func(db *v1alpha1.BlastDatabase) { db.Spec.Image = "blastfleet/worker:v2" }},
+		{"parallelism", func(db *v1alpha1.BlastDatabase) { db.Spec.Parallelism = ptr(int32(2)) }},
+	} {
+		t.Run("refuses/"+tc.name, func(t *testing.T) {
+			db := get()
+			tc.change(db)
+			expectInvalid(t, c.Update(ctx, db), immutable)
+		})
+	}
+
+	t.Run("accepts/metadata", func(t *testing.T) {
+		db := get()
+		db.Labels = map[string]string{"team": "genomics"}
+		if err := c.Update(ctx, db); err != nil {
+			t.Fatalf("label change refused: %v", err)
+		}
+	})
+	t.Run("accepts/status", func(t *testing.T) {
+		db := get()
+		db.Status.BlastVersion = "2.16.0+"
+		db.Status.Conditions = append(db.Status.Conditions, metav1.Condition{Type: v1alpha1.ConditionProgressing,
+			Status: metav1.ConditionFalse, Reason: "Done", Message: "", LastTransitionTime: metav1.Now()})
+		if err := c.Status().Update(ctx, db); err != nil {
+			t.Fatalf("status update refused: %v", err)
+		}
+		if got := get().Status; got.BlastVersion != "2.16.0+" || len(got.Conditions) != 2 || got.Phase != v1alpha1.DatabaseReady {
+			t.Errorf("status after the update = %+v", got)
+		}
+	})
+	t.Run("status update cannot smuggle a spec change", func(t *testing.T) {
+		db := get()
+		db.Spec.Shards.Count = ptr(int32(32))
+		db.Status.ShardsBuilt = 9
+		if err := c.Status().Update(ctx, db); err != nil {
+			t.Fatalf("status update refused: %v", err)
+		}
+		if got := get(); *got.Spec.Shards.Count != 10 || got.Status.ShardsBuilt != 9 {
+			t.Errorf("after a status update with a spec change: shards.count %d (want 10, unchanged), shardsBuilt %d (want 9)",
+				*got.Spec.Shards.Count, got.Status.ShardsBuilt)
+		}
+	})
+}
