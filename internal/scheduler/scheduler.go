@@ -1,9 +1,3 @@
-// Package scheduler is the master's task assignment: Algorithm 1 of the
-// Blue Gene/P mpiBLAST paper. The master keeps a FIFO list of unfinished
-// query blocks, each with the set of shard groups not yet assigned; a worker
-// asking for work gets, scanning from the head, a task whose shard group it
-// already caches (smallest group id first), and only when none fits an
-// uncached one.
 package scheduler
 
 // Task is one BLAST invocation: a query block against a shard group.
@@ -17,7 +11,13 @@ type entry struct {
 	unassigned []int // shard group ids, ascending
 }
 
-// Scheduler holds the blocks not yet fully assigned. It is not safe for
+// Scheduler is Algorithm 1 of the Blue Gene/P mpiBLAST paper. The master
+// keeps a FIFO list of unfinished query blocks, each with the set of shard
+// groups not yet assigned; a worker asking for work gets, scanning from the
+// head, a task whose shard group it already caches (smallest group id
+// first), and only when none fits an uncached one.
+//
+// It holds the blocks not yet fully assigned, and is not safe for
 // concurrent use: the master loop owns it.
 type Scheduler struct {
 	groups int
