@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 
 	"github.com/dustin/go-humanize"
@@ -34,6 +35,7 @@ type flags struct {
 	cacheDir, cacheBytes, groupBytes            string
 	writeBuffer, topHits, strategy, summaryJSON string
 	campaign, partitionID                       string
+	querySync                                   bool
 	verbose                                     int
 }
 
@@ -44,9 +46,9 @@ func main() {
 		Short: "Search queries against a sharded BLAST database in parallel, with results equal to an unsharded search",
 		Long: `blastfleet-engine runs one search: rank 0 is the master (mpiBLAST's
 locality-aware scheduler, per-query merge), the other ranks are workers that
-cache database shards and run BLAST+, and write the merged output
-(WorkerMerge). Under mpirun it uses MPI; run directly it runs the master and
---workers workers in one process.`,
+cache database shards and run BLAST+, and write the merged output with the
+--strategy chosen (worker-merge by default). Under mpirun it uses MPI; run
+directly it runs the master and --workers workers in one process.`,
 		Example: `  blastfleet-engine --database db/ --queries q.fa --program blastp --output hits.tsv --workers 2
   mpirun -np 4 blastfleet-engine --database s3://dbs/nt --queries q.fa.gz --program blastn \
       --outfmt "6 qseqid sseqid evalue bitscore" --output s3://results/run1.tsv`,
@@ -74,7 +76,8 @@ cache database shards and run BLAST+, and write the merged output
 	fl.StringVar(&f.groupBytes, "group-bytes", "0", "database bytes one task searches (shards are grouped up to this; 0: the whole database, or --cache-bytes)")
 	fl.StringVar(&f.writeBuffer, "write-buffer", "4MiB", "bytes a writer gathers before writing (MBS; S3 parts are at least 5MiB)")
 	fl.StringVar(&f.topHits, "top-hits", "auto", "how shard groups are searched under --max-target-seqs: auto (with N as BLAST when one group holds the database, else overfetch), exact (untruncated: the exact global top N), overfetch[=F] (F x N, default 4)")
-	fl.StringVar(&f.strategy, "strategy", "worker-merge", "output strategy")
+	fl.StringVar(&f.strategy, "strategy", "worker-merge", "output strategy: "+strings.Join(output.Strategies, ", "))
+	fl.BoolVar(&f.querySync, "query-sync", false, "after each block's writes, every rank waits until the block is written (S3aSim's query sync; the wait is the summary's sync phase)")
 	fl.StringVar(&f.summaryJSON, "summary-json", "", "also write the run summary as JSON to this file")
 	fl.StringVar(&f.campaign, "campaign", "", "work on a planned campaign (blastfleet campaign plan): lease its chunks until none is left; the search options come from the plan")
 	fl.StringVar(&f.partitionID, "partition-id", "", "this partition's name in the campaign's leases (default: the host name)")
@@ -118,7 +121,7 @@ func config(ctx context.Context, f *flags, rank int, log logr.Logger) (*engine.C
 	}
 	cfg := &engine.Config{Database: f.database, Queries: f.queries, Output: f.output,
 		MaxTargetSeqs: f.maxTargetSeqs, Evalue: f.evalue, Threads: f.threads,
-		BlockLetters: f.blockLetters, CacheDir: f.cacheDir, Log: log}
+		BlockLetters: f.blockLetters, CacheDir: f.cacheDir, QuerySync: f.querySync, Log: log}
 	var err error
 	if f.program == "" {
 		return nil, fmt.Errorf("--program is required")

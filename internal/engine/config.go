@@ -79,8 +79,11 @@ type Config struct {
 	CacheBytes    int64 // 0: unbounded
 	WriteBuffer   int64 // MBS: bytes a writer collects before writing
 	Strategy      output.Strategy
-	Campaign      *Campaign // set: lease chunks from a campaign's ledger
-	Log           logr.Logger
+	// QuerySync makes every rank wait after each block's writes until the
+	// block is written (S3aSim's query sync), counted in the sync phase.
+	QuerySync bool
+	Campaign  *Campaign // set: lease chunks from a campaign's ledger
+	Log       logr.Logger
 }
 
 // Validate checks what can be checked without reading any input.

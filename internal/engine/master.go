@@ -50,12 +50,20 @@ type master struct {
 	threshold int64
 	clock     *clock
 	sum       Summary
+	self      RankSummary // the master's own account
+
+	held     map[int][][]byte // master-writing: task -> line texts
+	nextColl int              // worker-collective: the next collective's id
+	syncs    []*syncPoint     // --query-sync: open barriers, oldest first
+	nextSync int
+	deferred []deferredMsg // held back while a barrier is open
 }
 
 // runMaster runs rank 0 until every unit of work is written (and, in a
 // campaign, committed) or the run fails.
 func runMaster(ctx context.Context, cfg *Config, tr transport.Transport) (*Summary, error) {
-	m := &master{cfg: cfg, tr: tr, workers: tr.Size() - 1, clock: newClock(), cached: map[int]map[int]bool{}}
+	m := &master{cfg: cfg, tr: tr, workers: tr.Size() - 1, clock: newClock(), cached: map[int]map[int]bool{},
+		held: map[int][][]byte{}}
 	if m.workers < 1 {
 		return nil, fmt.Errorf("the engine needs at least one worker (run with --workers W, or mpirun -np >= 2)")
 	}
@@ -80,7 +88,7 @@ func runMaster(ctx context.Context, cfg *Config, tr transport.Transport) (*Summa
 	if err := m.source.finish(ctx, m); err != nil {
 		return nil, err
 	}
-	var self RankSummary
+	self := m.self
 	self.Rank, self.Role = 0, "master"
 	m.clock.finish(&self)
 	m.sum.Ranks = append(m.sum.Ranks, self)
@@ -119,7 +127,7 @@ func (m *master) setup(ctx context.Context) error {
 	} else {
 		m.source = &singleSource{}
 	}
-	m.sum = Summary{Program: string(cfg.Program), Output: cfg.Output, Strategy: cfg.Strategy.Name(),
+	m.sum = Summary{Program: string(cfg.Program), Output: cfg.Output, Strategy: cfg.Strategy.Name(), QuerySync: cfg.QuerySync,
 		TopHits: cfg.TopHits.String(), Queries: len(m.queries), QueryLetters: m.letters,
 		Shards: len(m.db.Shards), ShardGroups: len(m.groups)}
 	cfg.Log.Info("search starting", "queries", len(m.queries), "letters", m.letters,
@@ -136,8 +144,11 @@ func (m *master) broadcast(e *envelope) {
 
 func (m *master) send(w int, e *envelope) error { return m.tr.Send(w, encode(e)) }
 
-// finished: the source has nothing more and every unit is done.
-func (m *master) finished() bool { return m.source.exhausted() && len(m.units) == 0 }
+// finished: the source has nothing more, every unit is done, and no rank
+// waits at a barrier.
+func (m *master) finished() bool {
+	return m.source.exhausted() && len(m.units) == 0 && !m.syncing() && len(m.deferred) == 0
+}
 
 func (m *master) loop(ctx context.Context) error {
 	progress := time.NewTicker(10 * time.Second)
@@ -147,23 +158,43 @@ func (m *master) loop(ctx context.Context) error {
 	retry := time.NewTimer(time.Hour)
 	defer retry.Stop()
 	for !m.finished() {
+		if !m.syncing() && len(m.deferred) > 0 {
+			// A barrier ended: what came in meanwhile, in order.
+			d := m.deferred[0]
+			m.deferred = m.deferred[1:]
+			if err := m.handleEnvelope(ctx, d.from, d.e); err != nil {
+				return err
+			}
+			continue
+		}
 		if !m.retry.IsZero() {
 			retry.Reset(time.Until(m.retry))
+		}
+		// Time waiting while a barrier is open is the master's sync.
+		waitStart, syncing := time.Now(), m.syncing()
+		waited := func() {
+			if syncing {
+				m.clock.since("sync", waitStart)
+			}
 		}
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-progress.C:
+			waited()
 			m.cfg.Log.Info("progress", "queriesWritten", m.sum.QueriesWritten, "queries", len(m.queries),
 				"tasks", m.sum.Tasks, "activeUnits", len(m.units), "bytesWritten", m.sum.BytesWritten)
 		case <-renew.C:
+			waited()
 			m.source.renew(ctx, m)
 		case <-retry.C:
+			waited()
 			m.retry = time.Time{}
 			if err := m.dispatch(ctx); err != nil {
 				return err
 			}
 		case msg, ok := <-m.tr.Recv():
+			waited()
 			if !ok {
 				return fmt.Errorf("transport closed")
 			}
@@ -175,20 +206,41 @@ func (m *master) loop(ctx context.Context) error {
 	return nil
 }
 
+// deferredMsg is a message that came in while a barrier was open.
+type deferredMsg struct {
+	from int
+	e    *envelope
+}
+
 func (m *master) handle(ctx context.Context, msg transport.Message) error {
+	t := time.Now()
 	e, err := decode(msg.Data)
 	if err != nil {
 		return fmt.Errorf("from rank %d: %w", msg.From, err)
 	}
+	if e.Done != nil && e.Done.Lines != nil {
+		// Master-writing: receiving the results is the master's gather.
+		m.clock.since("gather", t)
+	}
+	if m.syncing() && (e.Hello != nil || e.Done != nil) {
+		// As in MPI_Barrier, the master serves no worker until every rank
+		// is through; only what the barrier waits for gets through.
+		m.deferred = append(m.deferred, deferredMsg{from: msg.From, e: e})
+		return nil
+	}
+	return m.handleEnvelope(ctx, msg.From, e)
+}
+
+func (m *master) handleEnvelope(ctx context.Context, from int, e *envelope) error {
 	switch {
 	case e.Hello != nil:
-		m.setCached(msg.From, e.Hello.Cached)
-		m.idle = append(m.idle, msg.From)
+		m.setCached(from, e.Hello.Cached)
+		m.idle = append(m.idle, from)
 		return m.dispatch(ctx)
 	case e.Done != nil:
-		m.setCached(msg.From, e.Done.Cached)
+		m.setCached(from, e.Done.Cached)
 		u := m.record(e.Done)
-		m.idle = append(m.idle, msg.From)
+		m.idle = append(m.idle, from)
 		if err := m.dispatch(ctx); err != nil {
 			return err
 		}
@@ -198,7 +250,7 @@ func (m *master) handle(ctx context.Context, msg transport.Message) error {
 		return nil
 	case e.Failed != nil:
 		if e.Failed.Task < 0 {
-			return fmt.Errorf("rank %d: %s", msg.From, e.Failed.Error)
+			return fmt.Errorf("rank %d: %s", from, e.Failed.Error)
 		}
 		t := m.tasks[e.Failed.Task]
 		b := m.blocks[t.block]
@@ -206,12 +258,12 @@ func (m *master) handle(ctx context.Context, msg transport.Message) error {
 		if b.unit.failed {
 			// Another task of this chunk failed first; it is recorded once.
 			m.releaseNow(e.Failed.Task)
-			m.idle = append(m.idle, msg.From)
+			m.idle = append(m.idle, from)
 			return m.dispatch(ctx)
 		}
 		err := fmt.Errorf("query block %d (queries %s..%s) against shard group %d (shards %v) on rank %d: %s",
-			t.block, m.queries[b.first].ID, m.queries[b.end-1].ID, t.group, m.groups[t.group], msg.From, e.Failed.Error)
-		m.idle = append(m.idle, msg.From)
+			t.block, m.queries[b.first].ID, m.queries[b.end-1].ID, t.group, m.groups[t.group], from, e.Failed.Error)
+		m.idle = append(m.idle, from)
 		if err := m.fail(ctx, b.unit, err, e.Failed); err != nil {
 			return err
 		}
@@ -222,21 +274,27 @@ func (m *master) handle(ctx context.Context, msg transport.Message) error {
 			return nil // a unit abandoned after a failure
 		}
 		if e.Written.Error != "" {
-			return m.fail(ctx, u, fmt.Errorf("rank %d writing output block %d: %s", msg.From, e.Written.Block, e.Written.Error), nil)
+			return m.fail(ctx, u, fmt.Errorf("rank %d writing output (write %d): %s", from, e.Written.Write, e.Written.Error), nil)
 		}
 		u.inFlight--
 		if output.IsObject(u.target.Location) {
 			u.parts = append(u.parts, objstore.Part{Number: e.Written.Part, ETag: e.Written.ETag, Size: e.Written.Size})
 		}
+		m.syncWritten(u.id, e.Written.Write)
 		if err := m.maybeFinish(ctx, u); err != nil {
 			return err
 		}
 		// A finished unit may free the source (a campaign's last chunk).
-		return m.dispatch(ctx)
+		if err := m.dispatch(ctx); err != nil {
+			return err
+		}
+		return m.checkSync(ctx)
+	case e.Arrive != nil:
+		return m.arrive(ctx, e.Arrive.ID)
 	case e.Summary != nil:
-		return fmt.Errorf("rank %d stopped early", msg.From)
+		return fmt.Errorf("rank %d stopped early", from)
 	}
-	return fmt.Errorf("unexpected message from rank %d", msg.From)
+	return fmt.Errorf("unexpected message from rank %d", from)
 }
 
 func (m *master) setCached(w int, groups []int) {
@@ -251,7 +309,7 @@ func (m *master) setCached(w int, groups []int) {
 // (and taking new units of work) before the unassigned tasks run out, so
 // no worker waits at a block or chunk boundary.
 func (m *master) dispatch(ctx context.Context) error {
-	for len(m.idle) > 0 {
+	for len(m.idle) > 0 && !m.syncing() {
 		for m.sched.Unassigned() < m.workers {
 			more, err := m.addBlock(ctx)
 			if err != nil {
@@ -326,6 +384,9 @@ func (m *master) record(d *doneMsg) *unit {
 	if b.unit.failed {
 		m.releaseNow(d.Task)
 		return nil
+	}
+	if d.Lines != nil {
+		m.held[d.Task] = d.Lines
 	}
 	for i, h := range d.Hits {
 		b.hits[h.Query] = append(b.hits[h.Query], merge.Hit{Evalue: h.Evalue, Bitscore: h.Bitscore,

@@ -14,11 +14,16 @@ import (
 //	W->M hello     the shard groups the worker caches
 //	M->W assign    a task: a query block (its FASTA) against a shard group
 //	W->M done      per hit: query, E-value, bit score, subject ordinal, size
+//	               (master-writing: and every line's text)
 //	W->M failed    a task's error; the master aborts the run
-//	M->W contribute  which of its lines a holder sends to a block's writer
+//	M->W contribute  which of its lines a holder sends to a write's writer
 //	M->W write     the writer's order: offset, part number, how many holders
 //	W->W piece     a holder's lines for the writer, at relative offsets
-//	W->M written   the writer wrote a block
+//	M->W coll      worker-collective: a block's domains and the worker's lines
+//	W->W collPiece a worker's lines in the domains a peer writes (maybe none)
+//	W->M written   the writer wrote its range of a block
+//	M->W sync      --query-sync: a barrier after a block's writes, or its end
+//	W->M arrive    the worker reached a barrier
 //	M->W release   tasks whose lines are no longer needed
 //	M->W stop      the end (or an abort); the worker answers with summary
 type envelope struct {
@@ -30,7 +35,11 @@ type envelope struct {
 	Contribute *contributeMsg
 	Write      *writeMsg
 	Piece      *pieceMsg
+	Coll       *collMsg
+	CollPiece  *collPieceMsg
 	Written    *writtenMsg
+	Sync       *syncMsg
+	Arrive     *arriveMsg
 	Release    *releaseMsg
 	Stop       *stopMsg
 	Summary    *RankSummary
@@ -70,6 +79,7 @@ type doneMsg struct {
 	Hits         []hitMeta
 	Cached       []int
 	BlastSeconds float64
+	Lines        [][]byte // master-writing: every hit's text, in Hits' order
 }
 
 type failedMsg struct {
@@ -85,9 +95,11 @@ type lineRef struct {
 	RelOffset   int64
 }
 
+// A block is written in one or more writes, numbered in their unit in
+// output order; on S3 write n is part n+1.
 type contributeMsg struct {
 	Unit   int
-	Block  int
+	Write  int
 	Writer int
 	Lines  []lineRef
 }
@@ -95,11 +107,14 @@ type contributeMsg struct {
 type writeMsg struct {
 	Unit    int
 	Target  output.Target
-	Block   int
+	Write   int
 	Offset  int64
 	Part    int
-	Size    int64
+	Size    int64 // the bytes the writer gets from its holders
 	Holders int
+	// Own: the writer writes its own lines only, each run at Offset plus
+	// its relative offset (worker-individual on a file).
+	Own bool
 }
 
 type segment struct {
@@ -109,18 +124,61 @@ type segment struct {
 
 type pieceMsg struct {
 	Unit     int
-	Block    int
+	Write    int
+	Segments []segment
+}
+
+// collMsg takes a worker into a block's collective write.
+type collMsg struct {
+	Unit    int
+	ID      int // collectives are numbered in the run; all workers see them in order
+	Target  output.Target
+	Domains []domain
+	Lines   []collLine // the lines this worker holds of the block
+}
+
+// domain is the range of a block one worker (aggregator) writes.
+type domain struct {
+	Writer int
+	Write  int
+	Offset int64
+	Part   int
+	Size   int64
+}
+
+type collLine struct {
+	Task, Index int
+	Domain      int
+	RelOffset   int64 // in the domain
+}
+
+type collPieceMsg struct {
+	ID     int
+	Pieces []domainPiece
+}
+
+type domainPiece struct {
+	Domain   int
 	Segments []segment
 }
 
 type writtenMsg struct {
 	Unit    int
-	Block   int
+	Write   int
 	Part    int
 	ETag    string
 	Size    int64
 	Error   string
 	Seconds float64
+}
+
+type syncMsg struct {
+	ID      int
+	Release bool
+}
+
+type arriveMsg struct {
+	ID int
 }
 
 type releaseMsg struct {

@@ -30,6 +30,7 @@ type Summary struct {
 	Program      string `json:"program"`
 	Output       string `json:"output"`
 	Strategy     string `json:"strategy"`
+	QuerySync    bool   `json:"querySync"`
 	TopHits      string `json:"topHits"`
 	Queries      int    `json:"queries"`
 	QueryLetters int64  `json:"queryLetters"`
@@ -66,6 +67,24 @@ func (c *clock) since(phase string, t time.Time) time.Time {
 }
 
 func (c *clock) add(phase string, seconds float64) { c.phases[phase] += seconds }
+
+// span starts a phase that may contain others (the master writes inside
+// the merge under master-writing); the returned func adds the time since,
+// less what the other phases took meanwhile, so nothing counts twice.
+func (c *clock) span(phase string) func() {
+	start, before := time.Now(), c.named()
+	return func() {
+		c.phases[phase] += max(0, time.Since(start).Seconds()-(c.named()-before))
+	}
+}
+
+func (c *clock) named() float64 {
+	var t float64
+	for _, v := range c.phases {
+		t += v
+	}
+	return t
+}
 
 // finish fills wall time and "other" (time in no named phase).
 func (c *clock) finish(r *RankSummary) {
@@ -111,8 +130,12 @@ func (s *Summary) finish() {
 func (s *Summary) Print(w io.Writer) {
 	fmt.Fprintf(w, "%s: %d queries (%d letters), %d shards in %d groups, %d blocks, %d tasks, %d hits, %d bytes written to %s\n",
 		s.Program, s.Queries, s.QueryLetters, s.Shards, s.ShardGroups, s.Blocks, s.Tasks, s.Hits, s.BytesWritten, s.Output)
-	fmt.Fprintf(w, "wall %.2fs, parallel efficiency %.3f, write share %.4f%%, strategy %s, top hits %s\n",
-		s.WallSeconds, s.Efficiency, 100*s.WriteShare, s.Strategy, s.TopHits)
+	sync := ""
+	if s.QuerySync {
+		sync = " with query sync"
+	}
+	fmt.Fprintf(w, "wall %.2fs, parallel efficiency %.3f, write share %.4f%%, strategy %s%s, top hits %s\n",
+		s.WallSeconds, s.Efficiency, 100*s.WriteShare, s.Strategy, sync, s.TopHits)
 	fmt.Fprintf(w, "%-5s %-7s %6s", "rank", "role", "tasks")
 	for _, p := range Phases {
 		fmt.Fprintf(w, " %12s", p)

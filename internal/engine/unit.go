@@ -27,7 +27,8 @@ type unit struct {
 	releasable []int // tasks of merged blocks whose lines may still be pending
 	offset     int64
 	written    int // blocks issued to writers
-	inFlight   int
+	writes     int // writes issued (a block may take several)
+	inFlight   int // writes issued and not yet reported
 	parts      []objstore.Part
 	failed     bool
 }
@@ -59,9 +60,8 @@ func (u *unit) done() bool {
 // mergeReady merges a unit's finished blocks in query order and plans
 // their writes.
 func (m *master) mergeReady(ctx context.Context, u *unit) error {
-	start := time.Now()
-	defer func() { m.clock.since("merge", start) }()
-	for u.merged < len(u.blocks) && m.blocks[u.blocks[u.merged]].tasksLeft == 0 {
+	defer m.clock.span("merge")()
+	for !u.failed && u.merged < len(u.blocks) && m.blocks[u.blocks[u.merged]].tasksLeft == 0 {
 		b := m.blocks[u.blocks[u.merged]]
 		for _, hits := range b.hits {
 			for _, h := range merge.Merge(hits, m.mergeOpts) {
@@ -70,7 +70,7 @@ func (m *master) mergeReady(ctx context.Context, u *unit) error {
 				m.sum.Hits++
 			}
 			if u.pendSize >= m.threshold {
-				if err := m.flush(u); err != nil {
+				if err := m.flush(ctx, u); err != nil || u.failed {
 					return err
 				}
 			}
@@ -79,7 +79,7 @@ func (m *master) mergeReady(ctx context.Context, u *unit) error {
 		u.merged++
 		m.sum.QueriesWritten += b.end - b.first
 		if u.merged == len(u.blocks) && u.blk.done() {
-			if err := m.flush(u); err != nil {
+			if err := m.flush(ctx, u); err != nil || u.failed {
 				return err
 			}
 		}
@@ -95,42 +95,15 @@ func (m *master) mergeReady(ctx context.Context, u *unit) error {
 	return m.maybeFinish(ctx, u)
 }
 
-// flush hands a unit's pending lines to a writer chosen by the strategy.
-func (m *master) flush(u *unit) error {
-	if u.pendSize == 0 {
-		return nil
-	}
-	blk := &output.Block{Seq: u.written, Offset: u.offset, Size: u.pendSize, Held: map[int]int64{}}
-	for _, l := range u.pending {
-		blk.Held[l.worker] += int64(l.size)
-	}
-	writer := m.cfg.Strategy.Writer(blk)
-	refs := map[int][]lineRef{}
-	var rel int64
-	for _, l := range u.pending {
-		refs[l.worker] = append(refs[l.worker], lineRef{Task: l.task, Index: l.index, RelOffset: rel})
-		rel += int64(l.size)
-	}
-	if err := m.send(writer, &envelope{Write: &writeMsg{Unit: u.id, Block: blk.Seq, Target: u.target,
-		Offset: blk.Offset, Part: blk.Seq + 1, Size: blk.Size, Holders: len(refs)}}); err != nil {
-		return err
-	}
-	for w, lines := range refs {
-		if err := m.send(w, &envelope{Contribute: &contributeMsg{Unit: u.id, Block: blk.Seq, Writer: writer, Lines: lines}}); err != nil {
-			return err
-		}
-	}
-	u.written++
-	u.inFlight++
-	u.offset += u.pendSize
-	m.sum.BytesWritten += u.pendSize
-	u.pending, u.pendSize = nil, 0
-	return m.release(u)
-}
-
+// release frees the lines of a unit's merged tasks, held by the workers
+// or, under master-writing, by the master.
 func (m *master) release(u *unit) error {
 	byWorker := map[int][]int{}
 	for _, t := range u.releasable {
+		if m.cfg.Strategy.Flow() == output.ToMaster {
+			delete(m.held, t)
+			continue
+		}
 		w := m.tasks[t].worker
 		byWorker[w] = append(byWorker[w], t)
 	}
@@ -144,6 +117,10 @@ func (m *master) release(u *unit) error {
 }
 
 func (m *master) releaseNow(task int) {
+	if m.cfg.Strategy.Flow() == output.ToMaster {
+		delete(m.held, task)
+		return
+	}
 	_ = m.send(m.tasks[task].worker, &envelope{Release: &releaseMsg{Tasks: []int{task}}})
 }
 
@@ -183,7 +160,8 @@ func (m *master) fail(ctx context.Context, u *unit, cause error, f *failedMsg) e
 	}
 	m.sum.ChunksFailed++
 	m.retry = time.Time{}
-	return nil
+	// A barrier may have waited only for the abandoned unit's writes.
+	return m.checkSync(ctx)
 }
 
 // abandon drops a unit: its queued tasks, its lines, its partial output.
@@ -196,6 +174,7 @@ func (m *master) abandon(ctx context.Context, u *unit, cause error) {
 		}
 	}
 	m.removeUnit(u)
+	m.syncAbandoned(u.id)
 	if err := output.Abort(ctx, u.target); err != nil {
 		m.cfg.Log.Error(err, "cleaning up output", "location", u.target.Location)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/blastfleet/blastfleet/internal/cache"
 	"github.com/blastfleet/blastfleet/internal/manifest"
 	"github.com/blastfleet/blastfleet/internal/objstore"
+	"github.com/blastfleet/blastfleet/internal/output"
 	"github.com/blastfleet/blastfleet/internal/transport"
 )
 
@@ -25,12 +26,6 @@ type taskResult struct {
 	blastSeconds float64
 	fetchSeconds float64
 	err          error
-}
-
-// pendingWrite is a block this worker writes, filling as pieces arrive.
-type pendingWrite struct {
-	order  *writeMsg
-	pieces []*pieceMsg
 }
 
 type worker struct {
@@ -53,12 +48,19 @@ type worker struct {
 	cancel  context.CancelFunc // of the running task
 	clock   *clock
 	sum     RankSummary
+
+	// Between two tasks a worker first does its duties (collective writes,
+	// query-sync barriers); a task assigned meanwhile waits.
+	duties   []*duty
+	deferred *assignMsg
+	colls    map[int]*collState // collective id -> what came in
+	released map[int]bool       // query-sync barriers that ended
 }
 
 func runWorker(ctx context.Context, cfg *Config, tr transport.Transport) error {
 	w := &worker{cfg: cfg, tr: tr, rank: tr.Rank(), clock: newClock(), ordinals: map[int]map[string]int64{},
 		aliases: map[int]string{}, held: map[int][][]byte{}, writes: map[writeKey]*pendingWrite{},
-		results: make(chan taskResult, 1)}
+		results: make(chan taskResult, 1), colls: map[int]*collState{}, released: map[int]bool{}}
 	w.sum.Rank, w.sum.Role = w.rank, "worker"
 	defer w.cleanup()
 	var early []transport.Message
@@ -149,14 +151,19 @@ func (w *worker) cachedGroups() []int {
 
 func (w *worker) loop(ctx context.Context) error {
 	for {
+		// Time waiting for other ranks inside a duty is the sync phase.
+		waitStart, blocked := time.Now(), w.blocked()
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
 		case r := <-w.results:
-			if err := w.finishTask(r); err != nil {
+			if err := w.finishTask(ctx, r); err != nil {
 				return err
 			}
 		case msg, ok := <-w.tr.Recv():
+			if blocked {
+				w.clock.since("sync", waitStart)
+			}
 			if !ok {
 				return fmt.Errorf("rank %d: transport closed", w.rank)
 			}
@@ -175,15 +182,29 @@ func (w *worker) handle(ctx context.Context, msg transport.Message) (done bool, 
 	}
 	switch {
 	case e.Assign != nil:
+		if len(w.duties) > 0 {
+			w.deferred = e.Assign
+			return false, nil
+		}
 		w.start(ctx, e.Assign)
 	case e.Contribute != nil:
 		return false, w.contribute(ctx, e.Contribute)
 	case e.Piece != nil:
 		return false, w.addPiece(ctx, e.Piece)
 	case e.Write != nil:
-		k := writeKey{e.Write.Unit, e.Write.Block}
+		k := writeKey{e.Write.Unit, e.Write.Write}
 		w.pendingWrite(k).order = e.Write
 		return false, w.maybeWrite(ctx, k)
+	case e.Coll != nil:
+		return false, w.addColl(ctx, e.Coll)
+	case e.CollPiece != nil:
+		w.coll(e.CollPiece.ID).add(e.CollPiece.Pieces)
+		return false, w.advance(ctx)
+	case e.Sync != nil && e.Sync.Release:
+		w.released[e.Sync.ID] = true
+		return false, w.advance(ctx)
+	case e.Sync != nil:
+		return false, w.addDuty(ctx, &duty{syncID: e.Sync.ID})
 	case e.Release != nil:
 		for _, t := range e.Release.Tasks {
 			delete(w.held, t)
@@ -201,7 +222,7 @@ func (w *worker) start(ctx context.Context, a *assignMsg) {
 	go func() { w.results <- w.runTask(tctx, a) }()
 }
 
-func (w *worker) finishTask(r taskResult) error {
+func (w *worker) finishTask(ctx context.Context, r taskResult) error {
 	w.cancel()
 	w.cancel = nil
 	w.clock.add("distribution", r.fetchSeconds)
@@ -212,13 +233,29 @@ func (w *worker) finishTask(r taskResult) error {
 		if errors.As(r.err, &xe) {
 			f.ExitCode, f.Signal, f.StderrTail = xe.ExitCode, xe.Signal, xe.StderrTail
 		}
-		return w.tr.Send(0, encode(&envelope{Failed: f}))
+		if err := w.tr.Send(0, encode(&envelope{Failed: f})); err != nil {
+			return err
+		}
+		return w.advance(ctx)
 	}
-	w.held[r.assign.Task] = r.lines
 	w.sum.Tasks++
 	w.sum.BlastSeconds += r.blastSeconds
-	return w.tr.Send(0, encode(&envelope{Done: &doneMsg{Task: r.assign.Task, Hits: r.hits,
-		Cached: w.cachedGroups(), BlastSeconds: r.blastSeconds}}))
+	// Sending the hits (and, under master-writing, the lines) is S3aSim's
+	// gather.
+	t := time.Now()
+	d := &doneMsg{Task: r.assign.Task, Hits: r.hits, Cached: w.cachedGroups(), BlastSeconds: r.blastSeconds}
+	if w.cfg.Strategy.Flow() == output.ToMaster {
+		d.Lines = r.lines
+	} else {
+		w.held[r.assign.Task] = r.lines
+	}
+	err := w.tr.Send(0, encode(&envelope{Done: d}))
+	w.clock.since("gather", t)
+	if err != nil {
+		return err
+	}
+	// Between two tasks: the duties that came in meanwhile.
+	return w.advance(ctx)
 }
 
 func (w *worker) runTask(ctx context.Context, a *assignMsg) (r taskResult) {
@@ -356,79 +393,4 @@ func (w *worker) alias(g int) (string, error) {
 		w.aliases[g] = a
 	}
 	return a, err
-}
-
-// contribute sends this worker's lines of a block to its writer.
-func (w *worker) contribute(ctx context.Context, c *contributeMsg) error {
-	t := time.Now()
-	defer w.clock.since("gather", t)
-	var segs []segment
-	for _, ref := range c.Lines {
-		lines, ok := w.held[ref.Task]
-		if !ok || ref.Index >= len(lines) {
-			return fmt.Errorf("rank %d: asked for line %d of task %d, which it does not hold", w.rank, ref.Index, ref.Task)
-		}
-		text := lines[ref.Index]
-		if n := len(segs); n > 0 && segs[n-1].RelOffset+int64(len(segs[n-1].Data)) == ref.RelOffset {
-			segs[n-1].Data = append(segs[n-1].Data, text...)
-		} else {
-			segs = append(segs, segment{RelOffset: ref.RelOffset, Data: append([]byte(nil), text...)})
-		}
-		lines[ref.Index] = nil
-	}
-	p := &pieceMsg{Unit: c.Unit, Block: c.Block, Segments: segs}
-	if c.Writer == w.rank {
-		return w.addPiece(ctx, p)
-	}
-	return w.tr.Send(c.Writer, encode(&envelope{Piece: p}))
-}
-
-// writeKey names a block of one unit's output.
-type writeKey struct{ unit, block int }
-
-func (w *worker) pendingWrite(k writeKey) *pendingWrite {
-	pw, ok := w.writes[k]
-	if !ok {
-		pw = &pendingWrite{}
-		w.writes[k] = pw
-	}
-	return pw
-}
-
-func (w *worker) addPiece(ctx context.Context, p *pieceMsg) error {
-	k := writeKey{p.Unit, p.Block}
-	pw := w.pendingWrite(k)
-	pw.pieces = append(pw.pieces, p)
-	return w.maybeWrite(ctx, k)
-}
-
-// maybeWrite writes a block once its order and every holder's piece are in.
-func (w *worker) maybeWrite(ctx context.Context, k writeKey) error {
-	pw := w.writes[k]
-	if pw.order == nil || len(pw.pieces) < pw.order.Holders {
-		return nil
-	}
-	delete(w.writes, k)
-	block := k.block
-	t := time.Now()
-	buf := make([]byte, pw.order.Size)
-	var filled int64
-	for _, p := range pw.pieces {
-		for _, s := range p.Segments {
-			filled += int64(copy(buf[s.RelOffset:], s.Data))
-		}
-	}
-	res := &writtenMsg{Unit: k.unit, Block: block, Part: pw.order.Part, Size: int64(len(buf))}
-	if filled != pw.order.Size {
-		res.Error = fmt.Sprintf("block %d: got %d of %d bytes", block, filled, pw.order.Size)
-	} else if part, err := w.write(ctx, pw.order, buf); err != nil {
-		res.Error = err.Error()
-	} else {
-		res.ETag = part.ETag
-		w.sum.BytesWritten += int64(len(buf))
-		w.sum.BlocksWritten++
-	}
-	res.Seconds = time.Since(t).Seconds()
-	w.clock.since("write", t)
-	return w.tr.Send(0, encode(&envelope{Written: res}))
 }

@@ -2,21 +2,7 @@ package engine
 
 import (
 	"context"
-
-	"github.com/blastfleet/blastfleet/internal/objstore"
-	"github.com/blastfleet/blastfleet/internal/output"
 )
-
-// write writes one block to its unit's target. Blocks are megabytes, so
-// opening the target per block costs little and holds nothing open.
-func (w *worker) write(ctx context.Context, order *writeMsg, buf []byte) (objstore.Part, error) {
-	wr, err := output.OpenWriter(ctx, order.Target)
-	if err != nil {
-		return objstore.Part{}, err
-	}
-	defer wr.Close()
-	return wr.Write(ctx, order.Offset, order.Part, buf)
-}
 
 // stop ends the worker: a running task is cancelled, and the summary goes
 // to the master, which waits for it before finishing the output.

@@ -38,35 +38,6 @@ func TestWorkerMergeWriter(t *testing.T) {
 	}
 }
 
-func TestParseStrategy(t *testing.T) {
-	for _, name := range []string{"", "worker-merge"} {
-		s, err := ParseStrategy(name)
-		if err != nil {
-			t.Fatalf("ParseStrategy(%q): %v", name, err)
-		}
-		if _, ok := s.(WorkerMerge); !ok || s.Name() != "worker-merge" {
-			t.Errorf("ParseStrategy(%q) = %T %q, want WorkerMerge", name, s, s.Name())
-		}
-	}
-	tests := []struct{ name, wantErr string }{
-		{"worker-individual", "not implemented yet"},
-		{"worker-collective", "not implemented yet"},
-		{"master-writing", "not implemented yet"},
-		{"WorkerMerge", "unknown"},
-		{"fastest", "unknown"},
-	}
-	for _, tt := range tests {
-		s, err := ParseStrategy(tt.name)
-		if err == nil {
-			t.Errorf("ParseStrategy(%q) = %v, want an error", tt.name, s)
-			continue
-		}
-		if !strings.Contains(err.Error(), tt.wantErr) {
-			t.Errorf("ParseStrategy(%q) error %q, want it to mention %q", tt.name, err, tt.wantErr)
-		}
-	}
-}
-
 func TestIsObjectAndMinBlock(t *testing.T) {
 	tests := []struct {
 		loc      string

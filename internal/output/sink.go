@@ -144,19 +144,20 @@ func OpenWriter(ctx context.Context, t Target) (*Writer, error) {
 	return w, nil
 }
 
-// Write writes one block: at offset in a file, or as part number part.
+// Write writes one block: at offset in a file, or as part number part
+// (offset is then where the part begins in the object).
 func (w *Writer) Write(ctx context.Context, offset int64, part int, data []byte) (objstore.Part, error) {
 	if w.file != nil {
 		if _, err := w.file.WriteAt(data, offset); err != nil {
 			return objstore.Part{}, fmt.Errorf("writing %d bytes at %d of %s: %w", len(data), offset, w.t.TempPath, err)
 		}
-		return objstore.Part{Number: part, Size: int64(len(data))}, nil
+		return objstore.Part{Number: part, Size: int64(len(data))}, injectedWriteFailure(offset, len(data))
 	}
 	p, err := w.up.PutPart(ctx, part, data)
 	if err != nil {
 		return p, fmt.Errorf("uploading part %d of %s: %w", part, w.t.Location, err)
 	}
-	return p, nil
+	return p, injectedWriteFailure(offset, len(data))
 }
 
 // Close releases the writer.
