@@ -178,7 +178,7 @@ type Chunking struct {
 }
 
 // OutputStrategy is how merged output is written (DESIGN section 4).
-// +kubebuilder:validation:Enum=worker-merge
+// +kubebuilder:validation:Enum=worker-merge;worker-individual;worker-collective;master-writing
 type OutputStrategy string
 
 // RetryPolicy is how failures are retried.
