@@ -7,7 +7,8 @@ export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM := 1
 export OMPI_MCA_mpi_yield_when_idle := 1
 export OMPI_MCA_btl_vader_single_copy_mechanism := none
 
-.PHONY: all build deps test test-unit test-soak vet fmt-check demo bench clean manifests generate verify-generated envtest
+.PHONY: all build deps test test-unit test-soak vet fmt-check demo bench clean manifests generate verify-generated envtest \
+	helm chart-crds helm-lint docker-lint install-test
 
 CONTROLLER_GEN = $$(hack/install-controller-gen.sh)
 
@@ -28,6 +29,7 @@ build:
 manifests:
 	$(CONTROLLER_GEN) crd paths=./api/... output:crd:artifacts:config=config/crd/bases
 	$(CONTROLLER_GEN) rbac:roleName=blastfleet-manager paths=./controllers/... output:rbac:artifacts:config=config/rbac
+	cp config/crd/bases/*.yaml charts/blastfleet/crds/
 
 ## generate: deep-copy methods of the API types
 generate:
@@ -35,7 +37,7 @@ generate:
 
 ## verify-generated: fail when generated files are stale
 verify-generated: manifests generate
-	@git diff --exit-code -- config/crd config/rbac api || { echo "generated files are stale: run make manifests generate and commit"; exit 1; }
+	@git diff --exit-code -- config/crd config/rbac api charts/blastfleet/crds || { echo "generated files are stale: run make manifests generate and commit"; exit 1; }
 
 ## envtest: build etcd and kube-apiserver for the integration tests
 envtest:
@@ -49,10 +51,34 @@ fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$out" ]; then echo "gofmt needed: $$out"; exit 1; fi
 
+## helm: build helm from its Go module at a pinned version (hack/install-helm.sh)
+helm:
+	@hack/install-helm.sh
+
+## chart-crds: copy the generated CRDs into the Helm chart (after make manifests)
+chart-crds:
+	cp config/crd/bases/*.yaml charts/blastfleet/crds/
+
+## helm-lint: helm lint the charts (all optional features on, too)
+helm-lint:
+	HELM=$$(hack/install-helm.sh); \
+	$$HELM lint --strict charts/blastfleet && \
+	$$HELM lint --strict charts/blastfleet --set serviceMonitor.enabled=true,podMonitor.enabled=true,prometheusRule.enabled=true,dashboards.enabled=true,networkPolicy.enabled=true && \
+	$$HELM lint --strict charts/mpi-operator
+
+## docker-lint: check the Dockerfiles (pins, non-root, COPY sources, built packages; no Docker needed)
+docker-lint:
+	BLASTFLEET_REQUIRE_REAL=1 $(GO) test -count=1 -run 'Dockerfile' ./test/install/
+
+## install-test: the charts, kustomize and Dockerfile tests (helm install against envtest)
+install-test:
+	BLASTFLEET_REQUIRE_REAL=1 KUBEBUILDER_ASSETS=$$(hack/install-envtest.sh) BLASTFLEET_HELM=$$(hack/install-helm.sh) \
+	$(GO) test -count=1 ./test/install/
+
 ## test: install what is needed, build, and run every test against real BLAST+, OpenMPI and MinIO
 test: deps fmt-check vet build verify-generated
 	BLASTFLEET_REQUIRE_REAL=1 BLASTFLEET_MINIO=$$(hack/install-minio.sh) KUBEBUILDER_ASSETS=$$(hack/install-envtest.sh) \
-	BLASTFLEET_ENGINE=$(CURDIR)/$(BIN)/blastfleet-engine BLASTFLEET_CLI=$(CURDIR)/$(BIN)/blastfleet \
+	BLASTFLEET_HELM=$$(hack/install-helm.sh) BLASTFLEET_ENGINE=$(CURDIR)/$(BIN)/blastfleet-engine BLASTFLEET_CLI=$(CURDIR)/$(BIN)/blastfleet \
 	$(GO) test -tags mpi -count=1 -timeout 30m ./...
 
 ## test-soak: longer runs (larger data, more ranks)

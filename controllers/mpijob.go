@@ -8,6 +8,7 @@ import (
 	"github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/validation"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
@@ -23,6 +24,12 @@ type MPIJobExecutor struct {
 // scratchDir is where workers cache shards: an emptyDir, since the root
 // filesystem may be read-only and the home directory unwritable.
 const scratchDir = "/scratch"
+
+// The worker image's non-root sshd (images/worker).
+const (
+	workerSSHDir  = "/home/mpiuser/.ssh"
+	workerSSHPort = 2222
+)
 
 func (MPIJobExecutor) NewObject() client.Object   { return &kubeflow.MPIJob{} }
 func (MPIJobExecutor) NewList() client.ObjectList { return &kubeflow.MPIJobList{} }
@@ -89,6 +96,13 @@ func (e MPIJobExecutor) Build(p *PartitionRequest) (client.Object, error) {
 				Image:        p.Image,
 				Resources:    spec.Resources,
 				VolumeMounts: []corev1.VolumeMount{{Name: "scratch", MountPath: scratchDir}},
+				Ports:        []corev1.ContainerPort{{Name: "ssh", ContainerPort: workerSSHPort}},
+				// Ready once sshd listens, so WaitForWorkersReady starts the
+				// launcher only when mpirun can reach every worker.
+				ReadinessProbe: &corev1.Probe{
+					ProbeHandler:  corev1.ProbeHandler{TCPSocket: &corev1.TCPSocketAction{Port: intstr.FromInt32(workerSSHPort)}},
+					PeriodSeconds: 2,
+				},
 			}},
 			Volumes: []corev1.Volume{{Name: "scratch", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}}},
 		},
@@ -108,6 +122,9 @@ func (e MPIJobExecutor) Build(p *PartitionRequest) (client.Object, error) {
 				// Kueue admits a queued partition by unsuspending it.
 				Suspend: ptr.To(c.Spec.QueueName != ""),
 			},
+			// The worker image runs sshd as mpiuser, as the MPI operator's
+			// own base images do, so the SSH keys go to its home.
+			SSHAuthMountPath:       workerSSHDir,
 			MPIImplementation:      kubeflow.MPIImplementationOpenMPI,
 			LauncherCreationPolicy: kubeflow.LauncherCreationPolicyWaitForWorkersReady,
 			MPIReplicaSpecs: map[kubeflow.MPIReplicaType]*kubeflow.ReplicaSpec{

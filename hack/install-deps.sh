@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs what blastfleet's build, tests and demo need on a Debian machine,
 # idempotently: BLAST+, OpenMPI (with headers for the engine's cgo binding),
-# Debian's plast-example data, and a MinIO server built from source into
-# ~/.cache/blastfleet (hack/install-minio.sh).
+# Debian's plast-example data, and a MinIO server and helm built from
+# source into ~/.cache/blastfleet (hack/install-minio.sh,
+# hack/install-helm.sh).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 
@@ -20,4 +21,5 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 "$here/install-minio.sh" >/dev/null
-echo "dependencies ready: $(blastn -version | head -n1), $(mpirun --version 2>/dev/null | head -n1), minio $("$here/install-minio.sh")" >&2
+"$here/install-helm.sh" >/dev/null
+echo "dependencies ready: $(blastn -version | head -n1), $(mpirun --version 2>/dev/null | head -n1), minio $("$here/install-minio.sh"), helm $("$here/install-helm.sh")" >&2

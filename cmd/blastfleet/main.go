@@ -80,5 +80,6 @@ Installed on PATH as kubectl-blastfleet, it also runs as a kubectl plugin:
 		newDBCmd(opts),
 		newCampaignCmd(opts),
 	)
+	addClusterCommands(root)
 	return root
 }

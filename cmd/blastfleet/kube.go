@@ -1,0 +1,198 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"slices"
+	"strings"
+	"syscall"
+
+	kubeflow "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
+	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/blastfleet/blastfleet/internal/kubescheme"
+)
+
+// kubeOptions are the standard kubectl connection flags. They are added to
+// the commands that talk to a cluster only, so "db shard --help" does not
+// offer a --kubeconfig it would ignore.
+type kubeOptions struct {
+	kubeconfig, context, namespace string
+}
+
+func (k *kubeOptions) addFlags(cmd *cobra.Command) {
+	f := cmd.Flags()
+	f.StringVar(&k.kubeconfig, "kubeconfig", "", "path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)")
+	f.StringVar(&k.context, "context", "", "the kubeconfig context to use (default: its current context)")
+	f.StringVarP(&k.namespace, "namespace", "n", "", "the namespace (default: the context's, else default)")
+}
+
+// kube is a connection to one cluster and namespace.
+type kube struct {
+	c         client.Client
+	cfg       *rest.Config
+	namespace string
+	// nsGiven: -n was given, so suggested commands must repeat it.
+	nsGiven bool
+	host    string
+	context string
+	// bin is how the user runs us ("blastfleet" or "kubectl blastfleet"),
+	// for the commands our messages suggest.
+	bin string
+}
+
+// connect loads the kubeconfig the way kubectl does and makes the clients.
+// API warnings go to errOut as kubectl prints them.
+func (k *kubeOptions) connect(cmd *cobra.Command) (*kube, error) {
+	rules := clientcmd.NewDefaultClientConfigLoadingRules()
+	rules.ExplicitPath = k.kubeconfig
+	overrides := &clientcmd.ConfigOverrides{CurrentContext: k.context}
+	overrides.Context.Namespace = k.namespace
+	cc := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, overrides)
+	bin := cmd.Root().CommandPath()
+	cfg, err := cc.ClientConfig()
+	if err != nil {
+		return nil, k.configError(cc, bin, err)
+	}
+	ns, _, err := cc.Namespace()
+	if err != nil {
+		return nil, fmt.Errorf("kubeconfig namespace: %w", err)
+	}
+	cfg = rest.CopyConfig(cfg)
+	cfg.UserAgent = "blastfleet"
+	if version != "" {
+		cfg.UserAgent += "/" + version
+	}
+	cfg.WarningHandler = rest.NewWarningWriter(cmd.ErrOrStderr(), rest.WarningWriterOptions{Deduplicate: true})
+	c, err := client.New(cfg, client.Options{Scheme: kubescheme.New()})
+	if err != nil {
+		return nil, fmt.Errorf("client for %s: %w", cfg.Host, err)
+	}
+	ctxName := k.context
+	if ctxName == "" {
+		if raw, err := cc.RawConfig(); err == nil {
+			ctxName = raw.CurrentContext
+		}
+	}
+	return &kube{c: c, cfg: cfg, namespace: ns, nsGiven: k.namespace != "", host: cfg.Host, context: ctxName, bin: bin}, nil
+}
+
+// configError says how to point at a cluster when the kubeconfig is
+// missing or names no usable context.
+func (k *kubeOptions) configError(cc clientcmd.ClientConfig, bin string, err error) error {
+	if k.kubeconfig != "" {
+		if _, serr := os.Stat(k.kubeconfig); serr != nil {
+			return fmt.Errorf("--kubeconfig: %w (for the local stack, %q writes one)", serr, bin+" dev up")
+		}
+	}
+	if clientcmd.IsEmptyConfig(err) {
+		return fmt.Errorf("no kubeconfig found: point at a cluster with --kubeconfig FILE or KUBECONFIG=FILE (default ~/.kube/config), "+
+			"or start the local stack with %q, which writes one", bin+" dev up")
+	}
+	if k.context != "" {
+		if raw, rerr := cc.RawConfig(); rerr == nil {
+			if _, ok := raw.Contexts[k.context]; !ok {
+				names := make([]string, 0, len(raw.Contexts))
+				for n := range raw.Contexts {
+					names = append(names, n)
+				}
+				slices.Sort(names)
+				return fmt.Errorf("--context %q is not in the kubeconfig; its contexts: %s", k.context, orNone(names))
+			}
+		}
+	}
+	return fmt.Errorf("loading the kubeconfig: %w", err)
+}
+
+// clientset is client-go's typed client, for what controller-runtime's
+// client does not do (streaming pod logs).
+func (k *kube) clientset() (*kubernetes.Clientset, error) {
+	cs, err := kubernetes.NewForConfig(k.cfg)
+	if err != nil {
+		return nil, fmt.Errorf("client for %s: %w", k.host, err)
+	}
+	return cs, nil
+}
+
+// explain adds what to do to the errors every command can meet: the API
+// server unreachable, or the blastfleet CRDs not installed. API errors
+// (validation, forbidden, ...) are returned as they are: they name the
+// field or permission themselves.
+func (k *kube) explain(err error) error {
+	var done *explained
+	if err == nil || errors.As(err, &done) {
+		return err
+	}
+	var opErr *net.OpError
+	var noKind *meta.NoKindMatchError
+	switch {
+	case errors.As(err, &noKind) && noKind.GroupKind.Group == kubeflow.GroupName:
+		return &explained{fmt.Errorf("the MPIJob API (kubeflow.org/v2beta1) is not installed on the cluster at %s (context %q): "+
+			"partitions run as MPIJobs, so install the MPI operator v0.8: %w", k.host, k.context, err)}
+	case meta.IsNoMatchError(err):
+		return &explained{fmt.Errorf("the blastfleet.io API is not installed on the cluster at %s (context %q): install blastfleet's CRDs "+
+			"(helm install blastfleet charts/blastfleet, or kubectl apply -k config/crd): %w", k.host, k.context, err)}
+	case errors.Is(err, syscall.ECONNREFUSED), errors.As(err, &opErr) && opErr.Op == "dial":
+		return &explained{fmt.Errorf("cannot reach the API server at %s (context %q): %w; is the cluster up? "+
+			"For the local stack run %q, or pick another cluster with --context or --kubeconfig", k.host, k.context, err, k.bin+" dev up")}
+	}
+	return err
+}
+
+// explained marks an error explain has dealt with, so an error passing
+// through it twice is explained once.
+type explained struct{ error }
+
+// storageError marks an object storage error, which explain must not
+// take for the API server's (a refused connection is S3's here).
+func storageError(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &explained{err}
+}
+
+func (e *explained) Unwrap() error { return e.error }
+
+// suggest is a command line to suggest to the user for a campaign in
+// namespace ns: "blastfleet status run1 -n lab".
+func (k *kube) suggest(ns, args string) string {
+	s := k.bin + " " + args
+	if k.nsGiven || ns != k.namespace {
+		s += " -n " + ns
+	}
+	return s
+}
+
+func orNone(names []string) string {
+	if len(names) == 0 {
+		return "none"
+	}
+	return strings.Join(names, ", ")
+}
+
+// hint prints a follow-up suggestion on w (standard error), so standard
+// output stays what scripts parse.
+func hint(w io.Writer, format string, args ...any) {
+	fmt.Fprintf(w, format+"\n", args...)
+}
+
+// kubeRun wraps a command body: connect, run, explain.
+func kubeRun(k *kubeOptions, run func(ctx context.Context, cmd *cobra.Command, kc *kube, args []string) error) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, args []string) error {
+		kc, err := k.connect(cmd)
+		if err != nil {
+			return err
+		}
+		return kc.explain(run(cmd.Context(), cmd, kc, args))
+	}
+}

@@ -1,0 +1,210 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
+
+	"github.com/blastfleet/blastfleet/api/v1alpha1"
+)
+
+func testSubmitFlags(t *testing.T, f *kubeFixture) {
+	out, errOut, err := f.cli("submit", "--name", "flags1", "--database", fxDB, "--queries", "s3://inputs/q.fa.gz",
+		"--program", "blastp", "--outfmt", "6 qseqid sseqid evalue", "--max-target-seqs", "50", "--evalue", "1e-5",
+		"--blast-option=-matrix=BLOSUM62", "--blast-option=-ungapped", "--chunk-queries", "10",
+		"--partitions", "2", "--workers", "3", "--slots", "2", "--image", "worker:v1", "--queue", "team-a", "--suspend", "--deadline", "90m")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, errOut)
+	}
+	if out != "searchcampaign.blastfleet.io/flags1 created\n" || !strings.Contains(errOut, "blastfleet status flags1 --watch") {
+		t.Errorf("stdout %q, stderr %q", out, errOut)
+	}
+	sp := f.get("default", "flags1").Spec
+	checks := map[string][2]any{
+		"database":      {sp.DatabaseRef.Name, fxDB},
+		"queries":       {sp.Queries.Bucket + "/" + sp.Queries.Key, "inputs/q.fa.gz"},
+		"program":       {string(sp.Program), "blastp"},
+		"outfmt":        {sp.Outfmt, "6 qseqid sseqid evalue"},
+		"maxTargetSeqs": {sp.MaxTargetSeqs, int32(50)},
+		"evalue":        {sp.Evalue, "1e-5"},
+		"options":       {len(sp.BlastOptions), 2},
+		"chunking":      {*sp.Chunking.Queries, int32(10)},
+		"partitions":    {sp.Partitions.Count*100 + sp.Partitions.Workers*10 + sp.Partitions.SlotsPerWorker, int32(232)},
+		"image":         {sp.Partitions.Image, "worker:v1"},
+		"queue":         {sp.QueueName, "team-a"},
+		"suspend":       {sp.Suspend, true},
+		"deadline":      {*sp.ActiveDeadlineSeconds, int64(5400)},
+		// The output storage comes from the database's; the prefix is ours.
+		"endpoint": {sp.Output.Endpoint, f.minio.Endpoint},
+		"bucket":   {sp.Output.Bucket, fxBucket},
+		"prefix":   {sp.Output.Prefix, "campaigns"},
+		"secret":   {sp.Output.CredentialsSecretRef.Name, fxSecret},
+		// Defaults the API server filled in.
+		"maxAttempts": {sp.RetryPolicy.MaxAttempts, int32(3)},
+		"topHits":     {sp.TopHits, "auto"},
+		"region":      {sp.Output.Region, "us-east-1"},
+	}
+	for what, c := range checks {
+		if c[0] != c[1] {
+			t.Errorf("%s = %v, want %v", what, c[0], c[1])
+		}
+	}
+	if o := sp.BlastOptions; len(o) == 2 && (o[0] != v1alpha1.BlastOption{Name: "matrix", Value: "BLOSUM62"} || o[1] != v1alpha1.BlastOption{Name: "ungapped"}) {
+		t.Errorf("blast options %+v", o)
+	}
+
+	// Only what was given is sent: the rest are the server's defaults.
+	f.mustCLI("submit", "--name", "flags2", "--database", fxDB, "--queries", "q.fa", "--program", "blastn")
+	sp = f.get("default", "flags2").Spec
+	if sp.Queries.Bucket != "" || sp.Queries.Key != "q.fa" || sp.Partitions.Count != 1 || sp.Partitions.Workers != 2 ||
+		sp.Chunking.Letters == nil || *sp.Chunking.Letters != 1000000 || sp.Outfmt != "6" || sp.MaxTargetSeqs != 500 || sp.Suspend {
+		t.Errorf("defaults: %+v", sp)
+	}
+}
+
+const campaignYAML = `# a campaign file, as users write them
+apiVersion: blastfleet.io/v1alpha1
+kind: SearchCampaign
+metadata:
+  name: %NAME%
+spec:
+  databaseRef:
+    name: sprot
+  queries:
+    key: inputs/human.fa.gz
+  program: blastp
+  maxTargetSeqs: 50
+  chunking:
+    queries: 500
+  partitions:
+    count: 3
+  output:
+    endpoint: %ENDPOINT%
+    bucket: blastfleet
+    prefix: campaigns
+    credentialsSecretRef:
+      name: minio-credentials
+`
+
+func campaignFile(t *testing.T, f *kubeFixture, name string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name+".yaml")
+	data := strings.NewReplacer("%NAME%", name, "%ENDPOINT%", f.minio.Endpoint).Replace(campaignYAML)
+	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func testSubmitFile(t *testing.T, f *kubeFixture) {
+	path := campaignFile(t, f, "fromfile")
+	if out := f.mustCLI("submit", "-f", path); out != "searchcampaign.blastfleet.io/fromfile created\n" {
+		t.Errorf("stdout %q", out)
+	}
+	sp := f.get("default", "fromfile").Spec
+	if sp.Partitions.Count != 3 || sp.Partitions.Workers != 2 || sp.MaxTargetSeqs != 50 || *sp.Chunking.Queries != 500 || sp.Queries.Key != "inputs/human.fa.gz" {
+		t.Errorf("spec from the file: %+v", sp)
+	}
+
+	// Standard input, into another namespace.
+	f.namespace("fromstdin")
+	data, _ := os.ReadFile(campaignFile(t, f, "piped"))
+	if _, errOut, err := f.cliIn(string(data), "submit", "-f", "-", "-n", "fromstdin"); err != nil {
+		t.Fatalf("-f -: %v\n%s", err, errOut)
+	}
+	f.get("fromstdin", "piped")
+
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"submit", "-f", path, "--program", "blastn"}, "-f and --program exclude each other"},
+		{[]string{"submit", "-f", filepath.Join(t.TempDir(), "none.yaml")}, "no such file"},
+		{[]string{"submit", "-f", writeTemp(t, "apiVersion: v1\nkind: Secret\nmetadata:\n  name: x\n")}, "document 1 is a Secret"},
+		{[]string{"submit", "-f", path, "-n", "fromstdin"}, ""}, // the file names no namespace: -n applies
+		{[]string{"submit", "-f", writeTemp(t, "apiVersion: blastfleet.io/v1alpha1\nkind: SearchCampaign\nmetadata:\n  name: x\n  namespace: a\n"), "-n", "b"}, `namespace "a" does not match -n "b"`},
+	} {
+		_, _, err := f.cli(tc.args...)
+		if tc.want == "" {
+			if err != nil {
+				t.Errorf("%v: %v", tc.args, err)
+			}
+			continue
+		}
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v: err %v, want %q", tc.args, err, tc.want)
+		}
+	}
+}
+
+func writeTemp(t *testing.T, data string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "c.yaml")
+	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func testSubmitDryRun(t *testing.T, f *kubeFixture) {
+	args := []string{"submit", "--name", "dry", "--database", fxDB, "--queries", "q.fa", "--program", "blastp", "--partitions", "2"}
+	out := f.mustCLI(append(args, "--dry-run")...)
+	var c v1alpha1.SearchCampaign
+	if err := yaml.Unmarshal([]byte(out), &c); err != nil || c.Kind != "SearchCampaign" || c.Spec.Partitions.Count != 2 || c.Spec.Output.Bucket != fxBucket {
+		t.Errorf("client dry run: %v\n%s", err, out)
+	}
+	if strings.Contains(out, "maxAttempts") {
+		t.Errorf("client dry run shows server defaults:\n%s", out)
+	}
+	out = f.mustCLI(append(args, "--dry-run=server")...)
+	c = v1alpha1.SearchCampaign{}
+	if err := yaml.Unmarshal([]byte(out), &c); err != nil || c.Spec.RetryPolicy.MaxAttempts != 3 || c.Spec.Partitions.Workers != 2 {
+		t.Errorf("server dry run lacks the defaults: %v\n%s", err, out)
+	}
+	err := f.c.Get(context.Background(), client.ObjectKey{Namespace: "default", Name: "dry"}, &c)
+	if !apierrors.IsNotFound(err) {
+		t.Errorf("a dry run created the campaign: %v", err)
+	}
+	if _, _, err := f.cli(append(args, "--dry-run=maybe")...); err == nil || !strings.Contains(err.Error(), "client, server or none") {
+		t.Errorf("--dry-run=maybe: %v", err)
+	}
+}
+
+// testSubmitRefused: the API server's own refusal, naming the field.
+func testSubmitRefused(t *testing.T, f *kubeFixture) {
+	base := []string{"submit", "--name", "bad", "--database", fxDB, "--queries", "q.fa"}
+	for _, tc := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"--program", "blastp", "--partitions", "0"}, []string{`SearchCampaign.blastfleet.io "bad" is invalid`, "spec.partitions.count", "greater than or equal to 1"}},
+		{[]string{"--program", "blastq"}, []string{"spec.program", `Unsupported value: "blastq"`}},
+		{[]string{"--program", "blastp", "--blast-option=-ungapped=1"}, []string{"spec.blastOptions[0]", "-ungapped is a flag and takes no value"}},
+		{[]string{"--program", "blastp", "--workers", "1", "--slots", "1"}, []string{"spec.partitions", "at least 2 MPI ranks"}},
+		{[]string{"--program", "blastp", "--chunk-letters", "5", "--chunk-queries", "5"}, []string{"chunk-letters", "chunk-queries"}},
+		{[]string{}, []string{"--program required"}},
+	} {
+		args := append(append([]string{}, base...), tc.args...)
+		_, errOut, err := f.cli(args...)
+		for _, w := range tc.want {
+			if err == nil || !strings.Contains(err.Error(), w) {
+				t.Errorf("%v: err %v, want %q", tc.args, err, w)
+			}
+		}
+		if strings.HasPrefix(tc.want[0], "spec.") || strings.HasPrefix(tc.want[0], "SearchCampaign") {
+			if strings.Contains(errOut, "Usage:") {
+				t.Errorf("%v: usage printed for the server's refusal", tc.args)
+			}
+		}
+	}
+	var c v1alpha1.SearchCampaign
+	if err := f.c.Get(context.Background(), client.ObjectKey{Namespace: "default", Name: "bad"}, &c); !apierrors.IsNotFound(err) {
+		t.Errorf("a refused campaign exists: %v", err)
+	}
+}

@@ -1,0 +1,53 @@
+package main
+
+import (
+	"testing"
+
+	"github.com/blastfleet/blastfleet/controllers"
+)
+
+// TestClusterCommands runs the cluster commands against one real API
+// server and MinIO, one subtest per behaviour.
+func TestClusterCommands(t *testing.T) {
+	f := startKube(t)
+	for _, tc := range []struct {
+		name string
+		fn   func(*testing.T, *kubeFixture)
+	}{
+		{"submit/flags", testSubmitFlags},
+		{"submit/file", testSubmitFile},
+		{"submit/dry-run", testSubmitDryRun},
+		{"submit/refused", testSubmitRefused},
+		{"get", testGet},
+		{"status", testStatus},
+		{"status/json", testStatusJSON},
+		{"status/watch", testStatusWatch},
+		{"suspend-resume", testSuspendResume},
+		{"delete", testDelete},
+		{"not-found", testNotFound},
+		{"results", testResults},
+		{"results/incomplete", testResultsIncomplete},
+		{"logs/file", testLogsFile},
+		{"logs/pod", testLogsPod},
+		{"kubeconfig", testKubeconfigErrors},
+	} {
+		t.Run(tc.name, func(t *testing.T) { tc.fn(t, f.with(t)) })
+	}
+}
+
+// TestLabelsMirrorOperator: the CLI finds partitions by the operator's
+// labels without importing the operator.
+func TestLabelsMirrorOperator(t *testing.T) {
+	for _, tc := range []struct{ cli, operator string }{
+		{labelCampaign, controllers.LabelCampaign},
+		{labelPartition, controllers.LabelPartition},
+		{labelRestart, controllers.LabelRestart},
+	} {
+		if tc.cli != tc.operator {
+			t.Errorf("CLI label %q, operator's %q", tc.cli, tc.operator)
+		}
+	}
+	if got := controllers.PartitionName("run", 1, 2); got != "run-p1-r2" {
+		t.Errorf("partition names changed (%s): update the test fixture and docs/cli.md", got)
+	}
+}

@@ -1,0 +1,137 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/dustin/go-humanize"
+	"github.com/spf13/cobra"
+
+	"github.com/blastfleet/blastfleet/api/v1alpha1"
+	"github.com/blastfleet/blastfleet/internal/ledger"
+	"github.com/blastfleet/blastfleet/internal/objstore"
+)
+
+type resultsOptions struct {
+	output     string
+	endpoint   string
+	fromSecret bool
+}
+
+func newResultsCmd() *cobra.Command {
+	o := &resultsOptions{}
+	k := &kubeOptions{}
+	cmd := &cobra.Command{
+		Use:   "results NAME [-o FILE]",
+		Short: "Stream a complete campaign's merged result to a file or standard output",
+		Long: `Write a SearchCampaign's merged result, in query order, to standard output or
+FILE, reading the campaign's ledger straight from object storage (its
+status.location). Each chunk's result is checked against its commit
+marker's size and SHA-256 as it is copied.
+
+While chunks are missing the command refuses (exit 1) and names the missing
+chunks by their query ranges; with -o FILE no FILE is written then.
+Queries recorded as failed have no results; status lists them.
+
+Object storage is reached with the AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY
+(and AWS_SESSION_TOKEN, AWS_REGION) variables; --from-secret reads the
+campaign's credentials Secret through the API server instead. The endpoint
+is --endpoint, else AWS_ENDPOINT_URL, else the campaign's
+spec.output.endpoint (which may be a name only the cluster resolves: then
+port-forward it and give --endpoint http://127.0.0.1:9000).`,
+		Example: `  blastfleet results human-vs-sprot -o human-vs-sprot.tsv
+  blastfleet results human-vs-sprot --from-secret | sort -k1,1 | head
+  kubectl -n minio port-forward svc/minio 9000 &
+  blastfleet results human-vs-sprot --from-secret --endpoint http://127.0.0.1:9000 -o hits.tsv`,
+		Args: cobra.ExactArgs(1),
+		RunE: kubeRun(k, o.run),
+	}
+	f := cmd.Flags()
+	f.StringVarP(&o.output, "output", "o", "", "write to FILE instead of standard output")
+	f.StringVar(&o.endpoint, "endpoint", "", "S3 endpoint to read from, e.g. http://127.0.0.1:9000 (default: AWS_ENDPOINT_URL, else the campaign's)")
+	f.BoolVar(&o.fromSecret, "from-secret", false, "read the S3 credentials from the campaign's Secret through the API server")
+	k.addFlags(cmd)
+	return cmd
+}
+
+func (o *resultsOptions) run(ctx context.Context, cmd *cobra.Command, kc *kube, args []string) error {
+	c, err := kc.getCampaign(ctx, args[0])
+	if err != nil {
+		return err
+	}
+	l, err := o.openLedger(ctx, kc, c)
+	if err != nil {
+		return err
+	}
+	// Refuse before any file is made; StreamResults checks again.
+	s, err := l.Status(ctx)
+	if err != nil {
+		return storageError(fmt.Errorf("campaign %s: reading its ledger at %s: %w", c.Name, campaignLocation(c), err))
+	}
+	if !s.Complete {
+		return o.incomplete(kc, c, s.Missing)
+	}
+	var n int64
+	if o.output == "" {
+		bw := bufio.NewWriterSize(cmd.OutOrStdout(), 1<<20)
+		cw := &countingWriter{w: bw}
+		err = l.StreamResults(ctx, cw)
+		if ferr := bw.Flush(); err == nil {
+			err = ferr
+		}
+		n = cw.n
+	} else {
+		n, err = writeFileAtomic(o.output, func(w io.Writer) error { return l.StreamResults(ctx, w) })
+	}
+	if err != nil {
+		var ie *ledger.IncompleteError
+		// A bare IncompleteError is a chunk voided since the check above.
+		if errors.As(err, &ie) && err == error(ie) {
+			return o.incomplete(kc, c, ie.Missing)
+		}
+		return storageError(fmt.Errorf("campaign %s: %w", c.Name, err))
+	}
+	errw := cmd.ErrOrStderr()
+	if o.output != "" {
+		hint(errw, "wrote %s (%s) to %s", plural(s.QueriesDone, "query's results", "queries' results"), humanize.IBytes(uint64(n)), o.output)
+	}
+	if s.QueriesFailed > 0 {
+		hint(errw, "%s failed and have no results: %s", plural(s.QueriesFailed, "query", "queries"), kc.suggest(c.Namespace, "status "+c.Name))
+	}
+	return nil
+}
+
+// openLedger opens the campaign's ledger; a campaign not planned yet has
+// none, and says so.
+func (o *resultsOptions) openLedger(ctx context.Context, kc *kube, c *v1alpha1.SearchCampaign) (*ledger.Ledger, error) {
+	loc := campaignLocation(c)
+	cfg, err := campaignS3Config(ctx, kc, c, o.endpoint, o.fromSecret)
+	if err != nil {
+		return nil, err
+	}
+	bucket, prefix, _ := strings.Cut(strings.TrimPrefix(loc, "s3://"), "/")
+	st, err := objstore.NewS3(cfg, bucket, prefix)
+	if err != nil {
+		return nil, storageError(fmt.Errorf("campaign %s: ledger at %s: %w", c.Name, loc, err))
+	}
+	l, err := ledger.Open(ctx, st, ledger.Options{})
+	if errors.Is(err, objstore.ErrNotExist) {
+		return nil, fmt.Errorf("campaign %s has no plan at %s yet (phase %s): results come once it is Complete; follow it with %s",
+			c.Name, loc, orDash(string(c.Status.Phase)), kc.suggest(c.Namespace, "status "+c.Name+" --watch"))
+	}
+	if err != nil {
+		return nil, storageError(fmt.Errorf("campaign %s: opening its ledger at %s on %s: %w", c.Name, loc, cfg, err))
+	}
+	return l, nil
+}
+
+// incomplete is the refusal naming the missing chunks; it matches
+// ledger.ErrIncomplete.
+func (o *resultsOptions) incomplete(kc *kube, c *v1alpha1.SearchCampaign, missing []ledger.Range) error {
+	return refusal(fmt.Sprintf("campaign %s is incomplete: missing chunks (query ranges) %s; refusing to write partial results (follow it with %s)",
+		c.Name, rangesLine(missing, maxMissingListed), kc.suggest(c.Namespace, "status "+c.Name+" --watch")))
+}

@@ -1,0 +1,71 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"os"
+
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/blastfleet/blastfleet/api/v1alpha1"
+	"github.com/blastfleet/blastfleet/internal/objstore"
+)
+
+// campaignS3Config is how this machine reaches a campaign's output.
+//
+// Endpoint: --endpoint, else AWS_ENDPOINT_URL, else spec.output.endpoint,
+// else AWS S3: the spec's endpoint is often a name only the cluster
+// resolves (http://minio.minio.svc:9000), so the user's own settings win.
+// Credentials: the AWS_* variables, or with fromSecret the campaign's
+// credentials Secret read through the API server (which needs get on
+// Secrets in that namespace).
+func campaignS3Config(ctx context.Context, kc *kube, c *v1alpha1.SearchCampaign, endpoint string, fromSecret bool) (objstore.S3Config, error) {
+	out := c.Spec.Output
+	cfg := objstore.S3Config{
+		Endpoint: "s3.amazonaws.com",
+		Secure:   true,
+		Region:   coalesce(os.Getenv("AWS_REGION"), os.Getenv("AWS_DEFAULT_REGION"), out.Region, "us-east-1"),
+	}
+	if ep := coalesce(endpoint, os.Getenv("AWS_ENDPOINT_URL"), out.Endpoint); ep != "" {
+		u, err := url.Parse(ep)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return cfg, fmt.Errorf("S3 endpoint %q: want http(s)://host[:port]", ep)
+		}
+		cfg.Endpoint, cfg.Secure, cfg.PathStyle = u.Host, u.Scheme == "https", true
+	}
+	if !fromSecret {
+		cfg.AccessKey, cfg.SecretKey = os.Getenv("AWS_ACCESS_KEY_ID"), os.Getenv("AWS_SECRET_ACCESS_KEY")
+		cfg.SessionToken = os.Getenv("AWS_SESSION_TOKEN")
+		if cfg.AccessKey == "" || cfg.SecretKey == "" {
+			return cfg, fmt.Errorf("no S3 credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, " +
+				"or add --from-secret to use the campaign's credentials Secret through the API server")
+		}
+		return cfg, nil
+	}
+	ref := out.CredentialsSecretRef
+	if ref == nil {
+		return cfg, fmt.Errorf("campaign %s names no credentials Secret (spec.output.credentialsSecretRef)", c.Name)
+	}
+	var sec corev1.Secret
+	if err := kc.c.Get(ctx, client.ObjectKey{Namespace: c.Namespace, Name: ref.Name}, &sec); err != nil {
+		return cfg, fmt.Errorf("--from-secret: reading Secret %s/%s: %w", c.Namespace, ref.Name, kc.explain(err))
+	}
+	idKey, secretKey := coalesce(ref.AccessKeyIDKey, "AWS_ACCESS_KEY_ID"), coalesce(ref.SecretAccessKeyKey, "AWS_SECRET_ACCESS_KEY")
+	cfg.AccessKey, cfg.SecretKey = string(sec.Data[idKey]), string(sec.Data[secretKey])
+	if cfg.AccessKey == "" || cfg.SecretKey == "" {
+		return cfg, fmt.Errorf("--from-secret: Secret %s/%s has no %s or no %s", c.Namespace, ref.Name, idKey, secretKey)
+	}
+	return cfg, nil
+}
+
+// coalesce is the first non-empty string.
+func coalesce(s ...string) string {
+	for _, v := range s {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}

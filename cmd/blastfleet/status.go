@@ -1,0 +1,181 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/spf13/cobra"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/blastfleet/blastfleet/api/v1alpha1"
+)
+
+type statusOptions struct {
+	format string
+	watch  bool
+}
+
+func newStatusCmd() *cobra.Command {
+	o := &statusOptions{}
+	k := &kubeOptions{}
+	cmd := &cobra.Command{
+		Use:   "status NAME",
+		Short: "Show one campaign in detail: progress bar, chunks, partitions, ETA",
+		Long: `Show a SearchCampaign as the operator last saw it: phase and conditions,
+queries done and failed with a progress bar, chunks by state, partitions by
+state and the partition MPIJobs, the failed queries and their reasons,
+where the ledger and the result are, and an ETA.
+
+The ETA is the queries still to do divided by the rate at which queries
+finish. Without --watch the rate is the average since the campaign started
+(status.startTime); while --watch runs it is measured over what the watch
+saw in the last 5 minutes, once it has seen progress over 10 seconds. The
+operator refreshes the status from the ledger every 15 s by default.
+
+--watch refreshes every 2 seconds until the campaign is Complete (exit 0)
+or Failed (exit 1): on a terminal it redraws in place with a live progress
+bar; on a pipe or in a log it prints one line per change. -o json|yaml
+prints the SearchCampaign object (each change, with --watch).`,
+		Example: `  blastfleet status human-vs-sprot
+  blastfleet status human-vs-sprot --watch
+  blastfleet status human-vs-sprot -o json | jq .status.queries`,
+		Args: cobra.ExactArgs(1),
+		RunE: kubeRun(k, o.run),
+	}
+	cmd.Flags().StringVarP(&o.format, "output", "o", "", "output format: json or yaml (default: the detail view)")
+	cmd.Flags().BoolVarP(&o.watch, "watch", "w", false, "refresh until the campaign is Complete or Failed")
+	k.addFlags(cmd)
+	return cmd
+}
+
+func (o *statusOptions) run(ctx context.Context, cmd *cobra.Command, kc *kube, args []string) error {
+	if err := checkFormat(o.format, "", "json", "yaml"); err != nil {
+		return err
+	}
+	c, err := kc.getCampaign(ctx, args[0])
+	if err != nil {
+		return err
+	}
+	w := cmd.OutOrStdout()
+	tracker := &etaTracker{}
+	tracker.observe(time.Now(), c)
+	if !o.watch {
+		return o.show(ctx, w, kc, c, tracker)
+	}
+	return o.watchUntilDone(ctx, cmd, kc, c, tracker)
+}
+
+// show prints the campaign once, in the chosen format.
+func (o *statusOptions) show(ctx context.Context, w io.Writer, kc *kube, c *v1alpha1.SearchCampaign, tracker *etaTracker) error {
+	if o.format != "" {
+		return printObject(w, o.format, withType(c))
+	}
+	v := &campaignView{c: c, tracker: tracker, bin: kc.bin}
+	v.parts, v.partsErr = kc.partitions(ctx, c)
+	if meta.IsNoMatchError(v.partsErr) {
+		v.parts, v.partsErr = nil, nil // no MPI operator here: nothing to list
+	}
+	v.printDetail(w, time.Now())
+	return nil
+}
+
+// watchUntilDone polls the campaign every watchInterval (the operator
+// writes its status at most every few seconds, so a watch connection
+// would buy little) until it is Complete or Failed.
+func (o *statusOptions) watchUntilDone(ctx context.Context, cmd *cobra.Command, kc *kube, c *v1alpha1.SearchCampaign, tracker *etaTracker) error {
+	w := cmd.OutOrStdout()
+	redraw := isTerminal(w) && o.format == ""
+	last := ""
+	for {
+		key := watchKey(c, o.format)
+		changed := key != last
+		switch {
+		case redraw:
+			fmt.Fprint(w, "\x1b[H\x1b[2J") // redraw in place: ages and the ETA move on
+			if err := o.show(ctx, w, kc, c, tracker); err != nil {
+				return err
+			}
+		case changed && o.format != "":
+			if err := printObject(w, o.format, withType(c)); err != nil {
+				return err
+			}
+		case changed && last == "":
+			if err := o.show(ctx, w, kc, c, tracker); err != nil {
+				return err
+			}
+		case changed:
+			fmt.Fprintln(w, progressLine(c, tracker, time.Now()))
+		}
+		last = key
+		if done, err := finished(c, kc); done {
+			if err == nil && o.format == "" {
+				hint(cmd.ErrOrStderr(), "campaign %s is Complete; get its result with: %s", c.Name, kc.suggest(c.Namespace, "results "+c.Name+" -o FILE"))
+			}
+			return err
+		}
+		next, err := o.poll(ctx, cmd, kc, c)
+		if err != nil {
+			return err
+		}
+		c = next
+		tracker.observe(time.Now(), c)
+	}
+}
+
+// poll waits watchInterval and reads the campaign again; an API server
+// that is away for a while (restarting) is reported and retried.
+func (o *statusOptions) poll(ctx context.Context, cmd *cobra.Command, kc *kube, c *v1alpha1.SearchCampaign) (*v1alpha1.SearchCampaign, error) {
+	for {
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("stopped watching campaign %s before it finished: %w", c.Name, context.Cause(ctx))
+		case <-time.After(watchInterval):
+		}
+		var next v1alpha1.SearchCampaign
+		err := kc.c.Get(ctx, client.ObjectKeyFromObject(c), &next)
+		switch {
+		case err == nil && next.UID != c.UID, apierrors.IsNotFound(err):
+			return nil, fmt.Errorf("campaign %s/%s was deleted while it was watched", c.Namespace, c.Name)
+		case err == nil:
+			return &next, nil
+		case ctx.Err() != nil:
+			return nil, fmt.Errorf("stopped watching campaign %s before it finished: %w", c.Name, context.Cause(ctx))
+		}
+		fmt.Fprintf(cmd.ErrOrStderr(), "%s: reading campaign %s: %v (retrying)\n", time.Now().Format(time.TimeOnly), c.Name, kc.explain(err))
+	}
+}
+
+// finished reports whether the watch is over: Complete is success, Failed
+// an error carrying the operator's reason.
+func finished(c *v1alpha1.SearchCampaign, kc *kube) (bool, error) {
+	switch c.Status.Phase {
+	case v1alpha1.CampaignComplete:
+		return true, nil
+	case v1alpha1.CampaignFailed:
+		why := "no reason recorded"
+		if cond := meta.FindStatusCondition(c.Status.Conditions, v1alpha1.ConditionFailed); cond != nil {
+			why = cond.Reason + ": " + cond.Message
+		}
+		return true, fmt.Errorf("campaign %s failed: %s (details: %s)", c.Name, why, kc.suggest(c.Namespace, "status "+c.Name))
+	}
+	return false, nil
+}
+
+// watchKey changes when a watch has something new to print: for the
+// objects (-o), any change; for the progress lines, a change of what
+// they show, not a rewrite of the same counts.
+func watchKey(c *v1alpha1.SearchCampaign, format string) string {
+	if format != "" {
+		return c.ResourceVersion
+	}
+	data, _ := json.Marshal(struct {
+		Status  v1alpha1.SearchCampaignStatus
+		Suspend bool
+	}{c.Status, c.Spec.Suspend})
+	return string(data)
+}

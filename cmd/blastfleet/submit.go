@@ -1,0 +1,132 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/blastfleet/blastfleet/api/v1alpha1"
+)
+
+type submitOptions struct {
+	spec   submitSpec
+	file   string
+	dryRun string
+}
+
+func newSubmitCmd() *cobra.Command {
+	o := &submitOptions{}
+	k := &kubeOptions{}
+	cmd := &cobra.Command{
+		Use:   "submit (--name NAME --database DB --queries S3KEY --program P [flags] | -f FILE)",
+		Short: "Create a SearchCampaign from flags or from a file",
+		Long: `Create a SearchCampaign in the cluster: from flags, or from a YAML or JSON file
+(-f, like kubectl create -f; "-" reads standard input).
+
+From flags, only the fields given are sent: the API server fills in the
+defaults (1 partition of 2 workers, chunks of 1,000,000 letters, outfmt 6,
+500 target sequences, ...) and validates every field. Its refusal is shown
+as it is and names the field, for example
+  spec.partitions.count: Invalid value: 0: spec.partitions.count in body should be greater than or equal to 1
+
+The output storage (--endpoint, --region, --bucket, --credentials-secret)
+defaults to the database's, which the operator requires anyway for the
+endpoint; the ledger and result go to s3://<bucket>/<prefix>/<namespace>/<name>/.
+
+--dry-run (or --dry-run=client) prints the campaign as YAML and creates
+nothing; --dry-run=server has the API server validate and default it
+without storing it, and prints what it would store.`,
+		Example: `  # the human proteome against a sharded Swiss-Prot, 2 partitions of 4 workers
+  blastfleet submit --name human-vs-sprot --database uniprot-sprot \
+      --queries inputs/human.fa.gz --program blastp --evalue 1e-5 \
+      --blast-option=-matrix=BLOSUM62 --chunk-queries 500 --partitions 2 --workers 4
+
+  # the same from a file, then follow it
+  blastfleet submit -f campaign.yaml
+  blastfleet status human-vs-sprot --watch
+
+  # see what would be created, with the server's defaults
+  blastfleet submit --name try --database nt --queries s3://in/q.fa --program blastn --dry-run=server`,
+		Args: cobra.NoArgs,
+		RunE: kubeRun(k, o.run),
+	}
+	o.spec.addFlags(cmd)
+	cmd.Flags().StringVarP(&o.file, "filename", "f", "", `file with the SearchCampaign(s) to create, YAML or JSON ("-": standard input)`)
+	cmd.Flags().StringVar(&o.dryRun, "dry-run", "none", `"client" (or no value): print the campaign as YAML; "server": have the API server validate and default it; nothing is created`)
+	cmd.Flags().Lookup("dry-run").NoOptDefVal = "client"
+	cmd.MarkFlagsMutuallyExclusive("chunk-letters", "chunk-queries")
+	k.addFlags(cmd)
+	return cmd
+}
+
+func (o *submitOptions) run(ctx context.Context, cmd *cobra.Command, kc *kube, _ []string) error {
+	if err := checkFormat(o.dryRun, "none", "client", "server"); err != nil {
+		return fmt.Errorf("--dry-run: want client, server or none, not %q", o.dryRun)
+	}
+	objs, err := o.objects(ctx, cmd, kc)
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, obj := range objs {
+		if err := o.create(ctx, cmd, kc, obj); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// objects are the campaigns to create: the file's, or one from flags.
+func (o *submitOptions) objects(ctx context.Context, cmd *cobra.Command, kc *kube) ([]*unstructured.Unstructured, error) {
+	f := cmd.Flags()
+	if o.file != "" {
+		for _, name := range submitSpecFlags {
+			if f.Changed(name) {
+				return nil, fmt.Errorf("-f and --%s exclude each other: set the field in the file", name)
+			}
+		}
+		return readCampaignFile(o.file, cmd.InOrStdin(), kc.namespace, kc.nsGiven)
+	}
+	if err := o.spec.checkRequired(); err != nil {
+		return nil, err
+	}
+	obj, err := o.spec.object(f.Changed, kc.namespace, databaseStorageIf(ctx, kc, &o.spec, cmd))
+	if err != nil {
+		return nil, err
+	}
+	return []*unstructured.Unstructured{obj}, nil
+}
+
+// databaseStorageIf reads the database's storage when some output field
+// is to come from it.
+func databaseStorageIf(ctx context.Context, kc *kube, s *submitSpec, cmd *cobra.Command) *v1alpha1.ObjectStorage {
+	if !s.needsDatabaseStorage(cmd.Flags().Changed) {
+		return nil
+	}
+	return databaseStorage(ctx, kc, kc.namespace, s.database, cmd.ErrOrStderr())
+}
+
+func (o *submitOptions) create(ctx context.Context, cmd *cobra.Command, kc *kube, obj *unstructured.Unstructured) error {
+	w := cmd.OutOrStdout()
+	if o.dryRun == "client" {
+		return printObject(w, "yaml", obj.Object)
+	}
+	opts := []client.CreateOption{client.FieldOwner("blastfleet")}
+	if o.dryRun == "server" {
+		opts = append(opts, client.DryRunAll)
+	}
+	if err := kc.c.Create(ctx, obj, opts...); err != nil {
+		return kc.explain(err)
+	}
+	if o.dryRun == "server" {
+		obj.SetManagedFields(nil)
+		return printObject(w, "yaml", obj.Object)
+	}
+	fmt.Fprintf(w, "%s/%s created\n", campaignResource, obj.GetName())
+	hint(cmd.ErrOrStderr(), "follow it with: %s", kc.suggest(obj.GetNamespace(), "status "+obj.GetName()+" --watch"))
+	return nil
+}

@@ -1,0 +1,241 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/blastfleet/blastfleet/api/v1alpha1"
+)
+
+// submitSpec is a campaign described by flags. Only the flags the user
+// gave reach the object: the API server defaults the rest and validates
+// what was given, so "--partitions 0" is refused by the server with its
+// own message rather than silently dropped (a typed object would omit
+// a zero partitions struct and get the defaults).
+type submitSpec struct {
+	name, database, queries, program, outfmt, evalue, topHits string
+	maxTargetSeqs                                             int32
+	blastOptions                                              []string
+	chunkLetters                                              int64
+	chunkQueries                                              int32
+	partitions, workers, slots                                int32
+	image, queue                                              string
+	suspend                                                   bool
+	deadline                                                  time.Duration
+
+	endpoint, region, bucket, prefix, credentialsSecret string
+}
+
+// submitSpecFlags are the flags that describe a campaign, which -f
+// excludes: the file says it all.
+var submitSpecFlags = []string{
+	"name", "database", "queries", "program", "outfmt", "evalue", "top-hits", "max-target-seqs", "blast-option",
+	"chunk-letters", "chunk-queries", "partitions", "workers", "slots", "image", "queue", "suspend", "deadline",
+	"endpoint", "region", "bucket", "prefix", "credentials-secret",
+}
+
+func (s *submitSpec) addFlags(cmd *cobra.Command) {
+	f := cmd.Flags()
+	f.StringVar(&s.name, "name", "", "the campaign's name (a DNS-1035 label: it names the partitions' pods)")
+	f.StringVar(&s.database, "database", "", "the BlastDatabase to search, in the same namespace")
+	f.StringVar(&s.queries, "queries", "", "the query FASTA (gzip if it ends in .gz): s3://bucket/key, or a key in the output bucket")
+	f.StringVar(&s.program, "program", "", "blastn, blastp, blastx, tblastn or tblastx")
+	f.StringVar(&s.outfmt, "outfmt", "", `tabular format and columns, e.g. "6 qseqid sseqid evalue bitscore" (server default "6")`)
+	f.StringVar(&s.evalue, "evalue", "", "E-value cut-off as a decimal, e.g. 1e-5 (default: BLAST's, 10)")
+	f.StringVar(&s.topHits, "top-hits", "", "auto, exact or overfetch[=F] (server default auto)")
+	f.Int32Var(&s.maxTargetSeqs, "max-target-seqs", 0, "subjects kept per query over the whole database (server default 500)")
+	f.StringArrayVar(&s.blastOptions, "blast-option", nil, "further BLAST option, -name=value or -name for a flag, e.g. --blast-option=-word_size=11 (repeatable)")
+	f.Int64Var(&s.chunkLetters, "chunk-letters", 0, "cut chunks of about this many query letters (server default 1000000)")
+	f.Int32Var(&s.chunkQueries, "chunk-queries", 0, "cut chunks of this many queries")
+	f.Int32Var(&s.partitions, "partitions", 0, "partitions (MPIJobs) running at once (server default 1)")
+	f.Int32Var(&s.workers, "workers", 0, "worker pods per partition (server default 2)")
+	f.Int32Var(&s.slots, "slots", 0, "MPI ranks per worker pod (server default 1)")
+	f.StringVar(&s.image, "image", "", "worker image (default: the operator's --worker-image)")
+	f.StringVar(&s.queue, "queue", "", "Kueue LocalQueue the partitions are submitted to")
+	f.BoolVar(&s.suspend, "suspend", false, "create the campaign suspended (resume it with resume NAME)")
+	f.DurationVar(&s.deadline, "deadline", 0, "fail the campaign if it runs longer than this, e.g. 12h")
+	f.StringVar(&s.endpoint, "endpoint", "", "S3 endpoint of the output, e.g. http://minio.minio.svc:9000 (default: the database's)")
+	f.StringVar(&s.region, "region", "", "region of the output bucket (default: the database's)")
+	f.StringVar(&s.bucket, "bucket", "", "bucket of the output (default: the database's)")
+	f.StringVar(&s.prefix, "prefix", "campaigns", "key prefix of the output; the ledger goes to <prefix>/<namespace>/<name>/")
+	f.StringVar(&s.credentialsSecret, "credentials-secret", "", "Secret holding AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (default: the database's)")
+}
+
+// checkRequired names the flags a campaign cannot do without.
+func (s *submitSpec) checkRequired() error {
+	var missing []string
+	for _, f := range []struct{ name, value string }{{"name", s.name}, {"database", s.database}, {"queries", s.queries}, {"program", s.program}} {
+		if strings.TrimSpace(f.value) == "" {
+			missing = append(missing, "--"+f.name)
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("%s required (or give the whole campaign with -f FILE)", strings.Join(missing, ", "))
+	}
+	return nil
+}
+
+// given reports whether the user gave a flag (cmd.Flags().Changed).
+type given func(flag string) bool
+
+// object builds the SearchCampaign; storage is the database's storage to
+// take the output's endpoint, bucket and Secret from when not given.
+func (s *submitSpec) object(given given, namespace string, storage *v1alpha1.ObjectStorage) (*unstructured.Unstructured, error) {
+	queries, err := queriesRef(s.queries)
+	if err != nil {
+		return nil, err
+	}
+	spec := map[string]any{
+		"databaseRef": map[string]any{"name": s.database},
+		"queries":     queries,
+		"program":     s.program,
+	}
+	put := func(flag string, value any, path ...string) {
+		if given(flag) {
+			setPath(spec, value, path...)
+		}
+	}
+	put("outfmt", s.outfmt, "outfmt")
+	put("evalue", s.evalue, "evalue")
+	put("top-hits", s.topHits, "topHits")
+	put("max-target-seqs", int64(s.maxTargetSeqs), "maxTargetSeqs")
+	put("chunk-letters", s.chunkLetters, "chunking", "letters")
+	put("chunk-queries", int64(s.chunkQueries), "chunking", "queries")
+	put("partitions", int64(s.partitions), "partitions", "count")
+	put("workers", int64(s.workers), "partitions", "workers")
+	put("slots", int64(s.slots), "partitions", "slotsPerWorker")
+	put("image", s.image, "partitions", "image")
+	put("queue", s.queue, "queueName")
+	put("suspend", s.suspend, "suspend")
+	// Rounded up: a deadline under a second still bounds the campaign.
+	put("deadline", int64((s.deadline+time.Second-1)/time.Second), "activeDeadlineSeconds")
+	if len(s.blastOptions) > 0 {
+		var opts []any
+		for _, o := range s.blastOptions {
+			opt, err := parseBlastOption(o)
+			if err != nil {
+				return nil, err
+			}
+			opts = append(opts, opt)
+		}
+		spec["blastOptions"] = opts
+	}
+	spec["output"] = s.output(given, storage)
+	return &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": v1alpha1.GroupVersion.String(),
+		"kind":       "SearchCampaign",
+		"metadata":   map[string]any{"name": s.name, "namespace": namespace},
+		"spec":       spec,
+	}}, nil
+}
+
+// output is the output storage: the flags given, the rest from the
+// database's storage (the operator requires the same endpoint), and the
+// prefix "campaigns" unless given.
+func (s *submitSpec) output(given given, db *v1alpha1.ObjectStorage) map[string]any {
+	out := map[string]any{}
+	pick := func(flag, value, fromDB string) string {
+		if given(flag) {
+			return value
+		}
+		return fromDB
+	}
+	var dbEndpoint, dbRegion, dbBucket string
+	var dbSecret *v1alpha1.CredentialsSecretRef
+	if db != nil {
+		dbEndpoint, dbRegion, dbBucket, dbSecret = db.Endpoint, db.Region, db.Bucket, db.CredentialsSecretRef
+	}
+	for key, v := range map[string]string{
+		"endpoint": pick("endpoint", s.endpoint, dbEndpoint),
+		"region":   pick("region", s.region, dbRegion),
+		"bucket":   pick("bucket", s.bucket, dbBucket),
+		"prefix":   s.prefix,
+	} {
+		if v != "" {
+			out[key] = v
+		}
+	}
+	switch {
+	case given("credentials-secret"):
+		out["credentialsSecretRef"] = map[string]any{"name": s.credentialsSecret}
+	case dbSecret != nil:
+		ref := map[string]any{"name": dbSecret.Name}
+		if dbSecret.AccessKeyIDKey != "" {
+			ref["accessKeyIDKey"] = dbSecret.AccessKeyIDKey
+		}
+		if dbSecret.SecretAccessKeyKey != "" {
+			ref["secretAccessKeyKey"] = dbSecret.SecretAccessKeyKey
+		}
+		out["credentialsSecretRef"] = ref
+	}
+	return out
+}
+
+// needsDatabaseStorage: some output field is to come from the database.
+func (s *submitSpec) needsDatabaseStorage(given given) bool {
+	for _, name := range []string{"endpoint", "region", "bucket", "credentials-secret"} {
+		if !given(name) {
+			return true
+		}
+	}
+	return false
+}
+
+// databaseStorage reads the database's storage for the output's defaults.
+// A database that is not there yet is no error (the campaign waits for
+// it), but the user hears that the output comes from the flags alone.
+func databaseStorage(ctx context.Context, kc *kube, namespace, name string, errOut io.Writer) *v1alpha1.ObjectStorage {
+	var db v1alpha1.BlastDatabase
+	if err := kc.c.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, &db); err != nil {
+		hint(errOut, "note: the output storage comes from the flags alone: reading BlastDatabase %s/%s: %v", namespace, name, err)
+		return nil
+	}
+	return &db.Spec.Storage
+}
+
+// queriesRef turns s3://bucket/key or a bare key into spec.queries.
+func queriesRef(q string) (map[string]any, error) {
+	rest, isURL := strings.CutPrefix(q, "s3://")
+	if !isURL {
+		return map[string]any{"key": strings.TrimPrefix(q, "/")}, nil
+	}
+	bucket, key, _ := strings.Cut(rest, "/")
+	if bucket == "" || key == "" {
+		return nil, fmt.Errorf("--queries %q: want s3://bucket/key or a key in the output bucket", q)
+	}
+	return map[string]any{"bucket": bucket, "key": key}, nil
+}
+
+// parseBlastOption reads "-name=value" or "-name" (dashes optional). The
+// name and value are checked by the API server against the allowlist.
+func parseBlastOption(s string) (map[string]any, error) {
+	name, value, hasValue := strings.Cut(strings.TrimLeft(s, "-"), "=")
+	if name == "" {
+		return nil, fmt.Errorf("--blast-option %q: want -name=value, or -name for a flag such as -ungapped", s)
+	}
+	opt := map[string]any{"name": name}
+	if hasValue {
+		opt["value"] = value
+	}
+	return opt, nil
+}
+
+// setPath sets m[path[0]][path[1]]... = value, making the maps between.
+func setPath(m map[string]any, value any, path ...string) {
+	for _, p := range path[:len(path)-1] {
+		next, ok := m[p].(map[string]any)
+		if !ok {
+			next = map[string]any{}
+			m[p] = next
+		}
+		m = next
+	}
+	m[path[len(path)-1]] = value
+}
