@@ -64,3 +64,13 @@ func (h *harness) putQueries(campaign string) {
 		h.t.Fatal(err)
 	}
 }
+
+// ledgerOf opens a campaign's ledger.
+func (h *harness) ledgerOf(campaign string) *ledger.Ledger {
+	h.t.Helper()
+	l, err := ledger.Open(context.Background(), h.store("campaigns/"+h.ns+"/"+campaign), ledger.Options{})
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return l
+}

@@ -1,0 +1,112 @@
+package operator
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/blastfleet/blastfleet/api/v1alpha1"
+	"github.com/blastfleet/blastfleet/internal/localrunner"
+	"github.com/blastfleet/blastfleet/internal/refsearch"
+	"github.com/blastfleet/blastfleet/internal/synth"
+	"github.com/blastfleet/blastfleet/internal/testenv"
+)
+
+// TestEndToEnd runs the real thing through the operator: a BlastDatabase
+// sharded by an Indexed Job and a manifest Job, a campaign planned by its
+// Job and searched by two MPIJob partitions running blastfleet-engine
+// under mpirun, all executed by the local runner. The result must equal
+// blastp of the unsharded database.
+func TestEndToEnd(t *testing.T) {
+	testenv.RequireTools(t, "makeblastdb", "blastp", "mpirun")
+	bins := testenv.BuiltBinaries(t)
+	h := newHarness(t)
+	ctx := context.Background()
+	dir := t.TempDir()
+
+	// Data: a synthetic protein set with real hits.
+	var db, queries bytes.Buffer
+	if err := synth.Write(synth.Options{Seed: 7, Protein: true, Families: 12, Members: 6, MinLen: 80, MaxLen: 200,
+		Mutation: 0.25, Queries: 9, QueryFrac: 0.8, Unrelated: 20}, &db, &queries); err != nil {
+		t.Fatal(err)
+	}
+	st := h.store("")
+	for key, data := range map[string][]byte{"fasta/e2e.fa": db.Bytes(), "queries/e2e.fa": queries.Bytes()} {
+		if err := st.Put(ctx, key, bytes.NewReader(data), int64(len(data))); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	runner, err := localrunner.New(localrunner.Options{WorkDir: filepath.Join(dir, "runner"), Engine: bins.Engine, CLI: bins.CLI,
+		Env: testenv.MPIEnv, RetryBackoff: 200 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := runner.Start(h.env.Config); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(runner.Stop)
+
+	h.create(&v1alpha1.BlastDatabase{
+		ObjectMeta: metav1.ObjectMeta{Name: "e2e", Namespace: h.ns},
+		Spec: v1alpha1.BlastDatabaseSpec{Source: v1alpha1.ObjectReference{Key: "fasta/e2e.fa"}, Type: v1alpha1.DatabaseProtein,
+			Shards: v1alpha1.Sharding{Count: ptr.To[int32](3)}, Storage: h.output("databases")},
+	})
+	var bdb v1alpha1.BlastDatabase
+	h.eventually("database Ready", 2*time.Minute, func() (bool, string) {
+		if err := h.c.Get(ctx, client.ObjectKey{Namespace: h.ns, Name: "e2e"}, &bdb); err != nil {
+			return false, err.Error()
+		}
+		return bdb.Status.Phase == v1alpha1.DatabaseReady, string(bdb.Status.Phase) + " " + conditionsOf(bdb.Status.Conditions)
+	})
+	if bdb.Status.Shards != 3 || bdb.Status.Sequences != 12*6+20 || bdb.Status.BlastVersion == "" {
+		t.Errorf("database status %+v", bdb.Status)
+	}
+	var shards batchv1.Job
+	if err := h.c.Get(ctx, client.ObjectKey{Namespace: h.ns, Name: "e2e-shards"}, &shards); err != nil || ptr.Deref(shards.Spec.Completions, 0) != 3 ||
+		ptr.Deref(shards.Spec.CompletionMode, "") != batchv1.IndexedCompletion || shards.Status.CompletedIndexes != "0-2" {
+		t.Errorf("sharding Job: %v, completions %v, completed %q", err, shards.Spec.Completions, shards.Status.CompletedIndexes)
+	}
+
+	c := h.campaign("e2e", "e2e", 2)
+	c.Spec.Chunking = v1alpha1.Chunking{Queries: ptr.To[int32](2)}
+	h.create(c)
+	done := h.waitPhase("e2e", v1alpha1.CampaignComplete, 4*time.Minute)
+	if done.Status.Queries.Done != 9 || done.Status.Chunks.Committed != 5 {
+		t.Errorf("status %+v", done.Status)
+	}
+
+	// The result equals blastp of the unsharded database.
+	var got bytes.Buffer
+	if err := h.ledgerOf("e2e").StreamResults(ctx, &got); err != nil {
+		t.Fatal(err)
+	}
+	for name, data := range map[string][]byte{"db.fa": db.Bytes(), "q.fa": queries.Bytes()} {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ref, err := refsearch.MakeDB(ctx, filepath.Join(dir, "db.fa"), "prot", filepath.Join(dir, "ref"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := refsearch.Search(ctx, "blastp", ref, filepath.Join(dir, "q.fa"), "6", "-max_target_seqs", "500")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(want) == 0 {
+		t.Fatal("the reference search found no hits: the data has none to compare")
+	}
+	t.Logf("result: %d lines, reference: %d lines", bytes.Count(got.Bytes(), []byte("\n")), bytes.Count(want, []byte("\n")))
+	if d := refsearch.SameUpToTies(got.Bytes(), want, 0, 1, 10); d != "" {
+		t.Errorf("campaign result differs from blastp of the unsharded database: %s", d)
+	}
+}
