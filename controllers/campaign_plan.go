@@ -61,7 +61,7 @@ func (run *campaignRun) ensurePlan(ctx context.Context) (bool, error) {
 	}
 	switch {
 	case jobCondition(&job, batchv1.JobFailed):
-		return run.fail("PlanFailed", "planning failed: "+run.podFailure(ctx, job.Name, jobMessage(&job)))
+		return run.fail("PlanFailed", "planning failed: "+podFailure(ctx, run.r.Client, c.Namespace, job.Name, jobMessage(&job)))
 	case jobCondition(&job, batchv1.JobComplete):
 		// The plan may have been written a moment ago; an eventually
 		// consistent store may not list it yet.
@@ -123,9 +123,9 @@ func jobMessage(job *batchv1.Job) string {
 
 // podFailure is the last failed pod's termination message (the tail of
 // its log, FallbackToLogsOnError), which names what was wrong; else def.
-func (run *campaignRun) podFailure(ctx context.Context, jobName, def string) string {
+func podFailure(ctx context.Context, c client.Reader, namespace, jobName, def string) string {
 	var pods corev1.PodList
-	if err := run.r.List(ctx, &pods, client.InNamespace(run.c.Namespace), client.MatchingLabels{"job-name": jobName}); err != nil {
+	if err := c.List(ctx, &pods, client.InNamespace(namespace), client.MatchingLabels{"job-name": jobName}); err != nil {
 		return def
 	}
 	var msg string

@@ -33,12 +33,6 @@ type campaignRun struct {
 	requeue time.Duration
 }
 
-type event struct {
-	warning        bool
-	reason, action string
-	note           string
-}
-
 func newCampaignRun(r *CampaignReconciler, c *v1alpha1.SearchCampaign) *campaignRun {
 	return &campaignRun{r: r, c: c, before: c.Status.DeepCopy(), now: r.now(), loc: location(c.Spec.Output, c.Namespace, c.Name)}
 }

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -177,8 +176,7 @@ func (run *databaseRun) ensureJob(ctx context.Context, job *batchv1.Job) (*batch
 }
 
 func (run *databaseRun) podFailure(ctx context.Context, job *batchv1.Job) string {
-	cr := &campaignRun{r: &CampaignReconciler{Client: run.r.Client}, c: &v1alpha1.SearchCampaign{ObjectMeta: metav1.ObjectMeta{Namespace: job.Namespace}}}
-	return cr.podFailure(ctx, job.Name, jobMessage(job))
+	return podFailure(ctx, run.r.Client, job.Namespace, job.Name, jobMessage(job))
 }
 
 func (run *databaseRun) set(phase v1alpha1.DatabasePhase, reason, msg string) {
@@ -209,15 +207,7 @@ func (run *databaseRun) writeStatus(ctx context.Context) error {
 			return fmt.Errorf("writing status: %w", err)
 		}
 	}
-	for _, e := range run.events {
-		t := corev1.EventTypeNormal
-		if e.warning {
-			t = corev1.EventTypeWarning
-		}
-		if run.r.Recorder != nil {
-			run.r.Recorder.Eventf(db, nil, t, e.reason, e.action, "%s", truncate(e.note, 1000))
-		}
-	}
+	emit(run.r.Recorder, db, run.events)
 	return nil
 }
 

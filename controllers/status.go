@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 )
 
@@ -22,14 +21,6 @@ func (run *campaignRun) writeStatus(ctx context.Context) error {
 			return fmt.Errorf("writing status: %w", err)
 		}
 	}
-	for _, e := range run.events {
-		t := corev1.EventTypeNormal
-		if e.warning {
-			t = corev1.EventTypeWarning
-		}
-		if run.r.Recorder != nil {
-			run.r.Recorder.Eventf(c, nil, t, e.reason, e.action, "%s", truncate(e.note, 1000))
-		}
-	}
+	emit(run.r.Recorder, c, run.events)
 	return nil
 }
