@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -65,26 +64,12 @@ func (o *campaignResultsOptions) run(ctx context.Context, cmd *cobra.Command, lo
 	if !s.Complete {
 		return incompleteError(loc, s.Missing)
 	}
-	var n int64
-	if o.output == "" {
-		bw := bufio.NewWriterSize(cmd.OutOrStdout(), 1<<20)
-		cw := &countingWriter{w: bw}
-		err = l.StreamResults(ctx, cw)
-		if ferr := bw.Flush(); err == nil {
-			err = ferr
-		}
-		n = cw.n
-	} else {
-		n, err = writeFileAtomic(o.output, func(w io.Writer) error { return l.StreamResults(ctx, w) })
-	}
+	n, missing, err := streamResults(ctx, cmd.OutOrStdout(), l, o.output)
 	if err != nil {
-		var ie *ledger.IncompleteError
-		// A bare IncompleteError is a chunk voided since the check above
-		// (a wrapped one says why: a bad result).
-		if errors.As(err, &ie) && err == error(ie) {
-			return incompleteError(loc, ie.Missing)
-		}
 		return fmt.Errorf("campaign %s: %w", loc, err)
+	}
+	if missing != nil {
+		return incompleteError(loc, missing)
 	}
 	errw := cmd.ErrOrStderr()
 	if o.output != "" {

@@ -1,11 +1,9 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/dustin/go-humanize"
@@ -75,25 +73,12 @@ func (o *resultsOptions) run(ctx context.Context, cmd *cobra.Command, kc *kube, 
 	if !s.Complete {
 		return o.incomplete(kc, c, s.Missing)
 	}
-	var n int64
-	if o.output == "" {
-		bw := bufio.NewWriterSize(cmd.OutOrStdout(), 1<<20)
-		cw := &countingWriter{w: bw}
-		err = l.StreamResults(ctx, cw)
-		if ferr := bw.Flush(); err == nil {
-			err = ferr
-		}
-		n = cw.n
-	} else {
-		n, err = writeFileAtomic(o.output, func(w io.Writer) error { return l.StreamResults(ctx, w) })
-	}
+	n, missing, err := streamResults(ctx, cmd.OutOrStdout(), l, o.output)
 	if err != nil {
-		var ie *ledger.IncompleteError
-		// A bare IncompleteError is a chunk voided since the check above.
-		if errors.As(err, &ie) && err == error(ie) {
-			return o.incomplete(kc, c, ie.Missing)
-		}
 		return storageError(fmt.Errorf("campaign %s: %w", c.Name, err))
+	}
+	if missing != nil {
+		return o.incomplete(kc, c, missing)
 	}
 	errw := cmd.ErrOrStderr()
 	if o.output != "" {
