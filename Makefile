@@ -7,14 +7,14 @@ export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM := 1
 export OMPI_MCA_mpi_yield_when_idle := 1
 export OMPI_MCA_btl_vader_single_copy_mechanism := none
 
-.PHONY: all build deps test test-unit test-soak vet fmt-check demo bench clean manifests generate verify-generated envtest \
+.PHONY: all build deps test test-unit test-soak vet fmt-check demo demo-engine bench bench-io bench-balance clean manifests generate verify-generated envtest \
 	helm chart-crds helm-lint docker-lint install-test
 
 CONTROLLER_GEN = $$(hack/install-controller-gen.sh)
 
 all: build
 
-## deps: install BLAST+, OpenMPI, plast-example and a MinIO server (idempotent)
+## deps: install BLAST+, OpenMPI, plast-example, Prometheus and a MinIO server (idempotent)
 deps:
 	@hack/install-deps.sh
 
@@ -87,13 +87,26 @@ test-soak: deps build
 	BLASTFLEET_ENGINE=$(CURDIR)/$(BIN)/blastfleet-engine BLASTFLEET_CLI=$(CURDIR)/$(BIN)/blastfleet \
 	$(GO) test -tags mpi -timeout 120m ./...
 
-## demo: shard Debian's plast-example proteins and search them with the engine
+## demo: the local stack (blastfleet dev up), then a BlastDatabase and a SearchCampaign
+## applied with kubectl on Debian's plast-example proteins, compared with blastp; the stack stays up
 demo: deps build
 	@hack/demo.sh
+
+## demo-engine: the engine alone under mpirun on the same data, without Kubernetes
+demo-engine: deps build
+	@hack/demo-engine.sh
 
 ## bench: the engine against blastp side by side (docs/benchmarks.md)
 bench: deps build
 	@bench/engine.sh
+
+## bench-io: output strategies x ranks and the compute-speed sweep, simulate backend (docs/benchmarks.md)
+bench-io: build
+	@bench/io.sh
+
+## bench-balance: dynamic scheduling against LengthSplit and WeightSplit on skewed sets (docs/benchmarks.md)
+bench-balance: deps build
+	@bench/balance.sh
 
 clean:
 	rm -rf $(BIN)

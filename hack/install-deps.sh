@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Installs what blastfleet's build, tests and demo need on a Debian machine,
 # idempotently: BLAST+, OpenMPI (with headers for the engine's cgo binding),
-# Debian's plast-example data, and a MinIO server and helm built from
-# source into ~/.cache/blastfleet (hack/install-minio.sh,
-# hack/install-helm.sh).
+# Debian's plast-example data, Prometheus (for the local stack of
+# blastfleet dev up), and a MinIO server and helm built from source into
+# ~/.cache/blastfleet (hack/install-minio.sh, hack/install-helm.sh).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 
-packages=(ncbi-blast+ openmpi-bin libopenmpi-dev plast-example pkg-config)
+packages=(ncbi-blast+ openmpi-bin libopenmpi-dev plast-example pkg-config prometheus)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -17,9 +17,22 @@ if [ ${#missing[@]} -gt 0 ]; then
   sudo=""
   [ "$(id -u)" -eq 0 ] || sudo="sudo"
   $sudo apt-get update -qq
+  # Debian's prometheus package starts a system service listening on
+  # 0.0.0.0:9090; the local stack runs its own on 127.0.0.1. Where no
+  # policy-rc.d exists, one refuses service starts during the install.
+  policy=/usr/sbin/policy-rc.d
+  if [ ! -e "$policy" ]; then
+    printf '#!/bin/sh\nexit 101\n' | $sudo tee "$policy" >/dev/null
+    $sudo chmod +x "$policy"
+    trap '$sudo rm -f "$policy"' EXIT
+  fi
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+  # ... and is not started at boot either, when we installed it.
+  if [[ " ${missing[*]} " == *" prometheus "* ]] && command -v systemctl >/dev/null && [ -d /run/systemd/system ]; then
+    $sudo systemctl disable --now prometheus >/dev/null 2>&1 || true
+  fi
 fi
 
 "$here/install-minio.sh" >/dev/null
 "$here/install-helm.sh" >/dev/null
-echo "dependencies ready: $(blastn -version | head -n1), $(mpirun --version 2>/dev/null | head -n1), minio $("$here/install-minio.sh"), helm $("$here/install-helm.sh")" >&2
+echo "dependencies ready: $(blastn -version | head -n1), $(mpirun --version 2>/dev/null | head -n1), $(prometheus --version 2>&1 | head -n1 | cut -d' ' -f1-3), minio $("$here/install-minio.sh"), helm $("$here/install-helm.sh")" >&2

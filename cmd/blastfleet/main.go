@@ -79,6 +79,7 @@ Installed on PATH as kubectl-blastfleet, it also runs as a kubectl plugin:
 		newVersionCmd(),
 		newDBCmd(opts),
 		newCampaignCmd(opts),
+		newDevCmd(),
 	)
 	addClusterCommands(root)
 	return root

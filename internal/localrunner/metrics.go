@@ -53,3 +53,11 @@ func (p *portBlocks) release(uid types.UID) {
 	defer p.mu.Unlock()
 	delete(p.blocks, uid)
 }
+
+// lookup returns uid's block, if it holds one, without reserving any.
+func (p *portBlocks) lookup(uid types.UID) (start, n int, ok bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	b, ok := p.blocks[uid]
+	return b[0], b[1] - b[0], ok
+}

@@ -132,6 +132,9 @@ func (r *Runner) reconcileMPIJob(ctx context.Context, req ctrl.Request) (ctrl.Re
 			res, err := r.writeMPIStatus(ctx, &job, before)
 			return ctrl.Result{RequeueAfter: max(res.RequeueAfter, requeueSoon)}, err
 		}
+		if err := r.annotateLauncherLog(ctx, &job); err != nil {
+			return ctrl.Result{}, err
+		}
 		var err error
 		if run, err = r.startLauncher(ctx, &job); err != nil {
 			if errors.Is(err, errPending) {

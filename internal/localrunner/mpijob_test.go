@@ -35,7 +35,7 @@ func testMPIJobSucceeds(t *testing.T, env *testEnv) {
 	// Three ranks on two cores need --oversubscribe. The workers' /scratch
 	// emptyDir is where the ranks run, so the launcher's args may name it.
 	job := mpiJob(ns, "hello", "-np", "3", "/bin/sh", "-c",
-		`echo "hi from $OMPI_COMM_WORLD_RANK role=$K_MPI_JOB_ROLE hostfile=${OMPI_MCA_orte_default_hostfile:-none} port=$`+MetricsPortEnv+`"; `+
+		`echo "hi from $OMPI_COMM_WORLD_RANK role=$K_MPI_JOB_ROLE hostfile=${OMPI_MCA_orte_default_hostfile:-none} port=$`+MetricsPortEnv+` path=${PATH%%:*}"; `+
 			`touch /scratch/rank-$OMPI_COMM_WORLD_RANK && ls /scratch | wc -l | xargs echo scratch files:`)
 	ws := &job.Spec.MPIReplicaSpecs[kubeflow.MPIReplicaTypeWorker].Template.Spec
 	ws.Containers[0].VolumeMounts = []corev1.VolumeMount{{Name: "scratch", MountPath: "/scratch"}}
@@ -84,11 +84,17 @@ func testMPIJobSucceeds(t *testing.T, env *testEnv) {
 	if ls := st.ReplicaStatuses[kubeflow.MPIReplicaTypeLauncher]; ls == nil || ls.Succeeded != 1 || ls.Active != 0 {
 		t.Errorf("launcher replica status %+v", ls)
 	}
+	if got := job.Annotations[AnnotationLauncherLog]; got != r.LauncherLog(ns, "hello") {
+		t.Errorf("annotation %s = %q, want the launcher log %q", AnnotationLauncherLog, got, r.LauncherLog(ns, "hello"))
+	}
 	b, err := os.ReadFile(r.LauncherLog(ns, "hello"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range []string{"hi from 0", "hi from 1", "hi from 2", "role=launcher", "hostfile=none", "port=19000", "scratch files: "} {
+	// The ranks' PATH starts with the runner's program links, as the
+	// launcher's does: mpirun, run as "mpirun" as in a pod, adds no prefix.
+	for _, s := range []string{"hi from 0", "hi from 1", "hi from 2", "role=launcher", "hostfile=none", "port=19000", "scratch files: ",
+		"path=" + r.bin + "\n"} {
 		if !strings.Contains(string(b), s) {
 			t.Errorf("launcher log lacks %q:\n%s", s, b)
 		}

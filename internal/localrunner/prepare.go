@@ -105,7 +105,7 @@ func (r *Runner) prepare(ctx context.Context, req podRequest) (*launch, error) {
 	if l.Path, err = resolveCommand(argv[0], pathList); err != nil {
 		return nil, err
 	}
-	l.Args = argv[1:]
+	l.Argv0, l.Args = argv[0], argv[1:]
 	if isMPI {
 		l.Args = withOversubscribe(l.Args)
 	}

@@ -16,6 +16,7 @@ import (
 // a pod template.
 type launch struct {
 	Path    string   // resolved executable
+	Argv0   string   // argv[0] as the pod spec gives it (a pod's process sees that)
 	Args    []string // argv[1:]
 	Env     []string
 	Dir     string
@@ -65,6 +66,13 @@ func startProc(l *launch, logPath string, truncate bool, keepScratch bool) (*pro
 		}
 	}
 	cmd := exec.Command(l.Path, l.Args...)
+	if l.Argv0 != "" {
+		// As in a pod, where the runtime passes the command as written:
+		// mpirun run by an absolute path acts as if given --prefix and
+		// puts its own bin/ first on the ranks' PATH, which it does not
+		// do in a launcher pod that runs plain "mpirun".
+		cmd.Args[0] = l.Argv0
+	}
 	cmd.Env, cmd.Dir = l.Env, l.Dir
 	cmd.Stdout, cmd.Stderr = f, f
 	cmd.SysProcAttr = sysProcAttr()

@@ -208,6 +208,10 @@ type Process struct {
 	PID       int
 	Log       string
 	Started   time.Time
+	// MetricsPortBase and MetricsPorts are an MPIJob's block of metrics
+	// ports (rank r on base+r), when Options.MetricsPortBase is set: what
+	// a Prometheus file_sd config lists as the ranks' targets.
+	MetricsPortBase, MetricsPorts int
 }
 
 // Processes lists the processes running now.
@@ -216,7 +220,11 @@ func (r *Runner) Processes() []Process {
 	var out []Process
 	for _, run := range r.mpi.runs {
 		if p := run.proc; p != nil && !p.exited() {
-			out = append(out, Process{Kind: "MPIJob", Namespace: run.key.Namespace, Name: run.key.Name, Index: -1, PID: p.pid, Log: p.log, Started: p.started})
+			pr := Process{Kind: "MPIJob", Namespace: run.key.Namespace, Name: run.key.Name, Index: -1, PID: p.pid, Log: p.log, Started: p.started}
+			if r.ports != nil {
+				pr.MetricsPortBase, pr.MetricsPorts, _ = r.ports.lookup(run.uid)
+			}
+			out = append(out, pr)
 		}
 	}
 	for _, run := range r.jobs.runs {

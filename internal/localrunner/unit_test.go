@@ -112,4 +112,10 @@ func TestPortBlocks(t *testing.T) {
 	if d := p.acquire("d", 2); d != 9006 {
 		t.Fatalf("d=%d", d)
 	}
+	if start, n, ok := p.lookup("c"); !ok || start != 9000 || n != 3 {
+		t.Fatalf("lookup(c) = %d, %d, %v", start, n, ok)
+	}
+	if _, _, ok := p.lookup("a"); ok {
+		t.Fatal("lookup found a released block")
+	}
 }

@@ -1,0 +1,58 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"text/tabwriter"
+
+	"github.com/blastfleet/blastfleet/internal/devstack"
+)
+
+// printStack says what runs where and how to use it.
+func printStack(w io.Writer, st *devstack.State, bin, dirArg string) {
+	ready := ""
+	if !st.ReadyAt.IsZero() {
+		ready = fmt.Sprintf(" (ready %.1fs after start)", st.ReadyAt.Sub(st.StartedAt).Seconds())
+	}
+	fmt.Fprintf(w, "Local stack in %s%s; everything listens on 127.0.0.1 only.\n\n", st.Dir, ready)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	row := func(name, where, what string) { fmt.Fprintf(tw, "  %s\t%s\t%s\n", name, where, what) }
+	if c := st.Component("kube-apiserver"); c != nil {
+		etcd := ""
+		if e := st.Component("etcd"); e != nil {
+			etcd = ", etcd " + e.URL
+		}
+		row("kube-apiserver", c.URL, fmt.Sprintf("pid %d%s", c.PID, etcd))
+	}
+	if c := st.Component("minio"); c != nil {
+		row("MinIO (S3)", c.URL, fmt.Sprintf("pid %d, bucket %s, credentials in Secret %s", c.PID, st.MinIO.Bucket, st.MinIO.Secret))
+	}
+	if c := st.Component("prometheus"); c != nil {
+		row("Prometheus", c.URL, fmt.Sprintf("pid %d, scrapes the operator, the engine ranks, MinIO and etcd", c.PID))
+	}
+	if c := st.Component("operator"); c != nil {
+		row("operator", c.URL, fmt.Sprintf("pid %d, restarted %d times, health %s", c.PID, c.Restarts, c.HealthURL))
+	}
+	row("local runner", fmt.Sprintf("in the supervisor, pid %d", st.Supervisor.PID), "runs MPIJobs and Jobs as processes; logs in "+st.Runner.WorkDir+"/<namespace>/<name>/")
+	row("logs", st.Dir+"/logs/", "one file per component, supervisor.log for the supervisor and the runner")
+	tw.Flush()
+	for _, warn := range st.Warnings {
+		fmt.Fprintf(w, "\nwarning: %s\n", warn)
+	}
+	fmt.Fprintf(w, "\nUse it:\n  export KUBECONFIG=%s\n", shellQuote(st.Kubeconfig))
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, l := range [][2]string{
+		{"kubectl get bsc,bdb", "# SearchCampaigns and BlastDatabases"},
+		{fmt.Sprintf(`eval "$(%s dev env%s)"`, bin, dirArg), "# KUBECONFIG, and AWS_* for MinIO"},
+		{bin + " status NAME --watch", "# a campaign's progress (logs NAME: its launcher's output)"},
+		{bin + " dev status" + dirArg, "# what runs where, healthy or not"},
+		{bin + " dev down" + dirArg, "# stop everything (--purge also deletes the data)"},
+	} {
+		fmt.Fprintf(tw, "  %s\t%s\n", l[0], l[1])
+	}
+	tw.Flush()
+}
+
+// quoteEnv is KEY=VALUE as a shell export line.
+func quoteEnv(k, v string) string { return "export " + k + "=" + shellQuote(v) }

@@ -1,0 +1,68 @@
+package devstack
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"time"
+)
+
+// prometheusConfig scrapes, every 5 s: the operator's metrics (plain
+// HTTP on loopback: --metrics-secure=false), the engine ranks the local
+// runner starts (file_sd: the supervisor rewrites engine-targets.json
+// with each running MPIJob's block of metrics ports, rank r on base+r,
+// as BLASTFLEET_METRICS_PORT_BASE tells the launcher; the engine serves
+// nothing there yet, so those targets show as down until it does),
+// MinIO, etcd and Prometheus itself.
+func prometheusConfig(p paths, ports Ports) string {
+	return fmt.Sprintf(`# Written by blastfleet dev up; rewritten at every start.
+global:
+  scrape_interval: 5s
+  evaluation_interval: 15s
+  external_labels:
+    stack: blastfleet-dev
+scrape_configs:
+  - job_name: blastfleet-operator
+    static_configs:
+      - targets: [%q]
+  - job_name: blastfleet-engine
+    file_sd_configs:
+      - files: [%q]
+        refresh_interval: 5s
+  - job_name: minio
+    metrics_path: /minio/v2/metrics/cluster
+    static_configs:
+      - targets: [%q]
+  - job_name: etcd
+    static_configs:
+      - targets: [%q]
+  - job_name: prometheus
+    static_configs:
+      - targets: [%q]
+`, hostPort(ports.OperatorMetrics), p.engineTargets(), hostPort(ports.MinIO), hostPort(ports.Etcd), hostPort(ports.Prometheus))
+}
+
+func prometheusChild(cfg *Config, p paths, ports Ports) (*child, error) {
+	if err := os.MkdirAll(p.prometheusData(), 0o755); err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(p.prometheusConfig(), []byte(prometheusConfig(p, ports)), 0o644); err != nil {
+		return nil, fmt.Errorf("prometheus config: %w", err)
+	}
+	if _, err := os.Stat(p.engineTargets()); err != nil {
+		if err := writeTargets(p.engineTargets(), nil); err != nil {
+			return nil, err
+		}
+	}
+	url := "http://" + hostPort(ports.Prometheus)
+	return &child{
+		name: "prometheus", path: cfg.Prometheus, logPath: p.log("prometheus"),
+		args: []string{
+			"--config.file=" + p.prometheusConfig(),
+			"--storage.tsdb.path=" + p.prometheusData(),
+			"--storage.tsdb.retention.time=" + (7 * 24 * time.Hour).String(),
+			"--web.listen-address=" + hostPort(ports.Prometheus),
+		},
+		ready: func(ctx context.Context) error { return probe(ctx, httpClient, url+"/-/ready") },
+	}, nil
+}

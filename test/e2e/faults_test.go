@@ -1,0 +1,123 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/blastfleet/blastfleet/api/v1alpha1"
+	"github.com/blastfleet/blastfleet/internal/objstore"
+)
+
+// midRun waits until the campaign's partition p0-r0 has committed a chunk
+// and holds a live lease on another, so a fault lands while it works.
+func (tg *target) midRun(t *testing.T, name string) {
+	t.Helper()
+	holder := name + "-p0-r0-"
+	var c *v1alpha1.SearchCampaign
+	waitFor(t, 2*time.Minute, name+"-p0-r0 holding a lease after a commit", func() (bool, string) {
+		c = tg.campaign(t, name)
+		if c.Status.Location == "" || c.Status.Phase != v1alpha1.CampaignRunning {
+			return false, "phase " + string(c.Status.Phase)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		st := tg.ledgerStore(t, c)
+		infos, err := st.List(ctx, "chunks/")
+		if err != nil {
+			return false, err.Error()
+		}
+		committed, held := 0, 0
+		for _, in := range infos {
+			switch {
+			case strings.HasSuffix(in.Key, "/commit.json"):
+				committed++
+			case strings.HasSuffix(in.Key, "/lease.json"):
+				b, _, err := st.GetBytes(ctx, in.Key)
+				var l struct {
+					Holder    string    `json:"holder"`
+					ExpiresAt time.Time `json:"expiresAt"`
+					Released  bool      `json:"released"`
+				}
+				if err == nil && json.Unmarshal(b, &l) == nil && strings.HasPrefix(l.Holder, holder) && !l.Released && l.ExpiresAt.After(time.Now()) {
+					if !hasKey(infos, strings.TrimSuffix(in.Key, "lease.json")+"commit.json") {
+						held++
+					}
+				}
+			}
+		}
+		return committed >= 1 && held >= 1, fmt.Sprintf("%d chunks committed, %d leased by %s*", committed, held, holder)
+	})
+}
+
+func hasKey(infos []objstore.Info, key string) bool {
+	for _, in := range infos {
+		if in.Key == key {
+			return true
+		}
+	}
+	return false
+}
+
+// testOperatorKilled: the operator dies mid-run (SIGKILL) and the
+// supervisor restarts it, as a Deployment would; the partitions never
+// notice, so nothing is redone.
+func testOperatorKilled(t *testing.T, tg *target, f *fixture, db string) {
+	tg.localOnly(t, "kills the operator's process")
+	name := tg.name("e2e-operator")
+	tg.apply(t, tg.campaignYAML(name, db, queriesKey))
+	tg.midRun(t, name)
+	tg.stack.restart(t, "operator")
+	c := tg.waitPhase(t, name, v1alpha1.CampaignComplete, campaignTimeout)
+	tg.verify(t, c, f, expect{maxAttempts: 1})
+}
+
+// testLauncherKilled: partition 0's launcher (mpirun) is SIGKILLed while
+// it holds a lease; the operator replaces the failed partition and the
+// chunk is redone once its lease (and the skew allowance) has passed.
+func testLauncherKilled(t *testing.T, tg *target, f *fixture, db string) {
+	tg.localOnly(t, "kills a launcher process")
+	name := tg.name("e2e-launcher")
+	tg.apply(t, tg.campaignYAML(name, db, queriesKey))
+	tg.midRun(t, name)
+	tg.stack.killLauncher(t, name+"-p0-r0")
+	c := tg.waitPhase(t, name, v1alpha1.CampaignComplete, campaignTimeout)
+	if c.Status.Partitions.Replaced < 1 {
+		t.Errorf("no partition replaced after its launcher was killed: %+v", c.Status.Partitions)
+	}
+	tg.verify(t, c, f, expect{maxAttempts: 2, retried: true})
+}
+
+// testWorkerRankKilled: a worker rank (not rank 0, the master) of
+// partition 0 is SIGKILLed; mpirun aborts the partition, which is
+// replaced, and its chunks are redone.
+func testWorkerRankKilled(t *testing.T, tg *target, f *fixture, db string) {
+	tg.localOnly(t, "kills an engine rank's process")
+	name := tg.name("e2e-rank")
+	tg.apply(t, tg.campaignYAML(name, db, queriesKey))
+	tg.midRun(t, name)
+	tg.stack.killWorkerRank(t, name+"-p0-r0")
+	c := tg.waitPhase(t, name, v1alpha1.CampaignComplete, campaignTimeout)
+	if c.Status.Partitions.Replaced < 1 {
+		t.Errorf("no partition replaced after a worker rank was killed: %+v", c.Status.Partitions)
+	}
+	tg.verify(t, c, f, expect{maxAttempts: 2, retried: true})
+}
+
+// testMinIORestarted: MinIO is killed mid-run and the supervisor starts
+// it again on the same port and data. Partitions ride it out or fail
+// and are replaced; either way the result is whole and nothing is
+// committed twice.
+func testMinIORestarted(t *testing.T, tg *target, f *fixture, db string) {
+	tg.localOnly(t, "kills the MinIO server's process")
+	name := tg.name("e2e-minio")
+	tg.apply(t, tg.campaignYAML(name, db, queriesKey))
+	tg.midRun(t, name)
+	tg.stack.restart(t, "minio")
+	c := tg.waitPhase(t, name, v1alpha1.CampaignComplete, campaignTimeout)
+	s := tg.verify(t, c, f, expect{maxAttempts: 3, problemsOK: true})
+	t.Logf("after the restart: %d partitions replaced, %d chunk retries", c.Status.Partitions.Replaced, s.Retries)
+}
