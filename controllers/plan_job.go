@@ -28,6 +28,7 @@ func planJob(c *v1alpha1.SearchCampaign, db *v1alpha1.BlastDatabase, loc, image 
 		"--max-attempts", strconv.Itoa(int(s.RetryPolicy.MaxAttempts)),
 		"--lease-seconds", strconv.Itoa(int(s.RetryPolicy.LeaseSeconds)),
 		"--renew-seconds", strconv.Itoa(renewSeconds(s.RetryPolicy.LeaseSeconds)),
+		"--skew-seconds", strconv.Itoa(int(s.RetryPolicy.ClockSkewSeconds)),
 		"--output", loc,
 	}
 	if s.Evalue != "" {

@@ -99,7 +99,7 @@ type SearchCampaignSpec struct {
 
 	// RetryPolicy is how failed chunks and partitions are retried.
 	// +optional
-	// +kubebuilder:default={maxAttempts: 3, leaseSeconds: 300, maxPartitionRestarts: 10, backoffSeconds: 10, maxBackoffSeconds: 600}
+	// +kubebuilder:default={maxAttempts: 3, leaseSeconds: 300, clockSkewSeconds: 30, maxPartitionRestarts: 10, backoffSeconds: 10, maxBackoffSeconds: 600}
 	RetryPolicy RetryPolicy `json:"retryPolicy,omitzero"`
 
 	// QueueName is the Kueue LocalQueue to submit partitions to. Set, the
@@ -201,6 +201,17 @@ type RetryPolicy struct {
 	// +kubebuilder:validation:Maximum=86400
 	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="leaseSeconds is immutable: the campaign's plan fixes it"
 	LeaseSeconds int32 `json:"leaseSeconds,omitempty"`
+
+	// ClockSkewSeconds is how far apart the clocks of the machines taking
+	// part may be: an expired lease is taken over only this much later.
+	// Lower it (with leaseSeconds) for quicker takeover where clocks are
+	// synchronised.
+	// +optional
+	// +kubebuilder:default=30
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=600
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="clockSkewSeconds is immutable: the campaign's plan fixes it"
+	ClockSkewSeconds int32 `json:"clockSkewSeconds"`
 
 	// MaxPartitionRestarts is how many times, in all, failed partitions
 	// are replaced; past it the campaign runs on with the partitions it

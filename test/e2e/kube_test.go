@@ -70,6 +70,7 @@ spec:
   retryPolicy:
     maxAttempts: 3
     leaseSeconds: 10
+    clockSkewSeconds: 2
     maxPartitionRestarts: 5
     backoffSeconds: 0
     maxBackoffSeconds: 1

@@ -68,7 +68,7 @@ func TestDefaults(t *testing.T) {
 		{"partitions.workers", s.Partitions.Workers, int32(2)},
 		{"partitions.slotsPerWorker", s.Partitions.SlotsPerWorker, int32(1)},
 		{"outputStrategy", s.OutputStrategy, v1alpha1.OutputStrategy("worker-merge")},
-		{"retryPolicy", s.RetryPolicy, v1alpha1.RetryPolicy{MaxAttempts: 3, LeaseSeconds: 300, MaxPartitionRestarts: 10, BackoffSeconds: 10, MaxBackoffSeconds: 600}},
+		{"retryPolicy", s.RetryPolicy, v1alpha1.RetryPolicy{MaxAttempts: 3, LeaseSeconds: 300, ClockSkewSeconds: 30, MaxPartitionRestarts: 10, BackoffSeconds: 10, MaxBackoffSeconds: 600}},
 		{"queries.format", s.Queries.Format, "fasta"},
 		{"output.region", s.Output.Region, "us-east-1"},
 		{"output.credentialsSecretRef", *s.Output.CredentialsSecretRef, *wantStorage.CredentialsSecretRef},
@@ -90,7 +90,7 @@ func TestDefaults(t *testing.T) {
 	if p := sc.Spec.Partitions; p.Count != 3 || p.Workers != 2 || p.SlotsPerWorker != 1 {
 		t.Errorf("partitions {count: 3} became %+v, want count 3, workers 2, slotsPerWorker 1", p)
 	}
-	if r, want := sc.Spec.RetryPolicy, (v1alpha1.RetryPolicy{MaxAttempts: 3, LeaseSeconds: 300, MaxPartitionRestarts: 2, BackoffSeconds: 10, MaxBackoffSeconds: 600}); r != want {
+	if r, want := sc.Spec.RetryPolicy, (v1alpha1.RetryPolicy{MaxAttempts: 3, LeaseSeconds: 300, ClockSkewSeconds: 30, MaxPartitionRestarts: 2, BackoffSeconds: 10, MaxBackoffSeconds: 600}); r != want {
 		t.Errorf("retryPolicy {maxPartitionRestarts: 2} became %+v, want %+v", r, want)
 	}
 }
