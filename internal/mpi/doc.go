@@ -11,13 +11,15 @@
 // queue, so neither a slow reader nor a peer that sends at the same time can
 // stall it.
 //
-// Shutdown protocol: Close waits only for this rank's own sends to complete
-// (it keeps receiving meanwhile) and then calls MPI_Finalize, which in
-// OpenMPI waits for every rank to finalize. The caller must therefore close
-// only after an application-level shutdown exchange (the engine's master
-// tells every worker to stop and waits for each reply), so that no rank is
-// still sending to a rank that has closed; a message that arrives after that
-// is lost or, for large messages, leaves its sender waiting.
+// Shutdown protocol: Close waits for this rank's own sends to complete (it
+// keeps receiving meanwhile), then enters a non-blocking barrier and keeps
+// receiving until every rank has entered it, and only then calls
+// MPI_Finalize. A peer that was still sending to this rank when it closed
+// (it had not yet seen the application's stop) therefore gets its message
+// matched instead of waiting for ever; such late messages are dropped. The
+// caller still decides when to close: after an application-level shutdown
+// exchange (the engine's master tells every worker to stop and waits for
+// each reply), so that no message that matters arrives after Close.
 //
 // Without the "mpi" tag the package still builds: Init returns an error and
 // Launched still works, so the operator and CLI build without MPI headers.

@@ -44,6 +44,14 @@ static int bf_mrecv(void *buf, int count, MPI_Message *msg) {
 	return MPI_Mrecv(buf, count, MPI_BYTE, msg, MPI_STATUS_IGNORE);
 }
 
+static int bf_ibarrier(MPI_Request *req) {
+	return MPI_Ibarrier(MPI_COMM_WORLD, req);
+}
+
+static int bf_test(MPI_Request *req, int *flag) {
+	return MPI_Test(req, flag, MPI_STATUS_IGNORE);
+}
+
 static int bf_finalize(void) {
 	return MPI_Finalize();
 }
@@ -272,12 +280,46 @@ func (c *comm) loop(ready chan<- error) {
 		}
 	}
 
+	c.drain()
 	var err error
 	if rc := C.bf_finalize(); rc != C.MPI_SUCCESS {
 		err = fmt.Errorf("mpi: MPI_Finalize: %w", mpiError(rc))
 	}
 	c.in.close()
 	c.done <- err
+}
+
+// drain keeps receiving until every rank has closed. A peer that had not
+// yet seen the application's stop may still be sending to this rank, and
+// a large (rendezvous) send completes only when its receiver matches it:
+// were this rank to finalize first, that peer would wait for ever. Every
+// rank enters a non-blocking barrier once its own sends are complete, so
+// when the barrier completes no send to anyone is still unmatched.
+// Messages received meanwhile are queued as usual, and dropped by Close.
+func (c *comm) drain() {
+	var req C.MPI_Request
+	check("MPI_Ibarrier", C.bf_ibarrier(&req))
+	idle := minIdle
+	for {
+		got := false
+		for range recvBatch {
+			if !c.recvOne() {
+				break
+			}
+			got = true
+		}
+		var done C.int
+		check("MPI_Test", C.bf_test(&req, &done))
+		if done != 0 {
+			return
+		}
+		if got {
+			idle = minIdle
+			continue
+		}
+		time.Sleep(idle)
+		idle = min(2*idle, maxIdle)
+	}
 }
 
 // recvOne receives one waiting message, if any, into Go memory (the call is
