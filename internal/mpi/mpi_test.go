@@ -52,17 +52,7 @@ func TestPingPong(t *testing.T) {
 	if err != nil {
 		t.Fatalf("go tool not found: %v", err)
 	}
-	root := moduleRoot(t)
-	bin := filepath.Join(t.TempDir(), "pingpong")
-
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	build := exec.CommandContext(ctx, goTool, "build", "-tags", "mpi", "-o", bin, "./internal/mpi/testdata/pingpong")
-	build.Dir = root
-	out, err := build.CombinedOutput()
-	cancel()
-	if err != nil {
-		t.Fatalf("go build -tags mpi: %v\n%s", err, out)
-	}
+	bin := buildTestProgram(t, goTool, "pingpong")
 
 	for _, np := range []int{3, 4, 5} {
 		t.Run(fmt.Sprintf("np%d", np), func(t *testing.T) {
@@ -126,5 +116,46 @@ func moduleRoot(t *testing.T) string {
 			t.Fatal("module root (go.mod of github.com/blastfleet/blastfleet) not found")
 		}
 		dir = parent
+	}
+}
+
+// buildTestProgram builds ./internal/mpi/testdata/<name> with -tags mpi.
+func buildTestProgram(t *testing.T, goTool, name string) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), name)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	build := exec.CommandContext(ctx, goTool, "build", "-tags", "mpi", "-o", bin, "./internal/mpi/testdata/"+name)
+	build.Dir = moduleRoot(t)
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build -tags mpi: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// TestCloseWhilePeerSends: a rank that closes while others still send it
+// large messages must not leave them waiting (the job hung before Close
+// drained through a barrier).
+func TestCloseWhilePeerSends(t *testing.T) {
+	mpirun, err := exec.LookPath("mpirun")
+	if err != nil {
+		if os.Getenv("BLASTFLEET_REQUIRE_REAL") == "1" {
+			t.Fatalf("mpirun not found and BLASTFLEET_REQUIRE_REAL=1: %v", err)
+		}
+		t.Skipf("mpirun not found: %v", err)
+	}
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatalf("go tool not found: %v", err)
+	}
+	bin := buildTestProgram(t, goTool, "latesend")
+	out, err := runMPI(t, mpirun, 3, 40*time.Second, bin)
+	if err != nil {
+		t.Fatalf("mpirun -np 3: %v\n%s", err, out)
+	}
+	for r := range 3 {
+		if !bytes.Contains(out, fmt.Appendf(nil, "rank %d ok\n", r)) {
+			t.Errorf("no \"rank %d ok\" line:\n%s", r, out)
+		}
 	}
 }
