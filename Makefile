@@ -8,7 +8,7 @@ export OMPI_MCA_mpi_yield_when_idle := 1
 export OMPI_MCA_btl_vader_single_copy_mechanism := none
 
 .PHONY: all build deps test test-unit test-soak vet fmt-check demo demo-engine bench bench-io bench-balance clean manifests generate verify-generated envtest \
-	helm chart-crds helm-lint docker-lint install-test
+	helm chart-crds helm-lint docker-lint install-test verify-dashboards
 
 CONTROLLER_GEN = $$(hack/install-controller-gen.sh)
 
@@ -74,6 +74,15 @@ docker-lint:
 install-test:
 	BLASTFLEET_REQUIRE_REAL=1 KUBEBUILDER_ASSETS=$$(hack/install-envtest.sh) BLASTFLEET_HELM=$$(hack/install-helm.sh) \
 	$(GO) test -count=1 ./test/install/
+
+## verify-dashboards: the local stack (blastfleet dev up), a small real campaign, then every Grafana
+## panel and alert evaluated through its Prometheus; fails on any invalid or empty query, and runs
+## promtool check/test rules (docs/observability.md). make test runs all of it but the real-stack
+## check, which joins make test once the engine serves /metrics.
+verify-dashboards: deps build
+	BLASTFLEET_VERIFY_DASHBOARDS=1 BLASTFLEET_REQUIRE_REAL=1 BLASTFLEET_MINIO=$$(hack/install-minio.sh) KUBEBUILDER_ASSETS=$$(hack/install-envtest.sh) \
+	BLASTFLEET_ENGINE=$(CURDIR)/$(BIN)/blastfleet-engine BLASTFLEET_CLI=$(CURDIR)/$(BIN)/blastfleet \
+	$(GO) test -count=1 -timeout 10m ./internal/dashcheck/ ./test/dashboards/
 
 ## test: install what is needed, build, and run every test against real BLAST+, OpenMPI and MinIO
 test: deps fmt-check vet build verify-generated

@@ -208,10 +208,10 @@ type RetryPolicy struct {
 	// synchronised.
 	// +optional
 	// +kubebuilder:default=30
-	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=600
 	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="clockSkewSeconds is immutable: the campaign's plan fixes it"
-	ClockSkewSeconds int32 `json:"clockSkewSeconds"`
+	ClockSkewSeconds int32 `json:"clockSkewSeconds,omitempty"`
 
 	// MaxPartitionRestarts is how many times, in all, failed partitions
 	// are replaced; past it the campaign runs on with the partitions it

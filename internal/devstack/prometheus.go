@@ -26,6 +26,8 @@ scrape_configs:
     static_configs:
       - targets: [%q]
   - job_name: blastfleet-engine
+    # The ranks' own namespace/campaign/rank labels win over the targets'.
+    honor_labels: true
     file_sd_configs:
       - files: [%q]
         refresh_interval: 5s

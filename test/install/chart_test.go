@@ -388,18 +388,25 @@ func TestChartRBACMatchesMarkers(t *testing.T) {
 // Every JSON file under charts/blastfleet/dashboards becomes one ConfigMap
 // labelled for Grafana's sidecar.
 func TestDashboardsShipEveryJSONFile(t *testing.T) {
-	// The chart as it is: one ConfigMap per JSON file it holds (none until
-	// the dashboards are written).
+	// The chart as it is: one ConfigMap per JSON file it holds.
 	jsons, _ := filepath.Glob(rootPath(t, chartDir+"/dashboards/*.json"))
-	if got := len(ofKind(render(t, chartDir, "--set", "dashboards.enabled=true"), "ConfigMap")); got != len(jsons) {
+	if got := len(ofKind(render(t, chartDir, "--set", "dashboards.enabled=true"), "ConfigMap")); got != len(jsons) || got == 0 {
 		t.Errorf("%d dashboard ConfigMaps for %d JSON files", got, len(jsons))
 	}
 
-	// A copy with two dashboards shows the templating ships them whole.
+	// A copy with two more dashboards, with names to normalize, shows the
+	// templating ships each file whole.
 	dir := copyDir(t, rootPath(t, chartDir))
 	files := map[string]string{
 		"Campaigns.json":      `{"title": "Campaigns", "panels": [{"type": "stat", "expr": "sum(blastfleet_campaigns)"}]}`,
 		"engine_workers.json": "{\n  \"title\": \"Engine workers\",\n  \"panels\": []\n}\n",
+	}
+	for _, p := range jsons {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files[filepath.Base(p)] = string(b)
 	}
 	for name, body := range files {
 		if err := os.WriteFile(filepath.Join(dir, "dashboards", name), []byte(body), 0o644); err != nil {

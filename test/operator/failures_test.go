@@ -76,7 +76,7 @@ func TestTypedClientDefaults(t *testing.T) {
 	if p := got.Partitions; p.Count != 1 || p.Workers != 2 || p.SlotsPerWorker != 1 {
 		t.Errorf("partitions %+v, want the defaults 1/2/1", p)
 	}
-	if r := got.RetryPolicy; r.MaxAttempts != 3 || r.MaxPartitionRestarts != 10 || r.BackoffSeconds != 10 {
+	if r := got.RetryPolicy; r.MaxAttempts != 3 || r.MaxPartitionRestarts != 10 || r.BackoffSeconds != 10 || r.ClockSkewSeconds != 30 {
 		t.Errorf("retryPolicy %+v, want the defaults", r)
 	}
 	if got.Chunking.Letters == nil || *got.Chunking.Letters != 1000000 {
