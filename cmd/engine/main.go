@@ -37,6 +37,10 @@ type flags struct {
 	campaign, partitionID                       string
 	querySync                                   bool
 	verbose                                     int
+	backend, schedule                           string
+	sim                                         simFlags
+	// changed reports whether the user gave a flag (not its default).
+	changed func(name string) bool
 }
 
 func main() {
@@ -56,6 +60,7 @@ directly it runs the master and --workers workers in one process.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			f.changed = cmd.Flags().Changed
 			return run(cmd.Context(), &f)
 		},
 	}
@@ -78,6 +83,10 @@ directly it runs the master and --workers workers in one process.`,
 	fl.StringVar(&f.topHits, "top-hits", "auto", "how shard groups are searched under --max-target-seqs: auto (with N as BLAST when one group holds the database, else overfetch), exact (untruncated: the exact global top N), overfetch[=F] (F x N, default 4)")
 	fl.StringVar(&f.strategy, "strategy", "worker-merge", "output strategy: "+strings.Join(output.Strategies, ", "))
 	fl.BoolVar(&f.querySync, "query-sync", false, "after each block's writes, every rank waits until the block is written (S3aSim's query sync; the wait is the summary's sync phase)")
+	fl.StringVar(&f.schedule, "schedule", "dynamic", "how queries reach workers: "+strings.Join(engine.Schedules, ", ")+
+		" (the static splits give each worker a fixed span of every unit's queries up front, with no stealing)")
+	fl.StringVar(&f.backend, "backend", "blast", "what searches a task: blast (BLAST+ on cached shards) or simulate (S3aSim's model: no database, see --sim-*)")
+	f.sim.register(fl)
 	fl.StringVar(&f.summaryJSON, "summary-json", "", "also write the run summary as JSON to this file")
 	fl.StringVar(&f.campaign, "campaign", "", "work on a planned campaign (blastfleet campaign plan): lease its chunks until none is left; the search options come from the plan")
 	fl.StringVar(&f.partitionID, "partition-id", "", "this partition's name in the campaign's leases (default: the host name)")
@@ -114,6 +123,9 @@ func parseBytes(flag, s string) (int64, error) {
 }
 
 func config(ctx context.Context, f *flags, rank int, log logr.Logger) (*engine.Config, error) {
+	if err := checkBackend(f); err != nil {
+		return nil, err
+	}
 	if f.campaign != "" {
 		if err := fromPlan(ctx, f); err != nil {
 			return nil, err
@@ -144,6 +156,18 @@ func config(ctx context.Context, f *flags, rank int, log logr.Logger) (*engine.C
 	}
 	if cfg.Strategy, err = output.ParseStrategy(f.strategy); err != nil {
 		return nil, err
+	}
+	if cfg.Schedule, err = engine.ParseSchedule(f.schedule); err != nil {
+		return nil, err
+	}
+	if cfg.Sim, err = simulation(f); err != nil {
+		return nil, err
+	}
+	if cfg.Sim != nil && len(cfg.Options) > 0 {
+		// Only a campaign's plan can bring them here (checkBackend refuses
+		// the flag): the model has nothing they could change.
+		log.Info("ignoring the plan's BLAST options under --backend simulate", "options", f.blastOptions)
+		cfg.Options = nil
 	}
 	if cfg.CacheBytes, err = parseBytes("cache-bytes", f.cacheBytes); err != nil {
 		return nil, err

@@ -82,16 +82,27 @@ type Config struct {
 	// QuerySync makes every rank wait after each block's writes until the
 	// block is written (S3aSim's query sync), counted in the sync phase.
 	QuerySync bool
-	Campaign  *Campaign // set: lease chunks from a campaign's ledger
-	Log       logr.Logger
+	// Schedule is how query blocks reach workers: dynamic (Algorithm 1)
+	// or a static split made once per unit of work.
+	Schedule Schedule
+	// Sim, when set, replaces BLAST with S3aSim's model (--backend
+	// simulate): no database, shard cache or BLAST+ is used.
+	Sim      *Simulation
+	Campaign *Campaign // set: lease chunks from a campaign's ledger
+	Log      logr.Logger
 }
 
 // Validate checks what can be checked without reading any input.
 func (c *Config) Validate() error {
+	if c.Sim != nil {
+		if err := c.Sim.validate(c); err != nil {
+			return err
+		}
+	}
 	switch {
-	case c.Database == "":
+	case c.Database == "" && c.Sim == nil:
 		return fmt.Errorf("--database is required")
-	case c.Queries == "":
+	case c.Queries == "" && (c.Sim == nil || !c.Sim.Generate):
 		return fmt.Errorf("--queries is required")
 	case c.Output == "":
 		return fmt.Errorf("--output is required")
@@ -111,6 +122,8 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("--write-buffer must be >= 1")
 	case c.Strategy == nil:
 		return fmt.Errorf("--strategy is required")
+	case c.Schedule < Dynamic || c.Schedule > WeightSplit:
+		return fmt.Errorf("--schedule %d: unknown", int(c.Schedule))
 	}
 	return nil
 }

@@ -20,7 +20,7 @@ func queriesOfLengths(lengths ...int) []query {
 	qs := make([]query, len(lengths))
 	for i, n := range lengths {
 		id := fmt.Sprintf("q%d", i)
-		qs[i] = query{ID: id, Defline: id + " test", Seq: bytes.Repeat([]byte("A"), n)}
+		qs[i] = query{ID: id, Defline: id + " test", Seq: bytes.Repeat([]byte("A"), n), Len: n}
 	}
 	return qs
 }
@@ -507,10 +507,16 @@ func TestDecodeGarbage(t *testing.T) {
 }
 
 func TestLookupTypedIDs(t *testing.T) {
-	maps := []map[string]int64{{"abc00026": 7, "sp|P12345|NAME": 3}, {"foo": 9}}
+	maps := []map[string]int64{{}, {}}
+	for i, ids := range []map[string]int64{{"abc00026": 7, "sp|P12345|NAME": 3, "rnd00158": 4}, {"foo": 9}} {
+		for id, o := range ids {
+			maps[i][ordinalKey(id)] = o
+		}
+	}
 	for id, want := range map[string]int64{
 		"abc00026":       7, // as written
 		"gb|abc00026|":   7, // BLAST's reading of an accession-shaped id
+		"RND00158":       4, // upper-cased by a -parse_seqids database
 		"sp|P12345|NAME": 3,
 		"foo":            9,
 	} {

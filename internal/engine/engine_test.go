@@ -14,6 +14,7 @@ import (
 
 	"github.com/blastfleet/blastfleet/internal/blast"
 	"github.com/blastfleet/blastfleet/internal/engine"
+	"github.com/blastfleet/blastfleet/internal/ledger"
 	"github.com/blastfleet/blastfleet/internal/manifest"
 	"github.com/blastfleet/blastfleet/internal/objstore"
 	"github.com/blastfleet/blastfleet/internal/output"
@@ -334,5 +335,56 @@ func TestAccessionShapedIDs(t *testing.T) {
 	got, _ := os.ReadFile(out)
 	if d := refsearch.Diff(got, want); d != "" {
 		t.Fatalf("%s", d)
+	}
+}
+
+// The static splits change who searches what, never the output: on real
+// BLAST it still equals the unsharded search, with one group or a group
+// per shard, on a file and in a campaign.
+func TestStaticSchedulesEqualUnsharded(t *testing.T) {
+	f := synthFixture(t, nuclFamilies())
+	s := search{program: blast.Blastn, outfmt: "6 std", workers: 3}
+	want := s.reference(t, f, false)
+	for _, sched := range []engine.Schedule{engine.LengthSplit, engine.WeightSplit} {
+		for _, groupBytes := range []int64{0, 1} {
+			t.Run(fmt.Sprintf("%s/groupBytes=%d", sched, groupBytes), func(t *testing.T) {
+				s := s
+				s.groupBytes = groupBytes
+				out := filepath.Join(t.TempDir(), "out.tsv")
+				cfg := s.config(t, f.shards(t, 3), f.queries, out)
+				cfg.Schedule = sched
+				sum, err := engine.RunLocal(context.Background(), cfg, s.workers)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, _ := os.ReadFile(out)
+				if d := refsearch.Diff(got, want); d != "" {
+					t.Fatalf("%s: output differs from the unsharded search: %s", sched, d)
+				}
+				if sum.Schedule != sched.String() || sum.Backend != "blast" {
+					t.Errorf("summary: schedule %q backend %q", sum.Schedule, sum.Backend)
+				}
+			})
+		}
+		t.Run(sched.String()+"/campaign", func(t *testing.T) {
+			loc, st := planCampaign(t, f, f.shards(t, 3), s, 7, 30)
+			l, err := ledger.Open(context.Background(), st, ledger.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg := s.config(t, f.shards(t, 3), f.queries, loc)
+			cfg.Schedule = sched
+			cfg.Campaign = &engine.Campaign{Location: loc, Ledger: l, Holder: "p0"}
+			if _, err := engine.RunLocal(context.Background(), cfg, s.workers); err != nil {
+				t.Fatal(err)
+			}
+			var got bytes.Buffer
+			if err := ledger.StreamResults(context.Background(), st, &got); err != nil {
+				t.Fatal(err)
+			}
+			if d := refsearch.Diff(got.Bytes(), want); d != "" {
+				t.Fatalf("campaign result differs from the unsharded search: %s", d)
+			}
+		})
 	}
 }

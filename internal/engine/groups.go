@@ -14,26 +14,41 @@ import (
 // alias file: per-call setup is paid once per group, not once per shard,
 // which matters when the database fits in memory (DESIGN.md §10).
 func shardGroups(m *manifest.Manifest, groupBytes, cacheBytes int64) ([][]int, error) {
+	sizes := make([]int64, len(m.Shards))
+	for i, s := range m.Shards {
+		sizes[i] = s.Bytes()
+		if cacheBytes > 0 && sizes[i] > cacheBytes {
+			return nil, fmt.Errorf("--cache-bytes %d is smaller than shard %s (%d bytes)", cacheBytes, s.Name, sizes[i])
+		}
+	}
+	limit := groupBytes
+	if cacheBytes > 0 && (limit == 0 || cacheBytes < limit) {
+		limit = cacheBytes
+	}
+	groups := groupBySize(sizes, limit)
+	for _, g := range groups {
+		for i, id := range g {
+			g[i] = m.Shards[id].ID
+		}
+	}
+	return groups, nil
+}
+
+// groupBySize cuts items 0..n-1, in order, into runs of at most limit
+// total size (0: one run); an item larger than limit is a run alone.
+func groupBySize(sizes []int64, limit int64) [][]int {
 	var groups [][]int
 	var cur []int
 	var curBytes int64
-	for _, s := range m.Shards {
-		b := s.Bytes()
-		if cacheBytes > 0 && b > cacheBytes {
-			return nil, fmt.Errorf("--cache-bytes %d is smaller than shard %s (%d bytes)", cacheBytes, s.Name, b)
-		}
-		limit := groupBytes
-		if cacheBytes > 0 && (limit == 0 || cacheBytes < limit) {
-			limit = cacheBytes
-		}
+	for i, b := range sizes {
 		if len(cur) > 0 && limit > 0 && curBytes+b > limit {
 			groups = append(groups, cur)
 			cur, curBytes = nil, 0
 		}
-		cur = append(cur, s.ID)
+		cur = append(cur, i)
 		curBytes += b
 	}
-	return append(groups, cur), nil
+	return append(groups, cur)
 }
 
 // groupAlias returns the -db argument for a group whose shards' files are

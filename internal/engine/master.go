@@ -19,6 +19,7 @@ type blockState struct {
 	first, end int // global query indexes
 	tasksLeft  int
 	tasks      []int
+	owner      int           // static schedules: the only worker it goes to; 0: any
 	hits       [][]merge.Hit // per query of the block
 }
 
@@ -30,7 +31,7 @@ type master struct {
 	cfg     *Config
 	tr      transport.Transport
 	workers int
-	db      *manifest.Manifest
+	shards  int
 	groups  [][]int
 	queries []query
 	letters int64
@@ -41,6 +42,7 @@ type master struct {
 	retry  time.Time // when the source may have work again
 
 	sched  *scheduler.Scheduler
+	own    map[int]*scheduler.Scheduler // static schedules: per worker
 	blocks []*blockState
 	tasks  []taskInfo
 	cached map[int]map[int]bool // worker -> shard groups it caches
@@ -99,24 +101,21 @@ func runMaster(ctx context.Context, cfg *Config, tr transport.Transport) (*Summa
 
 func (m *master) setup(ctx context.Context) error {
 	cfg := m.cfg
-	dbStore, err := objstore.Open(ctx, cfg.Database)
-	if err != nil {
-		return fmt.Errorf("--database: %w", err)
-	}
-	if m.db, err = manifest.Load(ctx, dbStore); err != nil {
-		return fmt.Errorf("--database: %w", err)
-	}
-	if string(m.db.Type) != cfg.Program.DBType() {
-		return fmt.Errorf("--program %s searches a %s database, but %s is %s", cfg.Program, cfg.Program.DBType(), cfg.Database, m.db.Type)
-	}
-	if m.groups, err = shardGroups(m.db, cfg.GroupBytes, cfg.CacheBytes); err != nil {
-		return err
-	}
 	var sum string
-	if m.queries, m.letters, sum, err = loadQueries(ctx, cfg.Queries, cfg.Program); err != nil {
+	var err error
+	if cfg.Sim != nil {
+		sum, err = m.setupSim(ctx)
+	} else {
+		sum, err = m.setupBLAST(ctx)
+	}
+	if err != nil {
 		return err
 	}
 	m.sched = scheduler.New(len(m.groups))
+	m.own = map[int]*scheduler.Scheduler{}
+	for w := 1; w <= m.workers; w++ {
+		m.own[w] = scheduler.New(len(m.groups))
+	}
 	m.mergeOpts = merge.Options{MaxTargetSeqs: cfg.MaxTargetSeqs, Evalue: cfg.Evalue,
 		LengthDependentEvalues: cfg.Program.LengthDependentEvalues()}
 	m.threshold = max(cfg.WriteBuffer, output.MinBlock(cfg.Output))
@@ -128,11 +127,41 @@ func (m *master) setup(ctx context.Context) error {
 		m.source = &singleSource{}
 	}
 	m.sum = Summary{Program: string(cfg.Program), Output: cfg.Output, Strategy: cfg.Strategy.Name(), QuerySync: cfg.QuerySync,
+		Backend: "blast", Schedule: cfg.Schedule.String(),
 		TopHits: cfg.TopHits.String(), Queries: len(m.queries), QueryLetters: m.letters,
-		Shards: len(m.db.Shards), ShardGroups: len(m.groups)}
+		Shards: m.shards, ShardGroups: len(m.groups)}
+	if cfg.Sim != nil {
+		c := cfg.Sim.Model.Config()
+		m.sum.Backend, m.sum.Simulation = "simulate", &SimSummary{Seed: c.Seed, Speed: c.Speed, Spend: cfg.Sim.Spend.String(),
+			Subjects: c.Subjects, Generated: cfg.Sim.Generate}
+	}
 	cfg.Log.Info("search starting", "queries", len(m.queries), "letters", m.letters,
-		"shards", len(m.db.Shards), "groups", len(m.groups), "workers", m.workers)
+		"shards", m.shards, "groups", len(m.groups), "workers", m.workers, "backend", m.sum.Backend, "schedule", m.sum.Schedule)
 	return nil
+}
+
+// setupBLAST reads the database's manifest and the queries, and returns
+// the queries object's SHA-256.
+func (m *master) setupBLAST(ctx context.Context) (string, error) {
+	cfg := m.cfg
+	dbStore, err := objstore.Open(ctx, cfg.Database)
+	if err != nil {
+		return "", fmt.Errorf("--database: %w", err)
+	}
+	db, err := manifest.Load(ctx, dbStore)
+	if err != nil {
+		return "", fmt.Errorf("--database: %w", err)
+	}
+	if string(db.Type) != cfg.Program.DBType() {
+		return "", fmt.Errorf("--program %s searches a %s database, but %s is %s", cfg.Program, cfg.Program.DBType(), cfg.Database, db.Type)
+	}
+	if m.groups, err = shardGroups(db, cfg.GroupBytes, cfg.CacheBytes); err != nil {
+		return "", err
+	}
+	m.shards = len(db.Shards)
+	var sum string
+	m.queries, m.letters, sum, err = loadQueries(ctx, cfg.Queries, cfg.Program)
+	return sum, err
 }
 
 func (m *master) broadcast(e *envelope) {
@@ -309,6 +338,9 @@ func (m *master) setCached(w int, groups []int) {
 // (and taking new units of work) before the unassigned tasks run out, so
 // no worker waits at a block or chunk boundary.
 func (m *master) dispatch(ctx context.Context) error {
+	if m.cfg.Schedule.static() {
+		return m.dispatchStatic(ctx)
+	}
 	for len(m.idle) > 0 && !m.syncing() {
 		for m.sched.Unassigned() < m.workers {
 			more, err := m.addBlock(ctx)
@@ -325,21 +357,35 @@ func (m *master) dispatch(ctx context.Context) error {
 			return nil
 		}
 		m.idle = m.idle[1:]
-		id := len(m.tasks)
-		m.tasks = append(m.tasks, taskInfo{block: t.Block, group: t.Group, worker: w})
-		b := m.blocks[t.Block]
-		b.tasks = append(b.tasks, id)
-		qs := m.queries[b.first:b.end]
-		ids := make([]string, len(qs))
-		for i, q := range qs {
-			ids[i] = q.ID
-		}
-		if err := m.send(w, &envelope{Assign: &assignMsg{Task: id, Block: t.Block, Group: t.Group,
-			First: b.first, IDs: ids, FASTA: blockFASTA(qs), Shards: m.groups[t.Group]}}); err != nil {
+		if err := m.assign(w, t); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// assign sends worker w a task: the block's queries (their letters, or
+// under simulate their lengths) and the shard group.
+func (m *master) assign(w int, t scheduler.Task) error {
+	id := len(m.tasks)
+	m.tasks = append(m.tasks, taskInfo{block: t.Block, group: t.Group, worker: w})
+	b := m.blocks[t.Block]
+	b.tasks = append(b.tasks, id)
+	qs := m.queries[b.first:b.end]
+	a := &assignMsg{Task: id, Block: t.Block, Group: t.Group, First: b.first, IDs: make([]string, len(qs)),
+		Shards: m.groups[t.Group]}
+	for i, q := range qs {
+		a.IDs[i] = q.ID
+	}
+	if m.cfg.Sim != nil {
+		a.Lens = make([]int, len(qs))
+		for i, q := range qs {
+			a.Lens[i] = q.Len
+		}
+	} else {
+		a.FASTA = blockFASTA(qs)
+	}
+	return m.send(w, &envelope{Assign: a})
 }
 
 // addBlock cuts the next block from the first unit with queries left, or
@@ -364,16 +410,28 @@ func (m *master) addBlock(ctx context.Context) (bool, error) {
 		u.id = m.nextID
 		m.nextID++
 		m.units = append(m.units, u)
+		if m.cfg.Schedule.static() {
+			return true, m.splitUnit(u)
+		}
 	}
 	first, end := u.blk.take()
-	first, end = first+u.first, end+u.first
+	m.newBlock(u, first+u.first, end+u.first, 0)
+	return true, nil
+}
+
+// newBlock queues the queries [first, end) of unit u as a block: for
+// any worker (owner 0) or for the owner alone.
+func (m *master) newBlock(u *unit, first, end, owner int) {
 	id := len(m.blocks)
 	m.blocks = append(m.blocks, &blockState{unit: u, first: first, end: end, tasksLeft: len(m.groups),
-		hits: make([][]merge.Hit, end-first)})
+		hits: make([][]merge.Hit, end-first), owner: owner})
 	u.blocks = append(u.blocks, id)
-	m.sched.Add(id)
+	if owner > 0 {
+		m.own[owner].Add(id)
+	} else {
+		m.sched.Add(id)
+	}
 	m.sum.Blocks++
-	return true, nil
 }
 
 // record stores a task's hit metadata and returns its unit.

@@ -60,6 +60,7 @@ type assignMsg struct {
 	First  int // global index of the block's first query
 	IDs    []string
 	FASTA  []byte
+	Lens   []int // simulate: the queries' lengths instead of their FASTA
 	Shards []int
 }
 

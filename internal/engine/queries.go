@@ -13,11 +13,13 @@ import (
 	"github.com/blastfleet/blastfleet/internal/objstore"
 )
 
-// query is one validated query sequence.
+// query is one validated query sequence. A simulated query set
+// (--sim-queries) has lengths but no letters: Seq is nil.
 type query struct {
 	ID      string // first word of the header
 	Defline string
 	Seq     []byte
+	Len     int // letters
 }
 
 // loadQueries reads and validates every query before any compute starts,
@@ -52,7 +54,7 @@ func loadQueries(ctx context.Context, location string, p blast.Program) ([]query
 		if err != nil {
 			return nil, 0, "", fmt.Errorf("--queries: %w", err)
 		}
-		qs = append(qs, query{ID: rec.ID, Defline: rec.Defline, Seq: rec.Seq})
+		qs = append(qs, query{ID: rec.ID, Defline: rec.Defline, Seq: rec.Seq, Len: len(rec.Seq)})
 		letters += int64(len(rec.Seq))
 	}
 	if len(qs) == 0 {
@@ -93,8 +95,8 @@ func (b *blocker) take() (first, end int) {
 	}
 	first, end = b.next, b.next
 	var n int64
-	for end < len(b.queries) && (end == first || n+int64(len(b.queries[end].Seq)) <= target) {
-		n += int64(len(b.queries[end].Seq))
+	for end < len(b.queries) && (end == first || n+int64(b.queries[end].Len) <= target) {
+		n += int64(b.queries[end].Len)
 		end++
 	}
 	b.next, b.left = end, b.left-n

@@ -27,18 +27,22 @@ type RankSummary struct {
 
 // Summary is the run's account: what ran, how long, and per rank.
 type Summary struct {
-	Program      string `json:"program"`
-	Output       string `json:"output"`
-	Strategy     string `json:"strategy"`
-	QuerySync    bool   `json:"querySync"`
-	TopHits      string `json:"topHits"`
-	Queries      int    `json:"queries"`
-	QueryLetters int64  `json:"queryLetters"`
-	Shards       int    `json:"shards"`
-	ShardGroups  int    `json:"shardGroups"`
-	Blocks       int    `json:"blocks"`
-	Tasks        int    `json:"tasks"`
-	Hits         int64  `json:"hits"`
+	Program   string `json:"program"`
+	Output    string `json:"output"`
+	Strategy  string `json:"strategy"`
+	QuerySync bool   `json:"querySync"`
+	Backend   string `json:"backend"`
+	Schedule  string `json:"schedule"`
+	// Simulation is what the simulate backend ran with (nil for BLAST).
+	Simulation   *SimSummary `json:"simulation,omitempty"`
+	TopHits      string      `json:"topHits"`
+	Queries      int         `json:"queries"`
+	QueryLetters int64       `json:"queryLetters"`
+	Shards       int         `json:"shards"`
+	ShardGroups  int         `json:"shardGroups"`
+	Blocks       int         `json:"blocks"`
+	Tasks        int         `json:"tasks"`
+	Hits         int64       `json:"hits"`
 	// QueriesWritten counts queries merged and handed to writers.
 	QueriesWritten  int     `json:"queriesWritten"`
 	ChunksCommitted int     `json:"chunksCommitted,omitempty"`
@@ -46,9 +50,22 @@ type Summary struct {
 	BytesWritten    int64   `json:"bytesWritten"`
 	WallSeconds     float64 `json:"wallSeconds"`
 	// Efficiency is BLAST busy time over workers x wall time.
-	Efficiency float64       `json:"parallelEfficiency"`
-	WriteShare float64       `json:"writeShare"`
-	Ranks      []RankSummary `json:"ranks"`
+	Efficiency float64 `json:"parallelEfficiency"`
+	WriteShare float64 `json:"writeShare"`
+	// ComputeImbalance is the workers' largest compute time over their
+	// mean (the Blue Gene/P paper's max/mean group time; 1 is perfect).
+	ComputeImbalance float64       `json:"computeImbalance"`
+	Ranks            []RankSummary `json:"ranks"`
+}
+
+// SimSummary is the simulate backend's setting: with the command line it
+// identifies the output (every run with the same seed writes the same).
+type SimSummary struct {
+	Seed      uint64  `json:"seed"`
+	Speed     float64 `json:"speed"`
+	Spend     string  `json:"spend"`
+	Subjects  int     `json:"subjects"`
+	Generated bool    `json:"generatedQueries"`
 }
 
 // clock accumulates time per phase.
@@ -109,14 +126,19 @@ func (s *Summary) BlastSeconds() float64 {
 
 func (s *Summary) finish() {
 	sort.Slice(s.Ranks, func(i, j int) bool { return s.Ranks[i].Rank < s.Ranks[j].Rank })
-	var write, wall float64
+	var write, wall, compute, maxCompute float64
 	workers := 0
 	for _, r := range s.Ranks {
 		wall += r.WallSeconds
 		write += r.Phases["write"]
 		if r.Role == "worker" {
 			workers++
+			compute += r.Phases["compute"]
+			maxCompute = max(maxCompute, r.Phases["compute"])
 		}
+	}
+	if compute > 0 {
+		s.ComputeImbalance = maxCompute / (compute / float64(workers))
 	}
 	if workers > 0 && s.WallSeconds > 0 {
 		s.Efficiency = s.BlastSeconds() / (float64(workers) * s.WallSeconds)
@@ -136,6 +158,11 @@ func (s *Summary) Print(w io.Writer) {
 	}
 	fmt.Fprintf(w, "wall %.2fs, parallel efficiency %.3f, write share %.4f%%, strategy %s%s, top hits %s\n",
 		s.WallSeconds, s.Efficiency, 100*s.WriteShare, s.Strategy, sync, s.TopHits)
+	backend := s.Backend
+	if sim := s.Simulation; sim != nil {
+		backend = fmt.Sprintf("simulate (seed %d, speed %g, %s)", sim.Seed, sim.Speed, sim.Spend)
+	}
+	fmt.Fprintf(w, "backend %s, schedule %s, worker compute max/mean %.3f\n", backend, s.Schedule, s.ComputeImbalance)
 	fmt.Fprintf(w, "%-5s %-7s %6s", "rank", "role", "tasks")
 	for _, p := range Phases {
 		fmt.Fprintf(w, " %12s", p)

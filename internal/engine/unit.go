@@ -42,7 +42,7 @@ func (m *master) newUnit(ctx context.Context, first, end int, location string) (
 	u := &unit{first: first, end: end}
 	var letters int64
 	for _, q := range m.queries[first:end] {
-		letters += int64(len(q.Seq))
+		letters += int64(q.Len)
 	}
 	u.blk = &blocker{queries: m.queries[first:end], left: letters, fixed: m.cfg.BlockLetters, workers: m.workers}
 	var err error
@@ -168,7 +168,7 @@ func (m *master) fail(ctx context.Context, u *unit, cause error, f *failedMsg) e
 func (m *master) abandon(ctx context.Context, u *unit, cause error) {
 	u.failed = true
 	for _, id := range u.blocks {
-		m.sched.Drop(id)
+		m.dropBlock(id)
 		for _, t := range m.blocks[id].tasks {
 			m.releaseNow(t)
 		}

@@ -101,6 +101,11 @@ func runWorker(ctx context.Context, cfg *Config, tr transport.Transport) error {
 }
 
 func (w *worker) setup(ctx context.Context) error {
+	if w.cfg.Sim != nil {
+		// Nothing to fetch: the model holds the database's description.
+		w.groups = simGroups(w.cfg.Sim.Model.Database(), w.cfg.GroupBytes)
+		return nil
+	}
 	dbStore, err := objstore.Open(ctx, w.cfg.Database)
 	if err != nil {
 		return fmt.Errorf("--database: %w", err)
@@ -130,8 +135,16 @@ func (w *worker) cleanup() {
 	}
 }
 
-// cachedGroups lists the shard groups whose shards are all cached.
+// cachedGroups lists the shard groups whose shards are all cached; under
+// simulate, every group.
 func (w *worker) cachedGroups() []int {
+	if w.cfg.Sim != nil {
+		all := make([]int, len(w.groups))
+		for g := range all {
+			all[g] = g
+		}
+		return all
+	}
 	have := map[int]bool{}
 	for _, id := range w.cache.Cached() {
 		have[id] = true
@@ -219,7 +232,11 @@ func (w *worker) handle(ctx context.Context, msg transport.Message) (done bool, 
 func (w *worker) start(ctx context.Context, a *assignMsg) {
 	tctx, cancel := context.WithCancel(ctx)
 	w.cancel = cancel
-	go func() { w.results <- w.runTask(tctx, a) }()
+	run := w.runTask
+	if w.cfg.Sim != nil {
+		run = w.runSimTask
+	}
+	go func() { w.results <- run(tctx, a) }()
 }
 
 func (w *worker) finishTask(ctx context.Context, r taskResult) error {
@@ -328,14 +345,20 @@ func (w *worker) runTask(ctx context.Context, a *assignMsg) (r taskResult) {
 	return r
 }
 
-// lookup finds a subject's ordinal by the id BLAST printed. A -parse_seqids
-// database may print a plain FASTA id as a typed one (an id shaped like an
-// accession, "abc00026", comes out as "gb|abc00026|"), so the parts of a
-// typed id are tried too.
+// ordinalKey is how ids files' ids and BLAST's sseqids are compared:
+// without case, as makeblastdb compares ids (it refuses ids equal but for
+// case), because a -parse_seqids database upper-cases an accession-shaped
+// local id ("rnd00158" is printed "RND00158").
+func ordinalKey(id string) string { return strings.ToUpper(id) }
+
+// lookup finds a subject's ordinal by the id BLAST printed; maps are keyed
+// by ordinalKey. A -parse_seqids database may print a plain FASTA id as a
+// typed one (an id shaped like an accession, "abc00026", comes out as
+// "gb|abc00026|"), so the parts of a typed id are tried too.
 func lookup(maps []map[string]int64, id string) (int64, bool) {
 	find := func(key string) (int64, bool) {
 		for _, m := range maps {
-			if o, ok := m[key]; ok {
+			if o, ok := m[ordinalKey(key)]; ok {
 				return o, true
 			}
 		}
@@ -375,7 +398,7 @@ func (w *worker) shardOrdinals(s int) (map[string]int64, error) {
 		if !ok || err != nil {
 			return nil, fmt.Errorf("shard %s: malformed line in %s: %q", sh.Name, sh.IDsFile, sc.Text())
 		}
-		m[blast.NormalizeID(id)] = n
+		m[ordinalKey(blast.NormalizeID(id))] = n
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("shard %s: reading %s: %w", sh.Name, sh.IDsFile, err)
