@@ -22,8 +22,8 @@ var (
 		Queries: 3, QueryFrac: 0.9}
 )
 
-// longAt are where the long queries go among the short ones.
-var longAt = []int{12, 31, 47}
+// longAt are the long queries' positions in the query set.
+var longAt = []int{12, 32, 49}
 
 // writeSkewed writes the skewed set's database and queries into dir.
 func writeSkewed(dir string) (dbFA, queries string, err error) {
@@ -51,16 +51,15 @@ func writeSkewed(dir string) (dbFA, queries string, err error) {
 	}
 	var q strings.Builder
 	sr, lr := recs(short), recs(long)
-	li := 0
-	for i, r := range sr {
-		if li < len(lr) && li < len(longAt) && i == longAt[li] {
+	si, li := 0, 0
+	for k := 0; si < len(sr) || li < len(lr); k++ {
+		if li < len(lr) && (si == len(sr) || (li < len(longAt) && k == longAt[li])) {
 			q.WriteString(lr[li])
 			li++
+		} else {
+			q.WriteString(sr[si])
+			si++
 		}
-		q.WriteString(r)
-	}
-	for ; li < len(lr); li++ {
-		q.WriteString(lr[li])
 	}
 	dbFA, queries = filepath.Join(dir, "skewed-db.fa"), filepath.Join(dir, "skewed-queries.fa")
 	db := append(sdb.Bytes(), rename.Replace(ldb.String())...)

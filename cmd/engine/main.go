@@ -52,7 +52,9 @@ func main() {
 locality-aware scheduler, per-query merge), the other ranks are workers that
 cache database shards and run BLAST+, and write the merged output with the
 --strategy chosen (worker-merge by default). Under mpirun it uses MPI; run
-directly it runs the master and --workers workers in one process.`,
+directly it runs the master and --workers workers in one process. With
+--backend simulate, S3aSim's model stands in for BLAST (no database: see
+the --sim-* flags), to measure strategies and --schedule with many ranks.`,
 		Example: `  blastfleet-engine --database db/ --queries q.fa --program blastp --output hits.tsv --workers 2
   mpirun -np 4 blastfleet-engine --database s3://dbs/nt --queries q.fa.gz --program blastn \
       --outfmt "6 qseqid sseqid evalue bitscore" --output s3://results/run1.tsv`,
