@@ -33,8 +33,8 @@ func RequireTools(t testing.TB, names ...string) {
 	}
 }
 
-// Binaries are the built engine and CLI.
-type Binaries struct{ Engine, CLI string }
+// Binaries are the built engine, CLI and operator.
+type Binaries struct{ Engine, CLI, Manager string }
 
 var (
 	buildOnce sync.Once
@@ -75,7 +75,13 @@ func buildBinaries() (Binaries, error) {
 			return b, fmt.Errorf("%s: %w", name, err)
 		}
 	}
-	if b.Engine != "" && b.CLI != "" {
+	if b.CLI != "" {
+		// make build puts the operator beside the CLI.
+		if p := filepath.Join(filepath.Dir(b.CLI), "blastfleet-manager"); fileExists(p) {
+			b.Manager = p
+		}
+	}
+	if b.Engine != "" && b.CLI != "" && b.Manager != "" {
 		return b, nil
 	}
 	root, err := RepoRoot()
@@ -109,5 +115,16 @@ func buildBinaries() (Binaries, error) {
 			return b, err
 		}
 	}
+	if b.Manager == "" {
+		b.Manager = filepath.Join(buildDir, "blastfleet-manager")
+		if err := build(b.Manager, "./cmd/manager"); err != nil {
+			return b, err
+		}
+	}
 	return b, nil
+}
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
 }

@@ -34,7 +34,6 @@ const operatorJob = "blastfleet-operator"
 func TestMain(m *testing.M) {
 	code := m.Run()
 	testenv.RemoveBuiltBinaries()
-	removeBuiltManager()
 	os.Exit(code)
 }
 

@@ -33,7 +33,7 @@ func upStack(t *testing.T, path string) *stack {
 	t.Helper()
 	bins := testenv.BuiltBinaries(t)
 	cfg := &devstack.Config{
-		Dir: t.TempDir(), CLI: bins.CLI, Engine: bins.Engine, Manager: managerBinary(t, bins.CLI),
+		Dir: t.TempDir(), CLI: bins.CLI, Engine: bins.Engine, Manager: bins.Manager,
 		LedgerPollInterval: devstack.Duration(time.Second),
 		Env:                []string{"PATH=" + path},
 		MaxLifetime:        devstack.Duration(stackLifetime), WatchPID: os.Getpid(),

@@ -2,12 +2,9 @@ package e2e
 
 import (
 	"context"
-	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -30,7 +27,7 @@ func localTarget(t *testing.T, f *fixture) *target {
 	testenv.RequireTools(t, "prometheus", "mpirun")
 	bins := testenv.BuiltBinaries(t)
 	cfg := &devstack.Config{
-		Dir: t.TempDir(), CLI: bins.CLI, Engine: bins.Engine, Manager: managerBinary(t, bins.CLI),
+		Dir: t.TempDir(), CLI: bins.CLI, Engine: bins.Engine, Manager: bins.Manager,
 		LedgerPollInterval: devstack.Duration(time.Second),
 		Env:                []string{"PATH=" + f.slowPath},
 		MaxLifetime:        devstack.Duration(stackLifetime), WatchPID: os.Getpid(),
@@ -73,49 +70,6 @@ type testLog struct{ t *testing.T }
 func (w testLog) Write(p []byte) (int, error) {
 	w.t.Log(strings.TrimRight(string(p), "\n"))
 	return len(p), nil
-}
-
-var (
-	managerOnce  sync.Once
-	managerPath  string
-	managerBuilt string // a temp dir to remove
-	managerErr   error
-)
-
-// managerBinary is blastfleet-manager beside the CLI (make build puts
-// them both in bin/), else built once for this test process.
-func managerBinary(t *testing.T, cli string) string {
-	t.Helper()
-	managerOnce.Do(func() {
-		if p := filepath.Join(filepath.Dir(cli), "blastfleet-manager"); fileExists(p) {
-			managerPath = p
-			return
-		}
-		if managerBuilt, managerErr = os.MkdirTemp("", "blastfleet-e2e-manager-"); managerErr != nil {
-			return
-		}
-		managerPath = filepath.Join(managerBuilt, "blastfleet-manager")
-		root, err := testenv.RepoRoot()
-		if err != nil {
-			managerErr = err
-			return
-		}
-		cmd := exec.Command("go", "build", "-o", managerPath, "./cmd/manager")
-		cmd.Dir, cmd.Env = root, append(os.Environ(), "CGO_ENABLED=0")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			managerErr = fmt.Errorf("go build ./cmd/manager: %v\n%s", err, out)
-		}
-	})
-	if managerErr != nil {
-		t.Fatal(managerErr)
-	}
-	return managerPath
-}
-
-func removeBuiltManager() {
-	if managerBuilt != "" {
-		os.RemoveAll(managerBuilt)
-	}
 }
 
 func fileExists(p string) bool {

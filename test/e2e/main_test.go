@@ -24,6 +24,5 @@ import (
 func TestMain(m *testing.M) {
 	code := m.Run()
 	testenv.RemoveBuiltBinaries()
-	removeBuiltManager()
 	os.Exit(code)
 }
