@@ -8,7 +8,6 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -124,7 +123,7 @@ func (r *Runner) reconcileJob(ctx context.Context, req ctrl.Request) (ctrl.Resul
 		run.fillStatus(st)
 		_, terminating := run.counts()
 		r.mu.Unlock()
-		res, err := r.writeJobStatus(ctx, &job, before)
+		res, err := r.writeStatus(ctx, &job, before, &job.Status)
 		if terminating > 0 {
 			res.RequeueAfter = requeueSoon
 		}
@@ -160,7 +159,7 @@ func (r *Runner) reconcileJob(ctx context.Context, req ctrl.Request) (ctrl.Resul
 	if finish != nil && active == 0 && terminating == 0 {
 		return r.finishJob(ctx, &job, finish, before)
 	}
-	res, err := r.writeJobStatus(ctx, &job, before)
+	res, err := r.writeStatus(ctx, &job, before, &job.Status)
 	if res.RequeueAfter == 0 {
 		res.RequeueAfter = wait
 	}
@@ -175,7 +174,7 @@ func (r *Runner) finishJob(ctx context.Context, job *batchv1.Job, interim *batch
 	if !jobHas(st, interim.Type) {
 		st.Conditions = append(st.Conditions, *interim)
 	}
-	if res, err := r.writeJobStatus(ctx, job, before); err != nil || res.RequeueAfter > 0 {
+	if res, err := r.writeStatus(ctx, job, before, &job.Status); err != nil || res.RequeueAfter > 0 {
 		return res, err
 	}
 	before = st.DeepCopy()
@@ -184,7 +183,7 @@ func (r *Runner) finishJob(ctx context.Context, job *batchv1.Job, interim *batch
 	if final.Type == batchv1.JobComplete {
 		st.CompletionTime = ptr.To(final.LastTransitionTime)
 	}
-	if res, err := r.writeJobStatus(ctx, job, before); err != nil || res.RequeueAfter > 0 {
+	if res, err := r.writeStatus(ctx, job, before, &job.Status); err != nil || res.RequeueAfter > 0 {
 		return res, err
 	}
 	key := types.NamespacedName{Namespace: job.Namespace, Name: job.Name}
@@ -195,24 +194,6 @@ func (r *Runner) finishJob(ctx context.Context, job *batchv1.Job, interim *batch
 	}
 	r.mu.Unlock()
 	r.log.Info("Job finished", "job", key, "condition", final.Type, "reason", final.Reason)
-	return ctrl.Result{}, nil
-}
-
-// writeJobStatus writes the status if it changed; a conflict (a stale
-// cache) is retried shortly.
-func (r *Runner) writeJobStatus(ctx context.Context, job *batchv1.Job, before *batchv1.JobStatus) (ctrl.Result, error) {
-	if equality.Semantic.DeepEqual(before, &job.Status) {
-		return ctrl.Result{}, nil
-	}
-	if err := r.client.Status().Update(ctx, job); err != nil {
-		if apierrors.IsConflict(err) || apierrors.IsNotFound(err) {
-			return ctrl.Result{RequeueAfter: requeueSoon}, nil
-		}
-		if ctx.Err() != nil {
-			return ctrl.Result{}, nil // shutting down
-		}
-		return ctrl.Result{}, fmt.Errorf("writing Job %s/%s status: %w", job.Namespace, job.Name, err)
-	}
 	return ctrl.Result{}, nil
 }
 

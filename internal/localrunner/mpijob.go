@@ -101,7 +101,7 @@ func (r *Runner) reconcileMPIJob(ctx context.Context, req ctrl.Request) (ctrl.Re
 		setMPICondition(st, kubeflow.JobRunning, corev1.ConditionFalse, mpiJobSuspendedReason, fmt.Sprintf("MPIJob %s/%s is suspended.", job.Namespace, job.Name))
 		replicaStatus(st, kubeflow.MPIReplicaTypeLauncher)
 		replicaStatus(st, kubeflow.MPIReplicaTypeWorker)
-		return r.writeMPIStatus(ctx, &job, before)
+		return r.writeStatus(ctx, &job, before, &job.Status)
 	}
 	if mpiHas(st, kubeflow.JobSuspended) {
 		setMPICondition(st, kubeflow.JobSuspended, corev1.ConditionFalse, mpiJobResumedReason, "MPIJob resumed")
@@ -116,7 +116,7 @@ func (r *Runner) reconcileMPIJob(ctx context.Context, req ctrl.Request) (ctrl.Re
 		case res != nil:
 			applyLauncherResult(&job, res)
 			finishedWithoutRunning(&job)
-			return r.writeMPIStatus(ctx, &job, before)
+			return r.writeStatus(ctx, &job, before, &job.Status)
 		case mpiHas(st, kubeflow.JobRunning):
 			// Running, but not by this runner: its process died with the
 			// runner that started it.
@@ -126,10 +126,10 @@ func (r *Runner) reconcileMPIJob(ctx context.Context, req ctrl.Request) (ctrl.Re
 			st.CompletionTime = ptr.To(metav1.Now())
 			setMPICondition(st, kubeflow.JobFailed, corev1.ConditionTrue, ReasonLauncherLost,
 				fmt.Sprintf("MPIJob %s/%s was running under a local runner that stopped; its launcher process is gone.", job.Namespace, job.Name))
-			return r.writeMPIStatus(ctx, &job, before)
+			return r.writeStatus(ctx, &job, before, &job.Status)
 		case !equality.Semantic.DeepEqual(before, st):
 			// Created (or resumed) goes out before the launcher starts.
-			res, err := r.writeMPIStatus(ctx, &job, before)
+			res, err := r.writeStatus(ctx, &job, before, &job.Status)
 			return ctrl.Result{RequeueAfter: max(res.RequeueAfter, requeueSoon)}, err
 		}
 		if err := r.annotateLauncherLog(ctx, &job); err != nil {
@@ -155,7 +155,7 @@ func (r *Runner) reconcileMPIJob(ctx context.Context, req ctrl.Request) (ctrl.Re
 	}
 	r.mu.Unlock()
 	replicaStatus(st, kubeflow.MPIReplicaTypeWorker).Active = workers(&job)
-	return r.writeMPIStatus(ctx, &job, before)
+	return r.writeStatus(ctx, &job, before, &job.Status)
 }
 
 func workers(job *kubeflow.MPIJob) int32 {
@@ -192,24 +192,6 @@ func finishedWithoutRunning(job *kubeflow.MPIJob) {
 		Message:        fmt.Sprintf("MPIJob %s/%s is finished but Running condition was never set.", job.Namespace, job.Name),
 		LastUpdateTime: *st.CompletionTime, LastTransitionTime: *st.CompletionTime,
 	})
-}
-
-// writeMPIStatus writes the status if it changed; a conflict (a stale
-// cache) is retried shortly.
-func (r *Runner) writeMPIStatus(ctx context.Context, job *kubeflow.MPIJob, before *kubeflow.JobStatus) (ctrl.Result, error) {
-	if equality.Semantic.DeepEqual(before, &job.Status) {
-		return ctrl.Result{}, nil
-	}
-	if err := r.client.Status().Update(ctx, job); err != nil {
-		if apierrors.IsConflict(err) || apierrors.IsNotFound(err) {
-			return ctrl.Result{RequeueAfter: requeueSoon}, nil
-		}
-		if ctx.Err() != nil {
-			return ctrl.Result{}, nil // shutting down
-		}
-		return ctrl.Result{}, fmt.Errorf("writing MPIJob %s/%s status: %w", job.Namespace, job.Name, err)
-	}
-	return ctrl.Result{}, nil
 }
 
 // forgetMPIJob kills a deleted MPIJob's launcher and drops its records.
