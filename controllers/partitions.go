@@ -125,7 +125,7 @@ func (run *campaignRun) reconcilePartitions(ctx context.Context) (bool, error) {
 		}
 		c.Status.Phase = v1alpha1.CampaignSuspended
 		c.Status.Partitions.Running, c.Status.Partitions.Queued = 0, 0
-		c.Status.PartitionsRatio = fmt.Sprintf("0/%d", 0)
+		c.Status.PartitionsRatio = "0/0" // desired is 0 while suspended
 		msg := "suspended: partitions removed, the ledger keeps every committed chunk"
 		run.setCondition(v1alpha1.ConditionProgressing, false, "Suspended", msg)
 		if run.before.Phase != v1alpha1.CampaignSuspended {
