@@ -14,6 +14,7 @@ var Phases = []string{"setup", "distribution", "compute", "merge", "gather", "wr
 type RankSummary struct {
 	Rank          int                `json:"rank"`
 	Role          string             `json:"role"`
+	Started       time.Time          `json:"started"`
 	WallSeconds   float64            `json:"wallSeconds"`
 	Phases        map[string]float64 `json:"phases"`
 	Tasks         int                `json:"tasks"`
@@ -23,6 +24,8 @@ type RankSummary struct {
 	BytesFetched  int64              `json:"bytesFetched"`
 	BytesWritten  int64              `json:"bytesWritten"`
 	BlocksWritten int                `json:"blocksWritten"`
+	// Timeline is where the rank's time went, interval by interval.
+	Timeline []Interval `json:"timeline,omitempty"`
 }
 
 // Summary is the run's account: what ran, how long, and per rank.
@@ -54,8 +57,13 @@ type Summary struct {
 	WriteShare float64 `json:"writeShare"`
 	// ComputeImbalance is the workers' largest compute time over their
 	// mean (the Blue Gene/P paper's max/mean group time; 1 is perfect).
-	ComputeImbalance float64       `json:"computeImbalance"`
-	Ranks            []RankSummary `json:"ranks"`
+	ComputeImbalance float64   `json:"computeImbalance"`
+	Started          time.Time `json:"started"`
+	// TaskSeconds is the distribution of task times (BLAST's, or the
+	// model's), SlowestTasks the slowest of them.
+	TaskSeconds  *Histogram    `json:"taskSeconds,omitempty"`
+	SlowestTasks []TaskRecord  `json:"slowestTasks,omitempty"`
+	Ranks        []RankSummary `json:"ranks"`
 }
 
 // SimSummary is the simulate backend's setting: with the command line it

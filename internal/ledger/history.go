@@ -1,0 +1,59 @@
+package ledger
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"time"
+)
+
+// Attempt is one try at a chunk, as its attempts record keeps it.
+type Attempt struct {
+	Number    int            `json:"number"`
+	Holder    string         `json:"holder"`
+	StartedAt time.Time      `json:"startedAt"`
+	Failure   *FailureReason `json:"failure,omitempty"`
+}
+
+// ChunkHistory is every attempt made at one chunk (split chunks and their
+// children appear separately), for reports.
+type ChunkHistory struct {
+	Range    Range     `json:"range"`
+	Attempts []Attempt `json:"attempts"`
+}
+
+// History reads every chunk's attempts, in query order. It costs one List
+// plus one GET per chunk that was ever leased, so it is for reports, not
+// for a polling loop.
+func (l *Ledger) History(ctx context.Context) ([]ChunkHistory, error) {
+	objs, err := l.list(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []ChunkHistory
+	for r, o := range objs {
+		info, ok := o[attemptsName]
+		if !ok {
+			continue
+		}
+		data, _, err := l.readSmall(ctx, r.dir()+attemptsName, info.ETag)
+		if err != nil {
+			return nil, fmt.Errorf("reading chunk %s attempts: %w", r, err)
+		}
+		var rec attemptsRecord
+		if err := json.Unmarshal(data, &rec); err != nil {
+			return nil, fmt.Errorf("chunk %s: corrupt %s: %w", r, attemptsName, err)
+		}
+		h := ChunkHistory{Range: r}
+		for _, a := range rec.Attempts {
+			h.Attempts = append(h.Attempts, Attempt{Number: a.Number, Holder: a.Holder, StartedAt: a.StartedAt, Failure: a.Failure})
+		}
+		out = append(out, h)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i].Range, out[j].Range
+		return a.First < b.First || (a.First == b.First && a.End > b.End)
+	})
+	return out, nil
+}
