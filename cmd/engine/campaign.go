@@ -58,5 +58,7 @@ func openCampaign(ctx context.Context, f *flags) (*engine.Campaign, error) {
 	// A restarted partition must not pass for its former self.
 	var b [4]byte
 	_, _ = rand.Read(b[:])
-	return &engine.Campaign{Location: f.campaign, Ledger: l, Holder: id + "-" + hex.EncodeToString(b[:])}, nil
+	run := runLabels(f)
+	return &engine.Campaign{Location: f.campaign, Ledger: l, Holder: id + "-" + hex.EncodeToString(b[:]),
+		Namespace: run.Namespace, Name: run.Campaign, Partition: run.Partition}, nil
 }

@@ -39,6 +39,7 @@ type flags struct {
 	verbose                                     int
 	backend, schedule                           string
 	sim                                         simFlags
+	metrics                                     metricsFlags
 	// changed reports whether the user gave a flag (not its default).
 	changed func(name string) bool
 }
@@ -89,6 +90,7 @@ the --sim-* flags), to measure strategies and --schedule with many ranks.`,
 		" (the static splits give each worker a fixed span of every unit's queries up front, with no stealing)")
 	fl.StringVar(&f.backend, "backend", "blast", "what searches a task: blast (BLAST+ on cached shards) or simulate (S3aSim's model: no database, see --sim-*)")
 	f.sim.register(fl)
+	f.metrics.register(fl)
 	fl.StringVar(&f.summaryJSON, "summary-json", "", "also write the run summary as JSON to this file")
 	fl.StringVar(&f.campaign, "campaign", "", "work on a planned campaign (blastfleet campaign plan): lease its chunks until none is left; the search options come from the plan")
 	fl.StringVar(&f.partitionID, "partition-id", "", "this partition's name in the campaign's leases (default: the host name)")
@@ -202,6 +204,14 @@ func run(ctx context.Context, f *flags) error {
 		fmt.Fprintf(os.Stderr, "%s rank=%d %s\n", prefix, rank, args)
 	}, funcr.Options{Verbosity: f.verbose})
 	cfg, err := config(ctx, f, rank, log)
+	if err == nil {
+		// Serving only after the flags checked out: a bad command line
+		// leaves no port bound.
+		mctx, stop := context.WithCancel(context.WithoutCancel(ctx))
+		defer stop()
+		cfg.Metrics = serveMetrics(mctx, f, log)
+		defer linger(f, cfg.Metrics)
+	}
 	if err != nil {
 		if tr != nil {
 			tr.Close()

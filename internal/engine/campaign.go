@@ -15,6 +15,8 @@ type Campaign struct {
 	Location string
 	Ledger   *ledger.Ledger
 	Holder   string // unique per partition run, e.g. "<partition-id>-<random>"
+	// Where the operator runs it (empty elsewhere), for the run record.
+	Namespace, Name, Partition string
 }
 
 // campaignSource leases chunks; each becomes a unit whose output is the
@@ -47,7 +49,11 @@ func newCampaignSource(ctx context.Context, cfg *Config, queriesSHA string, quer
 }
 
 func (s *campaignSource) next(ctx context.Context, m *master) (*unit, time.Time, error) {
-	lease, err := s.c.Ledger.Acquire(ctx, s.c.Holder)
+	var lease *ledger.Lease
+	err := m.ledgerOp("acquire", func() (err error) {
+		lease, err = s.c.Ledger.Acquire(ctx, s.c.Holder)
+		return err
+	})
 	var all *ledger.AllLeasedError
 	switch {
 	case errors.Is(err, ledger.ErrNoChunk):
@@ -81,11 +87,11 @@ func (s *campaignSource) next(ctx context.Context, m *master) (*unit, time.Time,
 	m.cfg.Log.Info("leased chunk", "queries", lease.Range.String(), "attempt", lease.Attempt)
 	u, err := m.newUnit(ctx, lease.Range.First, lease.Range.End, s.c.Ledger.Store().URL(lease.ResultKey()))
 	if err != nil {
-		_ = lease.Release(ctx)
+		_ = m.ledgerOp("release", func() error { return lease.Release(ctx) })
 		m.cfg.Log.Error(err, "starting a chunk's output; will retry")
 		return nil, time.Now().Add(retryAfterError), nil
 	}
-	u.lease = lease
+	u.lease, u.leased = lease, time.Now()
 	return u, time.Time{}, nil
 }
 
@@ -99,10 +105,11 @@ func earliest(a, b time.Time) time.Time {
 func (s *campaignSource) exhausted() bool { return s.done }
 
 func (s *campaignSource) committed(ctx context.Context, m *master, u *unit) error {
-	err := u.lease.CommitUploaded(ctx)
+	err := m.ledgerOp("commit", func() error { return u.lease.CommitUploaded(ctx) })
 	switch {
 	case err == nil:
 		m.sum.ChunksCommitted++
+		m.metrics.Chunk(time.Since(u.leased).Seconds())
 		m.cfg.Log.Info("committed chunk", "queries", u.lease.Range.String(), "attempt", u.lease.Attempt)
 	case errors.Is(err, ledger.ErrAlreadyCommitted):
 		m.cfg.Log.Info("chunk was committed by another partition first; ours is discarded", "queries", u.lease.Range.String())
@@ -120,7 +127,7 @@ func (s *campaignSource) renew(ctx context.Context, m *master) {
 		if u.lease == nil {
 			continue
 		}
-		if err := u.lease.Renew(ctx); err != nil {
+		if err := m.ledgerOp("renew", func() error { return u.lease.Renew(ctx) }); err != nil {
 			// Keep going: the commit marker decides who wins.
 			m.cfg.Log.Error(err, "renewing lease", "queries", u.lease.Range.String())
 		}
@@ -130,14 +137,22 @@ func (s *campaignSource) renew(ctx context.Context, m *master) {
 // assemble builds the campaign's result once every chunk is decided;
 // false when a chunk turned out to need redoing.
 func (s *campaignSource) assemble(ctx context.Context, m *master) (bool, error) {
-	st, err := s.c.Ledger.Status(ctx)
+	var st *ledger.Status
+	err := m.ledgerOp("status", func() (err error) {
+		st, err = s.c.Ledger.Status(ctx)
+		return err
+	})
 	if err != nil {
 		return false, err
 	}
 	if !st.Complete {
 		return false, nil
 	}
-	key, err := s.c.Ledger.Assemble(ctx)
+	var key string
+	err = m.ledgerOp("assemble", func() (err error) {
+		key, err = s.c.Ledger.Assemble(ctx)
+		return err
+	})
 	if errors.Is(err, ledger.ErrIncomplete) {
 		m.cfg.Log.Info("a committed result failed its check and will be redone", "error", err.Error())
 		return false, nil
@@ -153,3 +168,18 @@ func (s *campaignSource) assemble(ctx context.Context, m *master) (bool, error) 
 // finish runs after the workers stopped: the result was assembled, if
 // this partition saw the campaign complete, when the ledger ran dry.
 func (s *campaignSource) finish(ctx context.Context, m *master) error { return nil }
+
+// ledgerOp runs one ledger operation and sends its time to /metrics; the
+// ledger's answers that are news, not failures, are not counted as errors.
+func (m *master) ledgerOp(op string, f func() error) error {
+	t := time.Now()
+	err := f()
+	failed := err
+	for _, news := range []error{ledger.ErrNoChunk, ledger.ErrAllLeased, ledger.ErrAlreadyCommitted, ledger.ErrIncomplete} {
+		if errors.Is(err, news) {
+			failed = nil
+		}
+	}
+	m.metrics.Ledger(op, time.Since(t).Seconds(), failed)
+	return err
+}

@@ -8,6 +8,7 @@ import (
 	"github.com/go-logr/logr"
 
 	"github.com/blastfleet/blastfleet/internal/blast"
+	"github.com/blastfleet/blastfleet/internal/enginemetrics"
 	"github.com/blastfleet/blastfleet/internal/output"
 )
 
@@ -89,7 +90,9 @@ type Config struct {
 	// simulate): no database, shard cache or BLAST+ is used.
 	Sim      *Simulation
 	Campaign *Campaign // set: lease chunks from a campaign's ledger
-	Log      logr.Logger
+	// Metrics, when set, is where each rank's /metrics series live.
+	Metrics *enginemetrics.Set
+	Log     logr.Logger
 }
 
 // Validate checks what can be checked without reading any input.

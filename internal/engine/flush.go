@@ -131,6 +131,7 @@ func (m *master) writeHere(ctx context.Context, u *unit, blk *output.Block, writ
 			u.parts = append(u.parts, p)
 		}
 		m.self.BytesWritten += int64(len(buf))
+		m.metrics.Written(m.cfg.Strategy.Name(), int64(len(buf)))
 		m.self.BlocksWritten++
 	}
 	return nil

@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
+	"github.com/blastfleet/blastfleet/internal/enginemetrics"
 	"github.com/blastfleet/blastfleet/internal/manifest"
 	"github.com/blastfleet/blastfleet/internal/merge"
 	"github.com/blastfleet/blastfleet/internal/objstore"
@@ -53,6 +55,9 @@ type master struct {
 	clock     *clock
 	sum       Summary
 	self      RankSummary // the master's own account
+	metrics   *enginemetrics.Rank
+	taskStats *taskStats
+	run       *runRecorder // campaigns: the run record beside the ledger
 
 	held     map[int][][]byte // master-writing: task -> line texts
 	nextColl int              // worker-collective: the next collective's id
@@ -64,17 +69,21 @@ type master struct {
 // runMaster runs rank 0 until every unit of work is written (and, in a
 // campaign, committed) or the run fails.
 func runMaster(ctx context.Context, cfg *Config, tr transport.Transport) (*Summary, error) {
-	m := &master{cfg: cfg, tr: tr, workers: tr.Size() - 1, clock: newClock(), cached: map[int]map[int]bool{},
-		held: map[int][][]byte{}}
+	metrics := cfg.Metrics.Rank(0, "master")
+	m := &master{cfg: cfg, tr: tr, workers: tr.Size() - 1, clock: newClock(metrics), cached: map[int]map[int]bool{},
+		held: map[int][][]byte{}, metrics: metrics, taskStats: newTaskStats()}
 	if m.workers < 1 {
 		return nil, fmt.Errorf("the engine needs at least one worker (run with --workers W, or mpirun -np >= 2)")
 	}
+	m.run = newRunRecorder(cfg.Campaign, m.clock.start, cfg.Log)
 	if err := m.setup(ctx); err != nil {
 		m.broadcast(&envelope{Setup: &setupMsg{Error: err.Error()}})
 		m.collectSummaries(ctx)
+		m.run.write(ctx, m.final(), RunFailed, err)
 		return nil, err
 	}
 	m.clock.since("setup", m.clock.start)
+	m.run.write(ctx, m.snapshot(), RunRunning, nil)
 	m.broadcast(&envelope{Setup: &setupMsg{}})
 	err := m.loop(ctx)
 	if err != nil {
@@ -83,20 +92,47 @@ func runMaster(ctx context.Context, cfg *Config, tr transport.Transport) (*Summa
 		for _, u := range m.units {
 			m.abandon(context.WithoutCancel(ctx), u, err)
 		}
+		m.run.write(ctx, m.final(), RunFailed, err)
 		return nil, err
 	}
 	m.broadcast(&envelope{Stop: &stopMsg{}})
 	m.collectSummaries(ctx)
 	if err := m.source.finish(ctx, m); err != nil {
+		m.run.write(ctx, m.final(), RunFailed, err)
 		return nil, err
 	}
+	sum := m.final()
+	m.run.write(ctx, sum, RunComplete, nil)
+	return sum, nil
+}
+
+// final completes the summary with the master's own account, once the
+// workers' summaries are in.
+func (m *master) final() *Summary {
 	self := m.self
 	self.Rank, self.Role = 0, "master"
 	m.clock.finish(&self)
 	m.sum.Ranks = append(m.sum.Ranks, self)
 	m.sum.WallSeconds = self.WallSeconds
+	m.sum.Started = m.clock.start
+	m.sum.TaskSeconds, m.sum.SlowestTasks = m.taskStats.hist, m.taskStats.slowest
 	m.sum.finish()
-	return &m.sum, nil
+	return &m.sum
+}
+
+// snapshot is the summary so far, the master's rank only, for the run
+// record of a run still going.
+func (m *master) snapshot() *Summary {
+	s := m.sum
+	self := m.self
+	self.Rank, self.Role = 0, "master"
+	m.clock.snapshot(&self)
+	s.Ranks = []RankSummary{self}
+	s.WallSeconds, s.Started = self.WallSeconds, m.clock.start
+	h := *m.taskStats.hist
+	h.Counts = slices.Clone(h.Counts)
+	s.TaskSeconds, s.SlowestTasks = &h, slices.Clone(m.taskStats.slowest)
+	return &s
 }
 
 func (m *master) setup(ctx context.Context) error {
@@ -211,6 +247,7 @@ func (m *master) loop(ctx context.Context) error {
 			return ctx.Err()
 		case <-progress.C:
 			waited()
+			m.run.maybeUpdate(ctx, m.snapshot)
 			m.cfg.Log.Info("progress", "queriesWritten", m.sum.QueriesWritten, "queries", len(m.queries),
 				"tasks", m.sum.Tasks, "activeUnits", len(m.units), "bytesWritten", m.sum.BytesWritten)
 		case <-renew.C:
@@ -446,6 +483,7 @@ func (m *master) record(d *doneMsg) *unit {
 	if d.Lines != nil {
 		m.held[d.Task] = d.Lines
 	}
+	m.taskStats.add(m.taskRecord(t, b, d.BlastSeconds))
 	for i, h := range d.Hits {
 		b.hits[h.Query] = append(b.hits[h.Query], merge.Hit{Evalue: h.Evalue, Bitscore: h.Bitscore,
 			Score: h.Score, SLen: h.SLen, Ordinal: h.Ordinal, Size: int(h.Size), Source: d.Task, Index: i})
@@ -498,3 +536,21 @@ func (m *master) collectSummaries(ctx context.Context) {
 }
 
 var errNoWork = errors.New("no work")
+
+// taskRecord describes a finished task for the summary's slowest tasks.
+func (m *master) taskRecord(t taskInfo, b *blockState, seconds float64) TaskRecord {
+	r := TaskRecord{Rank: t.worker, Group: t.group, Shards: m.groups[t.group], FirstQuery: m.queries[b.first].ID,
+		LastQuery: m.queries[b.end-1].ID, Queries: b.end - b.first, Letters: m.blockLetters(b), Seconds: seconds}
+	if l := b.unit.lease; l != nil {
+		r.Chunk = l.Range.String()
+	}
+	return r
+}
+
+func (m *master) blockLetters(b *blockState) int64 {
+	var n int64
+	for _, q := range m.queries[b.first:b.end] {
+		n += int64(q.Len)
+	}
+	return n
+}

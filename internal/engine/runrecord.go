@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/go-logr/logr"
+
 	"github.com/blastfleet/blastfleet/internal/objstore"
 )
 
@@ -90,4 +92,53 @@ func ReadRuns(ctx context.Context, st objstore.Store) ([]RunRecord, error) {
 
 func sortRuns(rs []RunRecord) {
 	slices.SortStableFunc(rs, func(a, b RunRecord) int { return a.Started.Compare(b.Started) })
+}
+
+// runUpdateEvery is how often a running partition refreshes its record:
+// the report's sign of life, at one small PUT a minute.
+const runUpdateEvery = time.Minute
+
+// runRecorder keeps a campaign run's record up to date. A record that
+// cannot be written is logged, never fatal: it is for reports, and the
+// ledger alone decides the campaign's result.
+type runRecorder struct {
+	c    *Campaign
+	rec  RunRecord
+	last time.Time
+	log  logr.Logger
+}
+
+// newRunRecorder is nil outside campaigns; a nil recorder writes nothing.
+func newRunRecorder(c *Campaign, started time.Time, log logr.Logger) *runRecorder {
+	if c == nil {
+		return nil
+	}
+	return &runRecorder{c: c, log: log, rec: RunRecord{Holder: c.Holder, Namespace: c.Namespace, Campaign: c.Name,
+		Partition: c.Partition, Started: started}}
+}
+
+func (r *runRecorder) write(ctx context.Context, sum *Summary, state string, cause error) {
+	if r == nil {
+		return
+	}
+	r.rec.State, r.rec.Summary, r.rec.Updated, r.rec.Error = state, sum, time.Now(), ""
+	if cause != nil {
+		r.rec.Error = cause.Error()
+	}
+	r.last = r.rec.Updated
+	// Even a cancelled run says how it ended, within a bound: an object
+	// store that does not answer must not hold the master up.
+	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 15*time.Second)
+	defer cancel()
+	if err := WriteRun(wctx, r.c.Ledger.Store(), &r.rec); err != nil {
+		r.log.Error(err, "writing the run record (for reports only; the search goes on)")
+	}
+}
+
+// maybeUpdate refreshes a running record at most every runUpdateEvery.
+func (r *runRecorder) maybeUpdate(ctx context.Context, snapshot func() *Summary) {
+	if r == nil || time.Since(r.last) < runUpdateEvery {
+		return
+	}
+	r.write(ctx, snapshot(), RunRunning, nil)
 }

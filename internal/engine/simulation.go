@@ -89,6 +89,7 @@ func (w *worker) runSimTask(ctx context.Context, a *assignMsg) (r taskResult) {
 		return r
 	}
 	start := time.Now()
+	r.started = start
 	qs := make([]simulate.Query, len(a.IDs))
 	for i, id := range a.IDs {
 		qs[i] = simulate.Query{ID: id, Len: a.Lens[i]}

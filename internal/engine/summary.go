@@ -3,8 +3,11 @@ package engine
 import (
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"time"
+
+	"github.com/blastfleet/blastfleet/internal/enginemetrics"
 )
 
 // Phases are S3aSim's names for where a rank's time goes.
@@ -76,30 +79,46 @@ type SimSummary struct {
 	Generated bool    `json:"generatedQueries"`
 }
 
-// clock accumulates time per phase.
+// clock accumulates time per phase, and feeds the rank's timeline and
+// its /metrics as it goes.
 type clock struct {
-	start  time.Time
-	phases map[string]float64
+	start    time.Time
+	phases   map[string]float64
+	timeline *timeline
+	metrics  *enginemetrics.Rank
 }
 
-func newClock() *clock { return &clock{start: time.Now(), phases: map[string]float64{}} }
+func newClock(metrics *enginemetrics.Rank) *clock {
+	now := time.Now()
+	return &clock{start: now, phases: map[string]float64{}, timeline: newTimeline(now), metrics: metrics}
+}
 
 // since adds the time since t to phase and returns now.
 func (c *clock) since(phase string, t time.Time) time.Time {
 	now := time.Now()
-	c.phases[phase] += now.Sub(t).Seconds()
+	c.interval(phase, t, now)
 	return now
 }
 
-func (c *clock) add(phase string, seconds float64) { c.phases[phase] += seconds }
+// interval adds [from, to) to phase.
+func (c *clock) interval(phase string, from, to time.Time) {
+	d := to.Sub(from).Seconds()
+	c.phases[phase] += d
+	c.metrics.Phase(phase, d)
+	c.timeline.add(phase, from, to)
+}
 
 // span starts a phase that may contain others (the master writes inside
 // the merge under master-writing); the returned func adds the time since,
-// less what the other phases took meanwhile, so nothing counts twice.
+// less what the other phases took meanwhile, so nothing counts twice. On
+// the timeline the span covers its whole time, drawn beneath the others.
 func (c *clock) span(phase string) func() {
 	start, before := time.Now(), c.named()
 	return func() {
-		c.phases[phase] += max(0, time.Since(start).Seconds()-(c.named()-before))
+		d := max(0, time.Since(start).Seconds()-(c.named()-before))
+		c.phases[phase] += d
+		c.metrics.Phase(phase, d)
+		c.timeline.add(phase, start, time.Now())
 	}
 }
 
@@ -111,8 +130,16 @@ func (c *clock) named() float64 {
 	return t
 }
 
-// finish fills wall time and "other" (time in no named phase).
+// finish fills wall time, "other" (time in no named phase) and the
+// timeline; a rank's time in "other" reaches /metrics only here.
 func (c *clock) finish(r *RankSummary) {
+	c.snapshot(r)
+	c.metrics.Phase("other", r.Phases["other"])
+}
+
+// snapshot fills r with the account so far.
+func (c *clock) snapshot(r *RankSummary) {
+	r.Started = c.start
 	r.WallSeconds = time.Since(c.start).Seconds()
 	r.Phases = map[string]float64{}
 	var named float64
@@ -121,6 +148,7 @@ func (c *clock) finish(r *RankSummary) {
 		named += c.phases[p]
 	}
 	r.Phases["other"] = max(0, r.WallSeconds-named)
+	r.Timeline = slices.Clone(c.timeline.intervals)
 }
 
 // BlastSeconds is the workers' summed BLAST time.

@@ -20,8 +20,9 @@ type unit struct {
 	blk        *blocker
 	target     output.Target
 	lease      *ledger.Lease // nil outside campaigns
-	blocks     []int         // block ids, in query order
-	merged     int           // blocks merged, in order
+	leased     time.Time
+	blocks     []int // block ids, in query order
+	merged     int   // blocks merged, in order
 	pending    []pendingLine
 	pendSize   int64
 	releasable []int // tasks of merged blocks whose lines may still be pending
@@ -78,6 +79,7 @@ func (m *master) mergeReady(ctx context.Context, u *unit) error {
 		b.hits = nil
 		u.merged++
 		m.sum.QueriesWritten += b.end - b.first
+		m.metrics.Queries(b.end-b.first, m.blockLetters(b))
 		if u.merged == len(u.blocks) && u.blk.done() {
 			if err := m.flush(ctx, u); err != nil || u.failed {
 				return err
@@ -155,7 +157,7 @@ func (m *master) fail(ctx context.Context, u *unit, cause error, f *failedMsg) e
 		reason.ExitCode, reason.Signal, reason.StderrTail = f.ExitCode, f.Signal, f.StderrTail
 	}
 	m.abandon(ctx, u, cause)
-	if err := u.lease.Fail(ctx, reason); err != nil {
+	if err := m.ledgerOp("fail", func() error { return u.lease.Fail(ctx, reason) }); err != nil {
 		m.cfg.Log.Error(err, "recording a chunk failure", "queries", fmt.Sprintf("%d-%d", u.first, u.end))
 	}
 	m.sum.ChunksFailed++

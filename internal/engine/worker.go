@@ -13,6 +13,7 @@ import (
 
 	"github.com/blastfleet/blastfleet/internal/blast"
 	"github.com/blastfleet/blastfleet/internal/cache"
+	"github.com/blastfleet/blastfleet/internal/enginemetrics"
 	"github.com/blastfleet/blastfleet/internal/manifest"
 	"github.com/blastfleet/blastfleet/internal/objstore"
 	"github.com/blastfleet/blastfleet/internal/output"
@@ -23,6 +24,7 @@ type taskResult struct {
 	assign       *assignMsg
 	lines        [][]byte
 	hits         []hitMeta
+	started      time.Time // the fetch (if any), then BLAST
 	blastSeconds float64
 	fetchSeconds float64
 	err          error
@@ -48,6 +50,9 @@ type worker struct {
 	cancel  context.CancelFunc // of the running task
 	clock   *clock
 	sum     RankSummary
+	metrics *enginemetrics.Rank
+	asked   time.Time   // when this worker last asked for work
+	cacheAt cache.Stats // the cache's counts last sent to /metrics
 
 	// Between two tasks a worker first does its duties (collective writes,
 	// query-sync barriers); a task assigned meanwhile waits.
@@ -58,7 +63,8 @@ type worker struct {
 }
 
 func runWorker(ctx context.Context, cfg *Config, tr transport.Transport) error {
-	w := &worker{cfg: cfg, tr: tr, rank: tr.Rank(), clock: newClock(), ordinals: map[int]map[string]int64{},
+	metrics := cfg.Metrics.Rank(tr.Rank(), "worker")
+	w := &worker{cfg: cfg, tr: tr, rank: tr.Rank(), clock: newClock(metrics), metrics: metrics, ordinals: map[int]map[string]int64{},
 		aliases: map[int]string{}, held: map[int][][]byte{}, writes: map[writeKey]*pendingWrite{},
 		results: make(chan taskResult, 1), colls: map[int]*collState{}, released: map[int]bool{}}
 	w.sum.Rank, w.sum.Role = w.rank, "worker"
@@ -89,6 +95,7 @@ func runWorker(ctx context.Context, cfg *Config, tr transport.Transport) error {
 		return w.waitStop(ctx, err)
 	}
 	w.clock.since("setup", w.clock.start)
+	w.asked = time.Now()
 	if err := tr.Send(0, encode(&envelope{Hello: &helloMsg{Cached: w.cachedGroups()}})); err != nil {
 		return err
 	}
@@ -230,6 +237,7 @@ func (w *worker) handle(ctx context.Context, msg transport.Message) (done bool, 
 
 // start runs a task in the background so the loop keeps serving writes.
 func (w *worker) start(ctx context.Context, a *assignMsg) {
+	w.metrics.QueueWait(time.Since(w.asked).Seconds())
 	tctx, cancel := context.WithCancel(ctx)
 	w.cancel = cancel
 	run := w.runTask
@@ -242,8 +250,12 @@ func (w *worker) start(ctx context.Context, a *assignMsg) {
 func (w *worker) finishTask(ctx context.Context, r taskResult) error {
 	w.cancel()
 	w.cancel = nil
-	w.clock.add("distribution", r.fetchSeconds)
-	w.clock.add("compute", r.blastSeconds)
+	fetched := r.started.Add(time.Duration(r.fetchSeconds * float64(time.Second)))
+	w.clock.interval("distribution", r.started, fetched)
+	w.clock.interval("compute", fetched, fetched.Add(time.Duration(r.blastSeconds*float64(time.Second))))
+	w.syncCacheMetrics()
+	// Reporting the task (done or failed) is asking for the next.
+	w.asked = time.Now()
 	if r.err != nil {
 		f := &failedMsg{Task: r.assign.Task, Error: r.err.Error()}
 		var xe *blast.ExitError
@@ -257,6 +269,7 @@ func (w *worker) finishTask(ctx context.Context, r taskResult) error {
 	}
 	w.sum.Tasks++
 	w.sum.BlastSeconds += r.blastSeconds
+	w.metrics.Task(string(w.cfg.Program), r.blastSeconds)
 	// Sending the hits (and, under master-writing, the lines) is S3aSim's
 	// gather.
 	t := time.Now()
@@ -282,6 +295,7 @@ func (w *worker) runTask(ctx context.Context, a *assignMsg) (r taskResult) {
 		return r
 	}
 	t := time.Now()
+	r.started = t
 	var ordinals []map[string]int64
 	for _, s := range a.Shards {
 		if _, err := w.cache.Acquire(ctx, s); err != nil {

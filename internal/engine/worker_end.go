@@ -15,6 +15,7 @@ func (w *worker) stop(s *stopMsg) error {
 	if w.cache != nil {
 		st := w.cache.Stats()
 		w.sum.CacheHits, w.sum.CacheMisses, w.sum.BytesFetched = st.Hits, st.Misses, st.BytesFetched
+		w.syncCacheMetrics()
 	}
 	w.clock.finish(&w.sum)
 	return w.tr.Send(0, encode(&envelope{Summary: &w.sum}))
@@ -37,4 +38,15 @@ func (w *worker) waitStop(ctx context.Context, cause error) error {
 			}
 		}
 	}
+}
+
+// syncCacheMetrics sends /metrics what the shard cache counted since the
+// last call.
+func (w *worker) syncCacheMetrics() {
+	if w.cache == nil {
+		return
+	}
+	st := w.cache.Stats()
+	w.metrics.Cache(st.Hits-w.cacheAt.Hits, st.Misses-w.cacheAt.Misses, st.BytesFetched-w.cacheAt.BytesFetched)
+	w.cacheAt = st
 }

@@ -122,6 +122,7 @@ func (w *worker) writeRange(ctx context.Context, t output.Target, offset int64, 
 	if err == nil {
 		w.sum.BytesWritten += size
 		w.sum.BlocksWritten++
+		w.metrics.Written(w.cfg.Strategy.Name(), size)
 	}
 	return p, err
 }
@@ -149,5 +150,6 @@ func (w *worker) writeOwn(ctx context.Context, o *writeMsg, segs []segment) (obj
 	}
 	w.sum.BytesWritten += n
 	w.sum.BlocksWritten++
+	w.metrics.Written(w.cfg.Strategy.Name(), n)
 	return objstore.Part{Number: o.Part, Size: n}, nil
 }

@@ -5,14 +5,19 @@ import (
 	"sync"
 
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/blastfleet/blastfleet/internal/enginemetrics"
 )
 
-// MetricsPortEnv carries the first of a run's metrics ports: rank r of an
-// MPIJob would serve metrics on base+r (r from OMPI_COMM_WORLD_RANK), so
-// ranks sharing this machine do not collide on one port as they would
-// not in pods. The engine has no metrics flag yet; this is the hook it
-// will read. Set only when Options.MetricsPortBase is set.
-const MetricsPortEnv = "BLASTFLEET_METRICS_PORT_BASE"
+// MetricsPortEnv carries the first of a run's metrics ports: every rank
+// of an MPIJob runs on this machine, so rank r serves on base+r (its
+// local rank), and runs get disjoint blocks. Set only when
+// Options.MetricsPortBase is set, with the engine bound to loopback and
+// lingering a scrape interval after the run.
+const MetricsPortEnv = enginemetrics.PortBaseEnv
+
+// metricsLinger outlasts the local stack's 5 s scrape interval.
+const metricsLinger = "6s"
 
 // portBlocks hands out disjoint blocks of ports, one block per run.
 type portBlocks struct {

@@ -21,6 +21,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	"sigs.k8s.io/controller-runtime/pkg/source"
+
+	"github.com/blastfleet/blastfleet/internal/enginemetrics"
 )
 
 // requeueSoon is how often the reconcilers look again while a killed run
@@ -235,6 +237,8 @@ func (r *Runner) launcherPod(job *kubeflow.MPIJob) (podRequest, error) {
 	if r.ports != nil {
 		ranks := int(workers(job) * ptr.Deref(job.Spec.SlotsPerWorker, 1))
 		req.injected.set(MetricsPortEnv, fmt.Sprint(r.ports.acquire(job.UID, max(ranks, 1))))
+		req.injected.set(enginemetrics.HostEnv, "127.0.0.1")
+		req.injected.set(enginemetrics.LingerEnv, metricsLinger)
 	}
 	return req, nil
 }
