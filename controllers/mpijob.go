@@ -11,6 +11,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/blastfleet/blastfleet/internal/enginemetrics"
 )
 
 // MPIJobExecutor runs partitions as kubeflow.org/v2beta1 MPIJobs: the
@@ -54,9 +56,11 @@ func (e MPIJobExecutor) Build(p *PartitionRequest) (client.Object, error) {
 	labels := partitionLabels(c, p.Index, p.Restart)
 	podLabels := map[string]string{LabelCampaign: c.Name, LabelPartition: labels[LabelPartition]}
 
+	env := append(storageEnv(c.Spec.Output), corev1.EnvVar{Name: "OMPI_MCA_btl_vader_single_copy_mechanism", Value: "none"})
+	env = append(env, engineEnv(c.Namespace, c.Name, name)...)
 	args := []string{"-np", strconv.Itoa(int(ranks)), "--bind-to", "none"}
-	for _, name := range append(storageEnvNames(c.Spec.Output), "OMPI_MCA_btl_vader_single_copy_mechanism") {
-		args = append(args, "-x", name) // forwarded by name: values stay in the environment
+	for _, e := range env {
+		args = append(args, "-x", e.Name) // forwarded by name: values stay in the environment
 	}
 	args = append(args, "blastfleet-engine",
 		"--campaign", p.Location,
@@ -76,7 +80,7 @@ func (e MPIJobExecutor) Build(p *PartitionRequest) (client.Object, error) {
 				Image:                    p.Image,
 				Command:                  []string{"mpirun"},
 				Args:                     args,
-				Env:                      append(storageEnv(c.Spec.Output), corev1.EnvVar{Name: "OMPI_MCA_btl_vader_single_copy_mechanism", Value: "none"}),
+				Env:                      env,
 				TerminationMessagePolicy: corev1.TerminationMessageFallbackToLogsOnError,
 				Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
 					corev1.ResourceCPU: mustQuantity("100m"), corev1.ResourceMemory: mustQuantity("128Mi"),
@@ -96,7 +100,7 @@ func (e MPIJobExecutor) Build(p *PartitionRequest) (client.Object, error) {
 				Image:        p.Image,
 				Resources:    spec.Resources,
 				VolumeMounts: []corev1.VolumeMount{{Name: "scratch", MountPath: scratchDir}},
-				Ports:        []corev1.ContainerPort{{Name: "ssh", ContainerPort: workerSSHPort}},
+				Ports:        append([]corev1.ContainerPort{{Name: "ssh", ContainerPort: workerSSHPort}}, metricsPorts(spec.SlotsPerWorker)...),
 				// Ready once sshd listens, so WaitForWorkersReady starts the
 				// launcher only when mpirun can reach every worker.
 				ReadinessProbe: &corev1.Probe{
@@ -171,4 +175,30 @@ func (MPIJobExecutor) State(obj client.Object) PartitionState {
 		return PartitionState{Phase: PartitionRunning}
 	}
 	return PartitionState{Phase: PartitionQueued, Reason: "Starting"}
+}
+
+// engineEnv tells every rank where to serve /metrics and what run it is
+// (its series' labels and its run record).
+func engineEnv(namespace, campaign, partition string) []corev1.EnvVar {
+	return []corev1.EnvVar{
+		{Name: enginemetrics.PortBaseEnv, Value: strconv.Itoa(enginemetrics.DefaultPort)},
+		{Name: enginemetrics.NamespaceEnv, Value: namespace},
+		{Name: enginemetrics.CampaignEnv, Value: campaign},
+		{Name: enginemetrics.PartitionEnv, Value: partition},
+	}
+}
+
+// metricsPorts declares a worker pod's metrics ports: its ranks serve on
+// the base port plus their index on the pod. The PodMonitor scrapes the
+// one named "metrics" (the pod's first rank).
+func metricsPorts(slots int32) []corev1.ContainerPort {
+	ports := make([]corev1.ContainerPort, slots)
+	for i := range ports {
+		name := "metrics"
+		if i > 0 {
+			name = fmt.Sprintf("metrics-%d", i)
+		}
+		ports[i] = corev1.ContainerPort{Name: name, ContainerPort: int32(enginemetrics.DefaultPort + i)}
+	}
+	return ports
 }

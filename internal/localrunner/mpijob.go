@@ -239,6 +239,10 @@ func (r *Runner) launcherPod(job *kubeflow.MPIJob) (podRequest, error) {
 		req.injected.set(MetricsPortEnv, fmt.Sprint(r.ports.acquire(job.UID, max(ranks, 1))))
 		req.injected.set(enginemetrics.HostEnv, "127.0.0.1")
 		req.injected.set(enginemetrics.LingerEnv, metricsLinger)
+	} else {
+		// The operator's port is a pod's own; here it would be all
+		// interfaces of a machine that many runs share.
+		req.injected.set(MetricsPortEnv, "0")
 	}
 	return req, nil
 }

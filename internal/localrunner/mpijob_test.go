@@ -14,6 +14,8 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/blastfleet/blastfleet/internal/enginemetrics"
 )
 
 func testMPIJobSucceeds(t *testing.T, env *testEnv) {
@@ -35,7 +37,7 @@ func testMPIJobSucceeds(t *testing.T, env *testEnv) {
 	// Three ranks on two cores need --oversubscribe. The workers' /scratch
 	// emptyDir is where the ranks run, so the launcher's args may name it.
 	job := mpiJob(ns, "hello", "-np", "3", "/bin/sh", "-c",
-		`echo "hi from $OMPI_COMM_WORLD_RANK role=$K_MPI_JOB_ROLE hostfile=${OMPI_MCA_orte_default_hostfile:-none} port=$`+MetricsPortEnv+` path=${PATH%%:*}"; `+
+		`echo "hi from $OMPI_COMM_WORLD_RANK role=$K_MPI_JOB_ROLE hostfile=${OMPI_MCA_orte_default_hostfile:-none} port=$`+MetricsPortEnv+` host=$`+enginemetrics.HostEnv+` path=${PATH%%:*}"; `+
 			`touch /scratch/rank-$OMPI_COMM_WORLD_RANK && ls /scratch | wc -l | xargs echo scratch files:`)
 	ws := &job.Spec.MPIReplicaSpecs[kubeflow.MPIReplicaTypeWorker].Template.Spec
 	ws.Containers[0].VolumeMounts = []corev1.VolumeMount{{Name: "scratch", MountPath: "/scratch"}}
@@ -93,7 +95,7 @@ func testMPIJobSucceeds(t *testing.T, env *testEnv) {
 	}
 	// The ranks' PATH starts with the runner's program links, as the
 	// launcher's does: mpirun, run as "mpirun" as in a pod, adds no prefix.
-	for _, s := range []string{"hi from 0", "hi from 1", "hi from 2", "role=launcher", "hostfile=none", "port=19000", "scratch files: ",
+	for _, s := range []string{"hi from 0", "hi from 1", "hi from 2", "role=launcher", "hostfile=none", "port=19000", "host=127.0.0.1", "scratch files: ",
 		"path=" + r.bin + "\n"} {
 		if !strings.Contains(string(b), s) {
 			t.Errorf("launcher log lacks %q:\n%s", s, b)
@@ -104,7 +106,10 @@ func testMPIJobSucceeds(t *testing.T, env *testEnv) {
 func testMPIJobFails(t *testing.T, env *testEnv) {
 	ns := namespace(t, env, "mpi-fail")
 	startRunner(t, env, ns)
-	job := mpiJob(ns, "broken", "-np", "2", "/bin/sh", "-c", `echo "oops from rank $OMPI_COMM_WORLD_RANK" >&2; exit 4`)
+	// Without metrics ports of its own the runner turns the operator's
+	// pod port off: it would bind every interface of a shared machine.
+	job := mpiJob(ns, "broken", "-np", "2", "/bin/sh", "-c", `echo "oops from rank $OMPI_COMM_WORLD_RANK port=$`+MetricsPortEnv+`" >&2; exit 4`)
+	job.Spec.MPIReplicaSpecs[kubeflow.MPIReplicaTypeLauncher].Template.Spec.Containers[0].Env = []corev1.EnvVar{{Name: MetricsPortEnv, Value: "9090"}}
 	job.Spec.RunPolicy.BackoffLimit = ptr.To[int32](1) // one retry
 	if err := env.Client.Create(context.Background(), job); err != nil {
 		t.Fatal(err)
@@ -116,7 +121,7 @@ func testMPIJobFails(t *testing.T, env *testEnv) {
 		return mpiHas(&job.Status, kubeflow.JobFailed), conditionsString(job)
 	})
 	c := mpiCond(job, kubeflow.JobFailed)
-	if c.Reason != backoffLimitExceeded || !strings.Contains(c.Message, "oops from rank") || !strings.Contains(c.Message, "exited with code") {
+	if c.Reason != backoffLimitExceeded || !strings.Contains(c.Message, "oops from rank") || !strings.Contains(c.Message, "port=0") || !strings.Contains(c.Message, "exited with code") {
 		t.Errorf("Failed condition: reason %q message %q", c.Reason, c.Message)
 	}
 	if ls := job.Status.ReplicaStatuses[kubeflow.MPIReplicaTypeLauncher]; ls == nil || ls.Failed != 2 {

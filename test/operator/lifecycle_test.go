@@ -17,6 +17,7 @@ import (
 
 	"github.com/blastfleet/blastfleet/api/v1alpha1"
 	"github.com/blastfleet/blastfleet/controllers"
+	"github.com/blastfleet/blastfleet/internal/enginemetrics"
 )
 
 // TestCampaignLifecycle walks one campaign through planning, partitions,
@@ -136,6 +137,26 @@ func (h *harness) checkPartition(job *kubeflow.MPIJob, c *v1alpha1.SearchCampaig
 		if !strings.Contains(args, want) {
 			h.t.Errorf("%s launcher %q lacks %q", job.Name, args, want)
 		}
+	}
+	// Every rank learns its metrics port and its run's labels through
+	// mpirun -x, and the worker pods declare the ports the PodMonitor scrapes.
+	env := map[string]string{}
+	for _, e := range launcher.Env {
+		env[e.Name] = e.Value
+	}
+	for name, want := range map[string]string{enginemetrics.PortBaseEnv: "9090", enginemetrics.NamespaceEnv: c.Namespace,
+		enginemetrics.CampaignEnv: c.Name, enginemetrics.PartitionEnv: job.Name} {
+		if env[name] != want || !strings.Contains(args, "-x "+name) {
+			h.t.Errorf("%s launcher: %s=%q (forwarded: %v), want %q forwarded", job.Name, name, env[name], strings.Contains(args, "-x "+name), want)
+		}
+	}
+	worker := job.Spec.MPIReplicaSpecs[kubeflow.MPIReplicaTypeWorker].Template.Spec.Containers[0]
+	ports := map[string]int32{}
+	for _, p := range worker.Ports {
+		ports[p.Name] = p.ContainerPort
+	}
+	if ports["metrics"] != 9090 || len(ports) != 1+int(c.Spec.Partitions.SlotsPerWorker) {
+		h.t.Errorf("%s worker ports %v, want ssh and one metrics port per slot from 9090", job.Name, ports)
 	}
 	if launcher.Image != workerImage {
 		h.t.Errorf("%s image %q, want the operator's default %q", job.Name, launcher.Image, workerImage)
