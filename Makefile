@@ -77,10 +77,9 @@ install-test:
 
 ## verify-dashboards: the local stack (blastfleet dev up), a small real campaign, then every Grafana
 ## panel and alert evaluated through its Prometheus; fails on any invalid or empty query, and runs
-## promtool check/test rules (docs/observability.md). make test runs all of it but the real-stack
-## check, which joins make test once the engine serves /metrics.
+## promtool check/test rules (docs/observability.md). make test runs it too.
 verify-dashboards: deps build
-	BLASTFLEET_VERIFY_DASHBOARDS=1 BLASTFLEET_REQUIRE_REAL=1 BLASTFLEET_MINIO=$$(hack/install-minio.sh) KUBEBUILDER_ASSETS=$$(hack/install-envtest.sh) \
+	BLASTFLEET_REQUIRE_REAL=1 BLASTFLEET_MINIO=$$(hack/install-minio.sh) KUBEBUILDER_ASSETS=$$(hack/install-envtest.sh) \
 	BLASTFLEET_ENGINE=$(CURDIR)/$(BIN)/blastfleet-engine BLASTFLEET_CLI=$(CURDIR)/$(BIN)/blastfleet \
 	$(GO) test -count=1 -timeout 10m ./internal/dashcheck/ ./test/dashboards/
 

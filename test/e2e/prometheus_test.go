@@ -10,7 +10,8 @@ import (
 
 // checkPrometheus: the stack's Prometheus scrapes the operator (up) and
 // has the running MPIJob's ranks as engine targets, from the file_sd
-// file the supervisor keeps (down until the engine serves metrics).
+// file the supervisor keeps, and scrapes them: a rank is up once its
+// /metrics answered (they linger a scrape interval after the run).
 func (s *stack) checkPrometheus(t *testing.T, mpijob string) {
 	t.Helper()
 	url := s.state(t).Prometheus + "/api/v1/targets"
@@ -32,7 +33,7 @@ func (s *stack) checkPrometheus(t *testing.T, mpijob string) {
 		if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
 			return false, err.Error()
 		}
-		operatorUp, ranks := false, 0
+		operatorUp, ranks, ranksUp := false, 0, 0
 		for _, tg := range body.Data.ActiveTargets {
 			switch tg.Labels["job"] {
 			case "blastfleet-operator":
@@ -40,9 +41,13 @@ func (s *stack) checkPrometheus(t *testing.T, mpijob string) {
 			case "blastfleet-engine":
 				if tg.Labels["mpijob"] == mpijob {
 					ranks++
+					if tg.Health == "up" {
+						ranksUp++
+					}
 				}
 			}
 		}
-		return operatorUp && ranks == 2, fmt.Sprintf("operator up: %v, %d engine targets of %s: %+v", operatorUp, ranks, mpijob, body.Data.ActiveTargets)
+		return operatorUp && ranks == 2 && ranksUp > 0, fmt.Sprintf("operator up: %v, %d engine targets of %s (%d up): %+v",
+			operatorUp, ranks, mpijob, ranksUp, body.Data.ActiveTargets)
 	})
 }
