@@ -11,8 +11,8 @@ import (
 // HTTP on loopback: --metrics-secure=false), the engine ranks the local
 // runner starts (file_sd: the supervisor rewrites engine-targets.json
 // with each running MPIJob's block of metrics ports, rank r on base+r,
-// as BLASTFLEET_METRICS_PORT_BASE tells the launcher; the engine serves
-// nothing there yet, so those targets show as down until it does),
+// as BLASTFLEET_METRICS_PORT_BASE tells the launcher, and each rank
+// serves there on loopback),
 // MinIO, etcd and Prometheus itself.
 func prometheusConfig(p paths, ports Ports) string {
 	return fmt.Sprintf(`# Written by blastfleet dev up; rewritten at every start.
