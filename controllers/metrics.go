@@ -20,7 +20,7 @@ import (
 type campaignCollector struct {
 	reader client.Reader
 
-	phase, chunks, queries, partitions, retries, replaced *prometheus.Desc
+	phase, chunks, queries, partitions, retries, failed, replaced *prometheus.Desc
 }
 
 func newCampaignCollector(r client.Reader) *campaignCollector {
@@ -32,12 +32,14 @@ func newCampaignCollector(r client.Reader) *campaignCollector {
 		queries:    prometheus.NewDesc("blastfleet_campaign_queries", "A campaign's queries by state (total, done, failed), from its ledger.", append(l, "state"), nil),
 		partitions: prometheus.NewDesc("blastfleet_campaign_partitions", "A campaign's partitions by state (desired, running, queued, failed).", append(l, "state"), nil),
 		retries:    prometheus.NewDesc("blastfleet_campaign_chunk_retries_total", "Chunk attempts beyond each chunk's first, from the ledger.", l, nil),
-		replaced:   prometheus.NewDesc("blastfleet_campaign_partition_replacements_total", "Failed partitions replaced.", l, nil),
+		failed: prometheus.NewDesc("blastfleet_campaign_failed_attempts_total",
+			"A campaign's chunk attempts that ended without a result, by reason (exit_code, signal, error, abandoned), from its ledger.", append(l, "reason"), nil),
+		replaced: prometheus.NewDesc("blastfleet_campaign_partition_replacements_total", "Failed partitions replaced.", l, nil),
 	}
 }
 
 func (c *campaignCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{c.phase, c.chunks, c.queries, c.partitions, c.retries, c.replaced} {
+	for _, d := range []*prometheus.Desc{c.phase, c.chunks, c.queries, c.partitions, c.retries, c.failed, c.replaced} {
 		ch <- d
 	}
 }
@@ -78,6 +80,12 @@ func (c *campaignCollector) Collect(ch chan<- prometheus.Metric) {
 			gauge(c.partitions, v, ns, name, state)
 		}
 		ch <- prometheus.MustNewConstMetric(c.retries, prometheus.CounterValue, float64(s.Chunks.Retries), ns, name)
+		fa := s.Chunks.FailedAttempts
+		// Every reason, zero included: a bounded set, and panels and
+		// alerts see a counter from the start rather than no series.
+		for reason, v := range map[string]int32{"exit_code": fa.ExitCode, "signal": fa.Signal, "error": fa.Error, "abandoned": fa.Abandoned} {
+			ch <- prometheus.MustNewConstMetric(c.failed, prometheus.CounterValue, float64(v), ns, name, reason)
+		}
 		ch <- prometheus.MustNewConstMetric(c.replaced, prometheus.CounterValue, float64(p.Replaced), ns, name)
 	}
 	for p, n := range phases {

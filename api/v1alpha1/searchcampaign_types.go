@@ -324,6 +324,23 @@ type ChunkCounts struct {
 	Pending   int32 `json:"pending"`
 	// Retries counts attempts beyond each chunk's first.
 	Retries int32 `json:"retries"`
+	// FailedAttempts counts attempts that ended without a result, by why.
+	// +optional
+	FailedAttempts FailedAttemptCounts `json:"failedAttempts,omitzero"`
+}
+
+// FailedAttemptCounts counts chunk attempts that ended without a result.
+type FailedAttemptCounts struct {
+	// ExitCode: BLAST exited non-zero.
+	ExitCode int32 `json:"exitCode"`
+	// Signal: BLAST was killed (often by the OOM killer).
+	Signal int32 `json:"signal"`
+	// Error: the engine failed otherwise (fetching shards, writing or
+	// committing output).
+	Error int32 `json:"error"`
+	// Abandoned: another attempt took over with no failure recorded (the
+	// partition died, or its lease expired).
+	Abandoned int32 `json:"abandoned"`
 }
 
 // QueryCounts counts queries.

@@ -19,9 +19,10 @@ import (
 func running(s *v1alpha1.SearchCampaignStatus) {
 	start := metav1.NewTime(time.Now().Add(-12 * time.Minute))
 	*s = v1alpha1.SearchCampaignStatus{
-		Phase:           v1alpha1.CampaignRunning,
-		Location:        "s3://blastfleet/campaigns/x",
-		Chunks:          v1alpha1.ChunkCounts{Total: 42, Committed: 17, Leased: 3, Pending: 22, Retries: 4},
+		Phase:    v1alpha1.CampaignRunning,
+		Location: "s3://blastfleet/campaigns/x",
+		Chunks: v1alpha1.ChunkCounts{Total: 42, Committed: 17, Leased: 3, Pending: 22, Retries: 4,
+			FailedAttempts: v1alpha1.FailedAttemptCounts{ExitCode: 3, Abandoned: 1}},
 		Queries:         v1alpha1.QueryCounts{Total: 300, Done: 120, Failed: 2},
 		Partitions:      v1alpha1.PartitionCounts{Desired: 2, Running: 2, Replaced: 1},
 		Progress:        "40%",
@@ -122,6 +123,7 @@ func testStatus(t *testing.T, f *kubeFixture) {
 		"Queries:      120 of 300 done (40.0%), 2 failed",
 		"Progress:     [################........................] 120/300 queries (40.0%)",
 		"Chunks:       17 of 42 committed, 3 leased, 0 failed, 22 pending (4 retries)",
+		"Failed:       attempts: 3 BLAST exit code, 0 killed by a signal, 0 other errors, 1 abandoned (partition gone)",
 		"Partitions:   2 desired: 2 running, 0 queued, 0 failed; 1 replaced so far",
 		"Location:     s3://blastfleet/campaigns/x",
 		"Result:       none yet: blastfleet results st-run writes it once the campaign is Complete",

@@ -42,6 +42,10 @@ func (v *campaignView) printDetail(w io.Writer, now time.Time) {
 	}
 	line("Chunks", "%d of %d committed, %d leased, %d failed, %d pending (%d retries)",
 		s.Chunks.Committed, s.Chunks.Total, s.Chunks.Leased, s.Chunks.Failed, s.Chunks.Pending, s.Chunks.Retries)
+	if fa := s.Chunks.FailedAttempts; fa.ExitCode+fa.Signal+fa.Error+fa.Abandoned > 0 {
+		line("Failed", "attempts: %d BLAST exit code, %d killed by a signal, %d other errors, %d abandoned (partition gone)",
+			fa.ExitCode, fa.Signal, fa.Error, fa.Abandoned)
+	}
 	p := s.Partitions
 	line("Partitions", "%d desired: %d running, %d queued, %d failed; %d replaced so far", p.Desired, p.Running, p.Queued, p.Failed, p.Replaced)
 	line("ETA", "%s", eta(c, v.tracker, now))

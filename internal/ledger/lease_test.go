@@ -134,7 +134,9 @@ func TestTakeover(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if s.Committed != 1 || s.Leased != 1 || s.Attempts != 3 || s.Retries != 1 || s.Complete {
+		// a's attempt was taken over without a failure: abandoned.
+		if s.Committed != 1 || s.Leased != 1 || s.Attempts != 3 || s.Retries != 1 || s.Complete ||
+			s.FailedAttempts != (FailureKinds{Abandoned: 1}) {
 			t.Errorf("status %+v", s)
 		}
 	})

@@ -145,7 +145,7 @@ func TestStatusAndIncomplete(t *testing.T) {
 			t.Fatal(err)
 		}
 		want := Status{Name: "test", Chunks: 4, Committed: 1, Leased: 1, Pending: 2, Attempts: 3, Retries: 1,
-			Queries: 8, QueriesDone: 2, Missing: []Range{{2, 4}, {4, 6}, {6, 8}}}
+			FailedAttempts: FailureKinds{ExitCode: 1}, Queries: 8, QueriesDone: 2, Missing: []Range{{2, 4}, {4, 6}, {6, 8}}}
 		if !reflect.DeepEqual(*s, want) {
 			t.Errorf("status\n got %+v\nwant %+v", *s, want)
 		}

@@ -9,19 +9,21 @@ import (
 // Status is a campaign's progress, as the operator and the CLI show it.
 // Chunks counts leaf chunks: split chunks count as their children.
 type Status struct {
-	Name          string        `json:"name"`
-	Chunks        int           `json:"chunks"`
-	Committed     int           `json:"committed"`
-	Leased        int           `json:"leased"`
-	Failed        int           `json:"failed"`
-	Pending       int           `json:"pending"`
-	Attempts      int           `json:"attempts"`
-	Retries       int           `json:"retries"`
-	Queries       int           `json:"queries"`
-	QueriesDone   int           `json:"queriesDone"`
-	QueriesFailed int           `json:"queriesFailed"`
-	FailedQueries []FailedQuery `json:"failedQueries,omitempty"`
-	Missing       []Range       `json:"missing,omitempty"`
+	Name      string `json:"name"`
+	Chunks    int    `json:"chunks"`
+	Committed int    `json:"committed"`
+	Leased    int    `json:"leased"`
+	Failed    int    `json:"failed"`
+	Pending   int    `json:"pending"`
+	Attempts  int    `json:"attempts"`
+	Retries   int    `json:"retries"`
+	// FailedAttempts are the attempts that ended without a result.
+	FailedAttempts FailureKinds  `json:"failedAttempts"`
+	Queries        int           `json:"queries"`
+	QueriesDone    int           `json:"queriesDone"`
+	QueriesFailed  int           `json:"queriesFailed"`
+	FailedQueries  []FailedQuery `json:"failedQueries,omitempty"`
+	Missing        []Range       `json:"missing,omitempty"`
 	// Problems are bad commits found (and voided) while reading.
 	Problems []string `json:"problems,omitempty"`
 	Complete bool     `json:"complete"`
@@ -90,6 +92,7 @@ func (l *Ledger) status(ctx context.Context) (*Status, []leaf, error) {
 		}
 		s.Attempts += len(att.Attempts)
 		s.Retries += max(0, len(att.Attempts)-1)
+		s.FailedAttempts.add(att)
 	}
 	s.Complete = len(s.Missing) == 0
 	return s, leaves, nil

@@ -9,6 +9,7 @@ import (
 	crmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	"github.com/blastfleet/blastfleet/api/v1alpha1"
+	"github.com/blastfleet/blastfleet/internal/ledger"
 )
 
 // TestCampaignMetrics: the operator's per-campaign series follow the
@@ -19,8 +20,24 @@ func TestCampaignMetrics(t *testing.T) {
 	h.putQueries("metered")
 	c := h.campaign("metered", "sprot", 2)
 	h.create(c)
-	h.writePlan("metered", "sprot", 3)
+	l := h.writePlan("metered", "sprot", 3)
 	h.waitPartitions("metered", "metered-p0-r0", "metered-p1-r0")
+	// A partition's BLAST was OOM-killed on one chunk: counted by reason.
+	ls, err := l.Acquire(context.Background(), "p0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ls.Fail(context.Background(), ledger.FailureReason{Message: "blastp killed", Signal: "SIGKILL"}); err != nil {
+		t.Fatal(err)
+	}
+	h.eventually("failed attempts by reason", 20*time.Second, func() (bool, string) {
+		sig := gauge("blastfleet_campaign_failed_attempts_total", map[string]string{"campaign": "metered", "reason": "signal"})
+		exit := gauge("blastfleet_campaign_failed_attempts_total", map[string]string{"campaign": "metered", "reason": "exit_code"})
+		return sig == 1 && exit == 0, fmt.Sprintf("signal %v, exit_code %v (want 1 and a zero series)", sig, exit)
+	})
+	if fa := h.get("metered").Status.Chunks.FailedAttempts; fa.Signal != 1 {
+		t.Errorf("status chunks.failedAttempts %+v, want signal 1", fa)
+	}
 	h.eventually("chunk and partition series", 20*time.Second, func() (bool, string) {
 		total := gauge("blastfleet_campaign_chunks", map[string]string{"campaign": "metered", "state": "total"})
 		desired := gauge("blastfleet_campaign_partitions", map[string]string{"campaign": "metered", "state": "desired"})

@@ -1,0 +1,37 @@
+package ledger
+
+// FailureKinds counts attempts that ended without a result, by why: a
+// bounded set, so it can be a metric label.
+type FailureKinds struct {
+	// ExitCode: BLAST (or the task) exited non-zero.
+	ExitCode int `json:"exitCode"`
+	// Signal: BLAST was killed (often the OOM killer).
+	Signal int `json:"signal"`
+	// Error: the engine reported another failure (fetching a shard,
+	// writing or committing output).
+	Error int `json:"error"`
+	// Abandoned: a later attempt took over without any failure being
+	// recorded: the holder died, or its lease expired.
+	Abandoned int `json:"abandoned"`
+}
+
+// Total is every failed attempt.
+func (k FailureKinds) Total() int { return k.ExitCode + k.Signal + k.Error + k.Abandoned }
+
+// add classifies a chunk's attempts; the latest without a failure is
+// the one running or committed, not a failure.
+func (k *FailureKinds) add(att attemptsRecord) {
+	for i, a := range att.Attempts {
+		switch f := a.Failure; {
+		case f == nil && i == len(att.Attempts)-1:
+		case f == nil:
+			k.Abandoned++
+		case f.Signal != "":
+			k.Signal++
+		case f.ExitCode != 0:
+			k.ExitCode++
+		default:
+			k.Error++
+		}
+	}
+}
