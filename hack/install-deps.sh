@@ -2,12 +2,15 @@
 # Installs what blastfleet's build, tests and demo need on a Debian machine,
 # idempotently: BLAST+, OpenMPI (with headers for the engine's cgo binding),
 # Debian's plast-example data, Prometheus (for the local stack of
-# blastfleet dev up), and a MinIO server and helm built from source into
-# ~/.cache/blastfleet (hack/install-minio.sh, hack/install-helm.sh).
+# blastfleet dev up), Chromium (test/report opens the campaign report in
+# it, headless, and fails on any console error), and a MinIO server and
+# helm built from source into ~/.cache/blastfleet (hack/install-minio.sh,
+# hack/install-helm.sh).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 
-packages=(ncbi-blast+ openmpi-bin libopenmpi-dev plast-example pkg-config prometheus)
+# chromium: the report's browser test (test/report) drives it headless.
+packages=(ncbi-blast+ openmpi-bin libopenmpi-dev plast-example pkg-config prometheus chromium)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -35,4 +38,4 @@ fi
 
 "$here/install-minio.sh" >/dev/null
 "$here/install-helm.sh" >/dev/null
-echo "dependencies ready: $(blastn -version | head -n1), $(mpirun --version 2>/dev/null | head -n1), $(prometheus --version 2>&1 | head -n1 | cut -d' ' -f1-3), minio $("$here/install-minio.sh"), helm $("$here/install-helm.sh")" >&2
+echo "dependencies ready: $(blastn -version | head -n1), $(mpirun --version 2>/dev/null | head -n1), $(prometheus --version 2>&1 | head -n1 | cut -d' ' -f1-3), $(chromium --version 2>/dev/null | head -n1 | cut -d' ' -f1-2), minio $("$here/install-minio.sh"), helm $("$here/install-helm.sh")" >&2

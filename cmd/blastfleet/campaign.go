@@ -14,7 +14,7 @@ import (
 	"github.com/blastfleet/blastfleet/internal/objstore"
 )
 
-// newCampaignCmd groups the campaign commands: plan, status, results.
+// newCampaignCmd groups the campaign commands: plan, status, results, report.
 func newCampaignCmd(root *rootOptions) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "campaign",
@@ -28,9 +28,10 @@ credentials, AWS_ENDPOINT_URL for MinIO) or a directory.`,
       --program blastn --chunk-letters 2000000 --output s3://work/campaigns/run1
   mpirun -np 17 blastfleet-engine --campaign s3://work/campaigns/run1 --partition-id site-a-1
   blastfleet campaign status s3://work/campaigns/run1 --watch
-  blastfleet campaign results s3://work/campaigns/run1 -o run1.tsv`,
+  blastfleet campaign results s3://work/campaigns/run1 -o run1.tsv
+  blastfleet campaign report --campaign s3://work/campaigns/run1 -o run1-report.html`,
 	}
-	cmd.AddCommand(newCampaignPlanCmd(root), newCampaignStatusCmd(root), newCampaignResultsCmd(root))
+	cmd.AddCommand(newCampaignPlanCmd(root), newCampaignStatusCmd(root), newCampaignResultsCmd(root), newCampaignReportCmd(root))
 	return cmd
 }
 
@@ -56,6 +57,20 @@ func defaultCampaignName(loc string) string {
 // openCampaign opens an existing campaign's ledger at loc; it does not
 // create a directory that is not there.
 func openCampaign(ctx context.Context, loc string) (*ledger.Ledger, error) {
+	st, err := openCampaignStore(ctx, loc)
+	if err != nil {
+		return nil, err
+	}
+	l, err := ledger.Open(ctx, st, ledger.Options{})
+	if err != nil {
+		return nil, fmt.Errorf("campaign %s: %w", loc, err)
+	}
+	return l, nil
+}
+
+// openCampaignStore opens the store at an existing campaign's location
+// without reading it; objstore.Open would create a missing directory.
+func openCampaignStore(ctx context.Context, loc string) (objstore.Store, error) {
 	if strings.TrimSpace(loc) == "" {
 		return nil, fmt.Errorf("campaign location is empty")
 	}
@@ -66,13 +81,5 @@ func openCampaign(ctx context.Context, loc string) (*ledger.Ledger, error) {
 			return nil, fmt.Errorf("campaign %s: not a directory", loc)
 		}
 	}
-	st, err := objstore.Open(ctx, loc)
-	if err != nil {
-		return nil, err
-	}
-	l, err := ledger.Open(ctx, st, ledger.Options{})
-	if err != nil {
-		return nil, fmt.Errorf("campaign %s: %w", loc, err)
-	}
-	return l, nil
+	return objstore.Open(ctx, loc)
 }

@@ -12,7 +12,7 @@ const campaignGroup = "cluster"
 func addClusterCommands(root *cobra.Command) {
 	root.AddGroup(&cobra.Group{ID: campaignGroup, Title: "Campaigns on Kubernetes (any kubeconfig context):"})
 	for _, cmd := range []*cobra.Command{
-		newSubmitCmd(), newGetCmd(), newStatusCmd(), newResultsCmd(), newLogsCmd(),
+		newSubmitCmd(), newGetCmd(), newStatusCmd(), newResultsCmd(), newReportCmd(), newLogsCmd(),
 		newSuspendCmd(), newResumeCmd(), newDeleteCmd(),
 	} {
 		cmd.GroupID = campaignGroup

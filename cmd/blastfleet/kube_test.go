@@ -27,6 +27,7 @@ func TestClusterCommands(t *testing.T) {
 		{"not-found", testNotFound},
 		{"results", testResults},
 		{"results/incomplete", testResultsIncomplete},
+		{"report", testReport},
 		{"logs/file", testLogsFile},
 		{"logs/pod", testLogsPod},
 		{"kubeconfig", testKubeconfigErrors},

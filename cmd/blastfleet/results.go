@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/dustin/go-humanize"
 	"github.com/spf13/cobra"
@@ -94,14 +93,9 @@ func (o *resultsOptions) run(ctx context.Context, cmd *cobra.Command, kc *kube, 
 // none, and says so.
 func (o *resultsOptions) openLedger(ctx context.Context, kc *kube, c *v1alpha1.SearchCampaign) (*ledger.Ledger, error) {
 	loc := campaignLocation(c)
-	cfg, err := campaignS3Config(ctx, kc, c, o.endpoint, o.fromSecret)
+	st, cfg, err := campaignStore(ctx, kc, c, o.endpoint, o.fromSecret)
 	if err != nil {
 		return nil, err
-	}
-	bucket, prefix, _ := strings.Cut(strings.TrimPrefix(loc, "s3://"), "/")
-	st, err := objstore.NewS3(cfg, bucket, prefix)
-	if err != nil {
-		return nil, storageError(fmt.Errorf("campaign %s: ledger at %s: %w", c.Name, loc, err))
 	}
 	l, err := ledger.Open(ctx, st, ledger.Options{})
 	if errors.Is(err, objstore.ErrNotExist) {

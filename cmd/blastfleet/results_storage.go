@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -58,6 +59,22 @@ func campaignS3Config(ctx context.Context, kc *kube, c *v1alpha1.SearchCampaign,
 		return cfg, fmt.Errorf("--from-secret: Secret %s/%s has no %s or no %s", c.Namespace, ref.Name, idKey, secretKey)
 	}
 	return cfg, nil
+}
+
+// campaignStore is the campaign's ledger location (campaignLocation) as
+// this machine reaches it; the config says where, for errors.
+func campaignStore(ctx context.Context, kc *kube, c *v1alpha1.SearchCampaign, endpoint string, fromSecret bool) (objstore.Store, objstore.S3Config, error) {
+	loc := campaignLocation(c)
+	cfg, err := campaignS3Config(ctx, kc, c, endpoint, fromSecret)
+	if err != nil {
+		return nil, cfg, err
+	}
+	bucket, prefix, _ := strings.Cut(strings.TrimPrefix(loc, "s3://"), "/")
+	st, err := objstore.NewS3(cfg, bucket, prefix)
+	if err != nil {
+		return nil, cfg, storageError(fmt.Errorf("campaign %s: ledger at %s: %w", c.Name, loc, err))
+	}
+	return st, cfg, nil
 }
 
 // coalesce is the first non-empty string.

@@ -1,0 +1,137 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/blastfleet/blastfleet/internal/engine"
+	"github.com/blastfleet/blastfleet/internal/ledger"
+	"github.com/blastfleet/blastfleet/internal/objstore"
+)
+
+// failFirstAndCommitRest fails the first chunk's attempts until the
+// ledger splits it, and commits every other chunk, as holder.
+func failFirstAndCommitRest(t *testing.T, st objstore.Store, holder string) {
+	t.Helper()
+	ctx := context.Background()
+	l, err := ledger.Open(ctx, st, ledger.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		ls, err := l.Acquire(ctx, holder)
+		if errors.Is(err, ledger.ErrNoChunk) {
+			return
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ls.Range.First == 0 {
+			if err := ls.Fail(ctx, ledger.FailureReason{Message: "blastn failed", ExitCode: 99, StderrTail: "injected"}); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		data := fmt.Sprintf("results of %s\n", ls.Range)
+		if err := ls.Commit(ctx, strings.NewReader(data), int64(len(data))); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// testRun is a finished run record of a master and one worker.
+func testRun(holder, partition string) *engine.RunRecord {
+	start := time.Now().Add(-time.Minute).UTC()
+	ranks := []engine.RankSummary{
+		{Rank: 0, Role: "master", Started: start, WallSeconds: 30, Phases: map[string]float64{"setup": 1, "distribution": 29},
+			Timeline: []engine.Interval{{Phase: "setup", Start: 0, End: 1}, {Phase: "distribution", Start: 1, End: 30}}},
+		{Rank: 1, Role: "worker", Started: start, WallSeconds: 30, Phases: map[string]float64{"setup": 2, "compute": 28},
+			Timeline: []engine.Interval{{Phase: "setup", Start: 0, End: 2}, {Phase: "compute", Start: 2, End: 30}}},
+	}
+	return &engine.RunRecord{Holder: holder, Partition: partition, State: engine.RunComplete, Started: start, Updated: start.Add(30 * time.Second),
+		Summary: &engine.Summary{Program: "blastn", Started: start, WallSeconds: 30, Tasks: 3, Ranks: ranks}}
+}
+
+var wroteLine = regexp.MustCompile(`^wrote (.+) \((\d+) KiB\): (.+)\n$`)
+
+func TestCampaignReport(t *testing.T) {
+	ctx := context.Background()
+	loc, st := fakeCampaign(t)
+	out := filepath.Join(t.TempDir(), "report.html")
+
+	// Planned, nothing run: a report all the same.
+	stdout, stderr, err := run(t, "blastfleet", "campaign", "report", "--campaign", loc, "-o", out)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	m := wroteLine.FindStringSubmatch(stderr)
+	if stdout != "" || m == nil || m[1] != out || m[3] != "0 runs, 0 ranks, 0 failures" {
+		t.Errorf("stdout %q stderr %q", stdout, stderr)
+	}
+	page, err := os.ReadFile(out)
+	if err != nil || !strings.Contains(string(page), "No timeline yet") {
+		t.Errorf("report %s: %v", out, err)
+	}
+	if fi, err := os.Stat(out); err != nil || fmt.Sprint((fi.Size()+1023)/1024) != m[2] {
+		t.Errorf("said %s KiB, the file has %v bytes (%v)", m[2], fi.Size(), err)
+	}
+
+	// One run, a failing first chunk: every failed attempt and the failed
+	// query count. The location may be the argument, the page go to stdout.
+	failFirstAndCommitRest(t, st, "slurm-1-abcd")
+	if err := engine.WriteRun(ctx, st, testRun("slurm-1-abcd", "")); err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, err = run(t, "blastfleet", "campaign", "report", loc, "-o", "-")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	// [0,3) fails 3 times, splits; [0,1) fails 3 times, [1,3) commits.
+	if !strings.HasPrefix(stdout, "<!DOCTYPE html>") || !strings.Contains(stdout, `<svg id="timeline"`) ||
+		strings.Count(stdout, `<rect class="iv `) != 4 || !strings.Contains(stdout, "slurm-1-abcd rank 1 (worker)") {
+		t.Errorf("page on stdout:\n%.2000s", stdout)
+	}
+	if !strings.Contains(stderr, "wrote the report to standard output (") || !strings.HasSuffix(stderr, "KiB): 1 run, 2 ranks, 7 failures\n") {
+		t.Errorf("stderr %q", stderr)
+	}
+
+	// The default file is named after the location, in the working directory.
+	t.Chdir(t.TempDir())
+	if _, stderr, err = run(t, "blastfleet", "campaign", "report", "--campaign", loc); err != nil || !strings.HasPrefix(stderr, "wrote campaign-report.html (") {
+		t.Errorf("default -o: %v, %q", err, stderr)
+	}
+	if _, err := os.Stat("campaign-report.html"); err != nil {
+		t.Error(err)
+	}
+}
+
+func TestCampaignReportErrors(t *testing.T) {
+	loc, _ := fakeCampaign(t)
+	empty := t.TempDir()
+	missing := filepath.Join(t.TempDir(), "nope")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "--campaign LOCATION is required"},
+		{[]string{"--campaign", loc, filepath.Join(loc, "other")}, "not both"},
+		{[]string{"--campaign", missing}, "campaign " + missing + ": stat"},
+		{[]string{"--campaign", empty}, "campaign has no plan at " + empty + ": not planned yet (blastfleet campaign plan --output " + empty + " writes the plan)"},
+		{[]string{"--campaign", loc, "-o", filepath.Join(missing, "r.html")}, "-o " + filepath.Join(missing, "r.html")},
+	} {
+		_, _, err := run(t, "blastfleet", append([]string{"campaign", "report"}, tc.args...)...)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("campaign report %v: %v, want %q", tc.args, err, tc.want)
+		}
+	}
+	if _, err := os.Stat(missing); err == nil {
+		t.Error("report created the missing campaign's directory")
+	}
+}

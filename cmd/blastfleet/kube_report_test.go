@@ -1,0 +1,61 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/blastfleet/blastfleet/api/v1alpha1"
+	"github.com/blastfleet/blastfleet/internal/engine"
+)
+
+func testReport(t *testing.T, f *kubeFixture) {
+	clearAWS(t)
+	f.campaign("default", "rep")
+	f.ledgerWithCommits("default", "rep", 6, 2)
+	if err := engine.WriteRun(context.Background(), f.store("campaigns/default/rep"), testRun("rep-p0-r0-1234abcd", "0")); err != nil {
+		t.Fatal(err)
+	}
+	f.setStatus("default", "rep", func(s *v1alpha1.SearchCampaignStatus) {
+		s.Phase, s.Location = v1alpha1.CampaignRunning, "s3://blastfleet/campaigns/default/rep"
+	})
+
+	file := filepath.Join(t.TempDir(), "report.html")
+	stdout, stderr, err := f.cli("report", "rep", "--from-secret", "-o", file)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	if stdout != "" || !strings.HasPrefix(stderr, "wrote "+file+" (") || !strings.HasSuffix(stderr, " KiB): 1 run, 2 ranks, 0 failures\n") {
+		t.Errorf("stdout %q, stderr %q", stdout, stderr)
+	}
+	page, _ := os.ReadFile(file)
+	for _, want := range []string{"namespace <b>default</b>", "phase <b>Running</b>", "4 done, 0 failed of 6 queries",
+		"ledger <code>s3://blastfleet/campaigns/default/rep</code>", "0/rep-p0-r0-1234abcd rank 0 (master)"} {
+		if !strings.Contains(string(page), want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+
+	// To standard output; and by default to NAME-report.html.
+	if out := f.mustCLI("report", "rep", "--from-secret", "-o", "-"); !strings.HasPrefix(out, "<!DOCTYPE html>") {
+		t.Errorf("-o -: %.200q", out)
+	}
+	t.Chdir(t.TempDir())
+	f.mustCLI("report", "rep", "--from-secret")
+	if _, err := os.Stat("rep-report.html"); err != nil {
+		t.Errorf("default output: %v", err)
+	}
+
+	// Not planned yet: no ledger at all.
+	f.campaign("default", "rep-new")
+	_, _, err = f.cli("report", "rep-new", "--from-secret")
+	if err == nil || !strings.Contains(err.Error(), "campaign rep-new has no plan at s3://blastfleet/campaigns/default/rep-new yet") {
+		t.Errorf("no plan: %v", err)
+	}
+	// No credentials: said as for results.
+	if _, _, err := f.cli("report", "rep"); err == nil || !strings.Contains(err.Error(), "set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or add --from-secret") {
+		t.Errorf("without credentials: %v", err)
+	}
+}

@@ -1,0 +1,107 @@
+package report
+
+import (
+	_ "embed"
+	"fmt"
+	"html/template"
+	"io"
+	"strings"
+
+	"github.com/blastfleet/blastfleet/internal/engine"
+)
+
+var (
+	//go:embed report.html.tmpl
+	pageSource string
+	//go:embed report.css
+	pageCSS string
+	//go:embed report.js
+	pageJS string
+)
+
+var pageTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
+	"n":          num,
+	"seconds":    seconds,
+	"stamp":      stamp,
+	"ratio":      ratio,
+	"ibytes":     ibytes,
+	"phaseClass": phaseClass,
+	"lastLine": func(s string) string {
+		lines := strings.Split(strings.TrimSpace(s), "\n")
+		return strings.TrimSpace(lines[len(lines)-1])
+	},
+}).Parse(pageSource))
+
+// page is what the template draws.
+type page struct {
+	*Report
+	CSS      template.CSS
+	JS       template.JS
+	Phases   []string
+	Totals   totals
+	Progress progress
+	Timeline *timelineView
+	Hist     *histView
+	Slowest  []slowTask
+	Failures *failuresView
+	RunRows  []runRow
+}
+
+func (r *Report) page() *page {
+	slowest := mergeSlowest(r.Runs)
+	return &page{
+		Report:   r,
+		CSS:      template.CSS(pageCSS),
+		JS:       template.JS(pageJS),
+		Phases:   engine.Phases,
+		Totals:   sumRuns(r.Runs),
+		Progress: newProgress(r.Status.QueriesDone, r.Status.QueriesFailed, r.Status.Queries),
+		Timeline: buildTimeline(r.Runs),
+		Hist:     buildHistogram(r.Runs, slowest),
+		Slowest:  slowest,
+		Failures: buildFailures(r),
+		RunRows:  buildRuns(r.Runs),
+	}
+}
+
+// WriteHTML writes the report as one self-contained HTML page.
+func (r *Report) WriteHTML(w io.Writer) error {
+	if err := pageTemplate.Execute(w, r.page()); err != nil {
+		return fmt.Errorf("rendering the report of campaign %s: %w", r.Meta.Name, err)
+	}
+	return nil
+}
+
+// Counts are the report's size in words a command can print.
+type Counts struct {
+	Runs, Ranks, Failures int
+}
+
+// Counts counts runs, ranks and the failures the page lists.
+func (r *Report) Counts() Counts {
+	t := sumRuns(r.Runs)
+	return Counts{Runs: t.Runs, Ranks: t.Ranks, Failures: buildFailures(r).Count()}
+}
+
+// progress is the summary's bar: queries done and failed of the total.
+type progress struct {
+	Done, Failed, Total int
+	DoneW, FailedW      float64
+}
+
+const progressW = 420.0
+
+func newProgress(done, failed, total int) progress {
+	p := progress{Done: done, Failed: failed, Total: total}
+	if total > 0 {
+		p.DoneW = float64(done) / float64(total) * progressW
+		p.FailedW = float64(failed) / float64(total) * progressW
+	}
+	return p
+}
+
+// Width is the bar's full width, for the template.
+func (p progress) Width() float64 { return progressW }
+
+// Percent is the share of queries finished (done or failed).
+func (p progress) Percent() string { return ratio(float64(p.Done+p.Failed), float64(p.Total)) }

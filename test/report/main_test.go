@@ -1,0 +1,18 @@
+// Package report_test runs a real campaign (BLAST+, the engine, the CLI),
+// writes its report with `blastfleet campaign report` and opens the page
+// in headless Chromium: it must render its timeline with no console
+// errors, and its screenshot is docs/images/report.png.
+package report_test
+
+import (
+	"os"
+	"testing"
+
+	"github.com/blastfleet/blastfleet/internal/testenv"
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	testenv.RemoveBuiltBinaries()
+	os.Exit(code)
+}
