@@ -44,6 +44,10 @@ type CampaignReconciler struct {
 	WorkerImage string
 	// PollInterval is how often a running campaign's ledger is read.
 	PollInterval time.Duration
+	// WindDown is how long a finished campaign's running partitions get
+	// to end on their own before they are deleted: with no chunk left
+	// they exit within seconds, their run records saying how they ended.
+	WindDown time.Duration
 	// Now is the clock (tests move it).
 	Now func() time.Time
 
@@ -104,6 +108,9 @@ type cachedLedger struct {
 // SetupWithManager watches campaigns, their partitions and planning Jobs,
 // and the databases they reference.
 func (r *CampaignReconciler) SetupWithManager(mgr ctrl.Manager) error {
+	if r.WindDown == 0 {
+		r.WindDown = time.Minute
+	}
 	if r.PollInterval == 0 {
 		r.PollInterval = 15 * time.Second
 	}

@@ -91,7 +91,7 @@ func (run *campaignRun) finishIfDone(ctx context.Context) (bool, error) {
 		run.setCondition(v1alpha1.ConditionComplete, false, "QueriesFailed", "")
 		run.fail("QueriesFailed", fmt.Sprintf("%d of %d queries failed after every retry (%s); the other queries' results are at %s",
 			st.QueriesFailed, st.Queries, strings.Join(reasons, "; "), s.Result))
-		return false, run.cleanupPartitions(ctx, "campaign finished")
+		return false, run.windDownPartitions(ctx)
 	}
 	s.Phase = v1alpha1.CampaignComplete
 	msg := fmt.Sprintf("all %d queries searched; result at %s", run.status.Queries, s.Result)
@@ -100,7 +100,7 @@ func (run *campaignRun) finishIfDone(ctx context.Context) (bool, error) {
 	run.setCondition(v1alpha1.ConditionReady, true, "Complete", msg)
 	run.setCondition(v1alpha1.ConditionDegraded, false, "Complete", msg)
 	run.normal("Complete", "Complete", msg)
-	return false, run.cleanupPartitions(ctx, "campaign finished")
+	return false, run.windDownPartitions(ctx)
 }
 
 // checkDeadline fails a campaign running past activeDeadlineSeconds.

@@ -42,7 +42,7 @@ func newCampaignRun(r *CampaignReconciler, c *v1alpha1.SearchCampaign) *campaign
 func (run *campaignRun) reconcile(ctx context.Context) error {
 	run.c.Status.Location = run.loc
 	if run.terminal() {
-		return run.cleanupPartitions(ctx, "campaign finished")
+		return run.windDownPartitions(ctx)
 	}
 	for _, phase := range []func(context.Context) (bool, error){
 		run.resolveDatabase,

@@ -266,6 +266,35 @@ func (run *campaignRun) cleanupPartitions(ctx context.Context, why string) error
 	return nil
 }
 
+// windDownPartitions ends a finished campaign's partitions: queued ones
+// at once, running ones once they had WindDown since the campaign
+// finished to exit by themselves (they find no chunk left).
+func (run *campaignRun) windDownPartitions(ctx context.Context) error {
+	if run.parts == nil {
+		parts, err := run.listPartitions(ctx)
+		if err != nil {
+			return err
+		}
+		run.parts = parts
+	}
+	end := run.now
+	if t := run.c.Status.CompletionTime; t != nil {
+		end = t.Add(run.r.WindDown)
+	}
+	for _, p := range run.parts {
+		switch {
+		case !p.active():
+		case p.state.Phase == PartitionQueued || !run.now.Before(end):
+			if err := run.deletePartition(ctx, p, "campaign finished"); err != nil {
+				return err
+			}
+		default:
+			run.requeueWithin(end.Sub(run.now))
+		}
+	}
+	return nil
+}
+
 func (run *campaignRun) requeueWithin(d time.Duration) {
 	if run.requeue == 0 || d < run.requeue {
 		run.requeue = d

@@ -11,6 +11,8 @@ type Config struct {
 	WorkerImage  string
 	PollInterval time.Duration
 	PartitionTTL time.Duration
+	// WindDown: see CampaignReconciler.WindDown (0: the default, 1 min).
+	WindDown time.Duration
 }
 
 // Setup registers both reconcilers and the metrics with the manager.
@@ -26,7 +28,7 @@ func Setup(mgr ctrl.Manager, cfg Config) error {
 	sc := &CampaignReconciler{
 		Client: mgr.GetClient(), Scheme: mgr.GetScheme(), Recorder: mgr.GetEventRecorder("blastfleet-campaign"),
 		Stores: stores, Executor: MPIJobExecutor{TTLSecondsAfterFinished: int32(cfg.PartitionTTL / time.Second)},
-		WorkerImage: cfg.WorkerImage, PollInterval: cfg.PollInterval,
+		WorkerImage: cfg.WorkerImage, PollInterval: cfg.PollInterval, WindDown: cfg.WindDown,
 	}
 	if err := sc.SetupWithManager(mgr); err != nil {
 		return err

@@ -70,6 +70,7 @@ t3=$(now)
 location=$(kubectl get bsc "$name" -o jsonpath='{.status.location}')
 first=$("$helper" first-task "$dir" "$location" "$ta")
 "$bf" results "$name" --from-secret -o "$work/$name.tsv"
+"$bf" report "$name" --from-secret -o "$work/$name-report.html"
 
 echo
 echo "== 5. the same search with one blastp -num_threads 2 on the unsharded database"
@@ -101,6 +102,7 @@ fi
 echo "campaign:            $(secs "$t2" "$t3") s from kubectl apply to Complete"
 echo "first BLAST task:    ${first} s after kubectl apply (the first chunk leased by a partition)"
 echo "total demo time:     $(secs "$t0" "$(now)") s"
+echo "report:              $work/$name-report.html (open it in a browser: timeline, task times, failures)"
 echo
 prom=$("$bf" dev status 2>/dev/null | sed -n 's/^Prometheus: //p' || true)
 echo "The stack stays up. Look at it: export KUBECONFIG=$KUBECONFIG; kubectl get bsc,bdb;"

@@ -32,6 +32,7 @@ type options struct {
 	workerImage            string
 	pollInterval           time.Duration
 	partitionTTL           time.Duration
+	windDown               time.Duration
 	namespace              string
 }
 
@@ -44,6 +45,7 @@ func main() {
 	flag.StringVar(&o.leaderElectionNS, "leader-election-namespace", "", "namespace of the leader election lease (default: the pod's)")
 	flag.StringVar(&o.workerImage, "worker-image", "ghcr.io/blastfleet/worker:"+version, "image for sharding, planning and partitions when a resource names none")
 	flag.DurationVar(&o.pollInterval, "ledger-poll-interval", 15*time.Second, "how often a running campaign's ledger is read for progress")
+	flag.DurationVar(&o.windDown, "partition-wind-down", time.Minute, "how long a finished campaign's running partitions get to exit on their own before they are deleted")
 	flag.DurationVar(&o.partitionTTL, "partition-ttl", time.Hour, "how long finished MPIJobs are kept, with their launcher logs")
 	flag.StringVar(&o.namespace, "namespace", "", "watch only this namespace (default: all)")
 	zopts := zap.Options{Development: false}
@@ -87,6 +89,7 @@ func run(o options) error {
 		WorkerImage:  o.workerImage,
 		PollInterval: o.pollInterval,
 		PartitionTTL: o.partitionTTL,
+		WindDown:     o.windDown,
 	}); err != nil {
 		return err
 	}

@@ -54,7 +54,8 @@ type master struct {
 	threshold int64
 	clock     *clock
 	sum       Summary
-	self      RankSummary // the master's own account
+	self      RankSummary  // the master's own account
+	reported  map[int]bool // workers whose summaries are in
 	metrics   *enginemetrics.Rank
 	taskStats *taskStats
 	run       *runRecorder // campaigns: the run record beside the ledger
@@ -71,7 +72,7 @@ type master struct {
 func runMaster(ctx context.Context, cfg *Config, tr transport.Transport) (*Summary, error) {
 	metrics := cfg.Metrics.Rank(0, "master")
 	m := &master{cfg: cfg, tr: tr, workers: tr.Size() - 1, clock: newClock(metrics), cached: map[int]map[int]bool{},
-		held: map[int][][]byte{}, metrics: metrics, taskStats: newTaskStats()}
+		held: map[int][][]byte{}, reported: map[int]bool{}, metrics: metrics, taskStats: newTaskStats()}
 	if m.workers < 1 {
 		return nil, fmt.Errorf("the engine needs at least one worker (run with --workers W, or mpirun -np >= 2)")
 	}
@@ -88,11 +89,19 @@ func runMaster(ctx context.Context, cfg *Config, tr transport.Transport) (*Summa
 	err := m.loop(ctx)
 	if err != nil {
 		m.broadcast(&envelope{Stop: &stopMsg{Abort: err.Error()}})
-		m.collectSummaries(ctx)
+		// Stopped (SIGTERM) or failed, the workers' accounts still come
+		// in, within a bound: they make the run record whole.
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), stopSummaryWait)
+		m.collectSummaries(cctx)
+		cancel()
 		for _, u := range m.units {
 			m.abandon(context.WithoutCancel(ctx), u, err)
 		}
-		m.run.write(ctx, m.final(), RunFailed, err)
+		state := RunFailed
+		if ctx.Err() != nil {
+			state = RunStopped
+		}
+		m.run.write(ctx, m.final(), state, err)
 		return nil, err
 	}
 	m.broadcast(&envelope{Stop: &stopMsg{}})
@@ -358,6 +367,7 @@ func (m *master) handleEnvelope(ctx context.Context, from int, e *envelope) erro
 	case e.Arrive != nil:
 		return m.arrive(ctx, e.Arrive.ID)
 	case e.Summary != nil:
+		m.addSummary(from, e.Summary)
 		return fmt.Errorf("rank %d stopped early", from)
 	}
 	return fmt.Errorf("unexpected message from rank %d", from)
@@ -512,14 +522,13 @@ func (m *master) removeUnit(u *unit) {
 
 // collectSummaries waits for every worker's summary after a stop.
 func (m *master) collectSummaries(ctx context.Context) {
-	got := map[int]bool{}
 	timeout := time.After(5 * time.Minute)
-	for len(got) < m.workers {
+	for len(m.reported) < m.workers {
 		select {
 		case <-ctx.Done():
 			return
 		case <-timeout:
-			m.cfg.Log.Info("workers did not report", "missing", m.workers-len(got))
+			m.cfg.Log.Info("workers did not report", "missing", m.workers-len(m.reported))
 			return
 		case msg, ok := <-m.tr.Recv():
 			if !ok {
@@ -529,13 +538,25 @@ func (m *master) collectSummaries(ctx context.Context) {
 			if err != nil || e.Summary == nil {
 				continue
 			}
-			got[msg.From] = true
-			m.sum.Ranks = append(m.sum.Ranks, *e.Summary)
+			m.addSummary(msg.From, e.Summary)
 		}
 	}
 }
 
+// addSummary keeps a worker's summary, once.
+func (m *master) addSummary(from int, s *RankSummary) {
+	if m.reported[from] {
+		return
+	}
+	m.reported[from] = true
+	m.sum.Ranks = append(m.sum.Ranks, *s)
+}
+
 var errNoWork = errors.New("no work")
+
+// stopSummaryWait bounds the wait for workers' summaries after a stop or
+// failure (a pod's grace period is 30 s by default).
+const stopSummaryWait = 10 * time.Second
 
 // taskRecord describes a finished task for the summary's slowest tasks.
 func (m *master) taskRecord(t taskInfo, b *blockState, seconds float64) TaskRecord {

@@ -23,6 +23,9 @@ const (
 	RunRunning  = "running"
 	RunComplete = "complete"
 	RunFailed   = "failed"
+	// RunStopped: the run was told to stop (SIGTERM: its pod deleted,
+	// the campaign suspended or scaled down) before it ran out of work.
+	RunStopped = "stopped"
 )
 
 // RunRecord is one partition run's account of itself in a campaign. The

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	dto "github.com/prometheus/client_model/go"
@@ -123,4 +124,56 @@ func sumOf(t *testing.T, g interface {
 		t.Fatalf("%s is not a counter", name)
 	}
 	return v
+}
+
+// A run told to stop (SIGTERM) says so in its record, with every rank's
+// account, and leaves its chunks to others.
+func TestCampaignRunStopped(t *testing.T) {
+	f := synthFixture(t, nuclFamilies())
+	s := search{program: blast.Blastn, outfmt: "6 std", workers: 2, groupBytes: 1}
+	db := f.shards(t, 2)
+	loc, st := planCampaign(t, f, db, s, 1, 30)
+	l, err := ledger.Open(context.Background(), st, ledger.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := s.config(t, l.Plan().Database.Location, l.Plan().Queries.Location, loc)
+	cfg.Campaign = &engine.Campaign{Location: loc, Ledger: l, Holder: "p0-stop"}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := engine.RunLocal(ctx, cfg, s.workers)
+		done <- err
+	}()
+	// Stop once the first chunk is committed: mid-campaign.
+	for start := time.Now(); ; time.Sleep(20 * time.Millisecond) {
+		status, err := l.Status(context.Background())
+		if err == nil && status.Committed > 0 {
+			break
+		}
+		if time.Since(start) > time.Minute {
+			t.Fatal("no chunk committed within a minute")
+		}
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if err == nil {
+			t.Fatal("a stopped run returned no error")
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the run did not stop within 30 s of its cancellation")
+	}
+	runs, err := engine.ReadRuns(context.Background(), st)
+	if err != nil || len(runs) != 1 {
+		t.Fatalf("run records %+v (%v), want 1", runs, err)
+	}
+	r := runs[0]
+	if r.State != engine.RunStopped || r.Error == "" || r.Summary == nil || len(r.Summary.Ranks) != 3 {
+		t.Fatalf("record state %q error %q with %d ranks, want stopped, the cause, and all 3 ranks", r.State, r.Error, len(r.Summary.Ranks))
+	}
+	status, err := l.Status(context.Background())
+	if err != nil || status.Complete {
+		t.Fatalf("status %+v (%v): a campaign stopped mid-way is not complete", status, err)
+	}
 }

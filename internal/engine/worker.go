@@ -175,6 +175,8 @@ func (w *worker) loop(ctx context.Context) error {
 		waitStart, blocked := time.Now(), w.blocked()
 		select {
 		case <-ctx.Done():
+			// Told to stop: the master still wants this rank's account.
+			_ = w.stop(nil)
 			return ctx.Err()
 		case r := <-w.results:
 			if err := w.finishTask(ctx, r); err != nil {

@@ -200,8 +200,12 @@ func metav1IsControlledBy(obj client.Object, owner string) bool {
 	})
 }
 
+// windDown is the operator's grace for a finished campaign's partitions.
+const windDown = 3 * time.Second
+
 // TestStopsPartitionsWhenAssembled: once the ledger is complete and the
-// result assembled, partitions still running are stopped.
+// result assembled, partitions still running get the wind-down to exit
+// on their own, then are stopped.
 func TestStopsPartitionsWhenAssembled(t *testing.T) {
 	h := newHarness(t)
 	ctx := context.Background()
@@ -221,6 +225,12 @@ func TestStopsPartitionsWhenAssembled(t *testing.T) {
 	if _, err := l.Assemble(ctx); err != nil { // as the partition that saw the end does
 		t.Fatal(err)
 	}
-	h.waitPhase("tail", v1alpha1.CampaignComplete, 10*time.Second)
+	done := h.waitPhase("tail", v1alpha1.CampaignComplete, 10*time.Second)
+	if n := len(h.partitions("tail")); n != 2 && time.Since(done.Status.CompletionTime.Time) < windDown-time.Second {
+		t.Errorf("%d partitions right after completion, want both left to wind down", n)
+	}
 	h.waitPartitions("tail")
+	if since := time.Since(done.Status.CompletionTime.Time); since < windDown-time.Second {
+		t.Errorf("partitions deleted %v after completion, before the %v wind-down", since, windDown)
+	}
 }
