@@ -70,6 +70,9 @@ t3=$(now)
 location=$(kubectl get bsc "$name" -o jsonpath='{.status.location}')
 first=$("$helper" first-task "$dir" "$location" "$ta")
 "$bf" results "$name" --from-secret -o "$work/$name.tsv"
+# The partitions end on their own once no chunk is left (the operator's
+# wind-down), each writing its run record: the report wants them all.
+kubectl wait --for=condition=Succeeded mpijob -l "blastfleet.io/campaign=$name" --timeout=120s >/dev/null || true
 "$bf" report "$name" --from-secret -o "$work/$name-report.html"
 
 echo

@@ -56,3 +56,19 @@ func TestCoarsen(t *testing.T) {
 		t.Errorf("coarsen: %+v", got)
 	}
 }
+
+func TestRunName(t *testing.T) {
+	for _, c := range []struct {
+		r    engine.RunRecord
+		want string
+	}{
+		{engine.RunRecord{Holder: "demo-p1-r0-7473500e", Partition: "demo-p1-r0", Campaign: "demo"}, "p1-r0-7473500e"},
+		{engine.RunRecord{Holder: "node7-ab12", Partition: "site-a"}, "site-a/node7-ab12"},
+		{engine.RunRecord{Holder: "node7-ab12"}, "node7-ab12"},
+		{engine.RunRecord{Holder: "demo-", Campaign: "demo"}, "demo-"},
+	} {
+		if got := runName(&c.r); got != c.want {
+			t.Errorf("runName(%+v) = %q, want %q", c.r, got, c.want)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/blastfleet/blastfleet/internal/engine"
@@ -203,11 +204,18 @@ func phaseTotals(rk *engine.RankSummary, y float64, who string) []rect {
 }
 
 // runName is how rows and tables name a run: partition/holder.
+// runName names a run briefly: the holder says the partition already when
+// it starts with it (the operator's "<campaign>-p<i>-r<k>-<random>"), and
+// the page is about one campaign, so its name is dropped.
 func runName(r *engine.RunRecord) string {
-	if r.Partition == "" {
-		return r.Holder
+	name := r.Holder
+	if r.Partition != "" && !strings.HasPrefix(r.Holder, r.Partition) {
+		name = r.Partition + "/" + r.Holder
 	}
-	return r.Partition + "/" + r.Holder
+	if r.Campaign != "" && len(name) > len(r.Campaign)+1 {
+		name = strings.TrimPrefix(name, r.Campaign+"-")
+	}
+	return name
 }
 
 func shorten(s string, n int) string {
