@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -13,38 +12,8 @@ import (
 
 	"github.com/blastfleet/blastfleet/internal/engine"
 	"github.com/blastfleet/blastfleet/internal/ledger"
-	"github.com/blastfleet/blastfleet/internal/objstore"
+	"github.com/blastfleet/blastfleet/internal/ledger/ledgertest"
 )
-
-// failFirstAndCommitRest fails the first chunk's attempts until the
-// ledger splits it, and commits every other chunk, as holder.
-func failFirstAndCommitRest(t *testing.T, st objstore.Store, holder string) {
-	t.Helper()
-	ctx := context.Background()
-	l, err := ledger.Open(ctx, st, ledger.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		ls, err := l.Acquire(ctx, holder)
-		if errors.Is(err, ledger.ErrNoChunk) {
-			return
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		if ls.Range.First == 0 {
-			if err := ls.Fail(ctx, ledger.FailureReason{Message: "blastn failed", ExitCode: 99, StderrTail: "injected"}); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		data := fmt.Sprintf("results of %s\n", ls.Range)
-		if err := ls.Commit(ctx, strings.NewReader(data), int64(len(data))); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
 
 // testRun is a finished run record of a master and one worker.
 func testRun(holder, partition string) *engine.RunRecord {
@@ -85,7 +54,12 @@ func TestCampaignReport(t *testing.T) {
 
 	// One run, a failing first chunk: every failed attempt and the failed
 	// query count. The location may be the argument, the page go to stdout.
-	failFirstAndCommitRest(t, st, "slurm-1-abcd")
+	ledgertest.Drive(t, st, "slurm-1-abcd", func(r ledger.Range) *ledger.FailureReason {
+		if r.First != 0 {
+			return nil
+		}
+		return &ledger.FailureReason{Message: "blastn failed", ExitCode: 99, StderrTail: "injected"}
+	})
 	if err := engine.WriteRun(ctx, st, testRun("slurm-1-abcd", "")); err != nil {
 		t.Fatal(err)
 	}

@@ -2,8 +2,6 @@ package report_test
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -34,36 +32,6 @@ func campaignDir(t *testing.T, queries int, policy ledger.Policy) (string, objst
 		t.Fatal(err)
 	}
 	return loc, st
-}
-
-// drive leases every chunk as holder: chunks whose first query is in
-// poison fail (with reason), the others commit.
-func drive(t *testing.T, st objstore.Store, holder string, poison map[int]bool, reason ledger.FailureReason) {
-	t.Helper()
-	ctx := context.Background()
-	l, err := ledger.Open(ctx, st, ledger.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		ls, err := l.Acquire(ctx, holder)
-		if errors.Is(err, ledger.ErrNoChunk) {
-			return
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		if poison[ls.Range.First] {
-			if err := ls.Fail(ctx, reason); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		data := fmt.Sprintf("results of %s\n", ls.Range)
-		if err := ls.Commit(ctx, strings.NewReader(data), int64(len(data))); err != nil {
-			t.Fatal(err)
-		}
-	}
 }
 
 // t0 is when the synthetic runs start.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/blastfleet/blastfleet/internal/engine"
 	"github.com/blastfleet/blastfleet/internal/ledger"
+	"github.com/blastfleet/blastfleet/internal/ledger/ledgertest"
 	"github.com/blastfleet/blastfleet/internal/objstore"
 	"github.com/blastfleet/blastfleet/internal/report"
 )
@@ -43,7 +44,12 @@ func TestReport(t *testing.T) {
 	loc, st := campaignDir(t, 6, ledger.Policy{MaxAttempts: 2})
 	reason := ledger.FailureReason{Message: "blastp failed", ExitCode: 3,
 		StderrTail: "line one\n<script>alert('x')</script> BLAST query/options error"}
-	drive(t, st, "p0-aaaa1111", map[int]bool{0: true}, reason)
+	ledgertest.Drive(t, st, "p0-aaaa1111", func(r ledger.Range) *ledger.FailureReason {
+		if r.First != 0 {
+			return nil
+		}
+		return &reason
+	})
 	intervals := writeRuns(t, st)
 	generated := t0.Add(time.Hour)
 	r, page := render(t, st, report.Meta{Namespace: "lab", Name: "human-vs-sprot", Phase: "Complete", Location: loc, Generated: generated})
