@@ -127,6 +127,7 @@ func testStatus(t *testing.T, f *kubeFixture) {
 		"Partitions:   2 desired: 2 running, 0 queued, 0 failed; 1 replaced so far",
 		"Location:     s3://blastfleet/campaigns/x",
 		"Result:       none yet: blastfleet results st-run writes it once the campaign is Complete",
+		"Report:       blastfleet report st-run (timeline of every rank, task times, failures)",
 		"Progressing   True     Running   12m   2 partitions working",
 		"#17: blastp failed (exit code 3): BLAST query/options error",
 		"st-run-p0-r0   0           0         Starting",

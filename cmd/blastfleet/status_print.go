@@ -55,6 +55,9 @@ func (v *campaignView) printDetail(w io.Writer, now time.Time) {
 	} else {
 		line("Result", "none yet: %s writes it once the campaign is Complete", v.bin+" results "+c.Name)
 	}
+	if s.Queries.Total > 0 {
+		line("Report", "%s (timeline of every rank, task times, failures)", v.bin+" report "+c.Name)
+	}
 	tw.Flush()
 	v.printConditions(w, now)
 	v.printFailedQueries(w)
