@@ -8,10 +8,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/blastfleet/blastfleet/internal/testenv"
 )
 
 func TestLaunched(t *testing.T) {
@@ -41,18 +42,7 @@ func TestLaunched(t *testing.T) {
 // mpirun with 3, 4 and 5 ranks. It needs OpenMPI (openmpi-bin and
 // libopenmpi-dev); without mpirun it skips unless BLASTFLEET_REQUIRE_REAL=1.
 func TestPingPong(t *testing.T) {
-	mpirun, err := exec.LookPath("mpirun")
-	if err != nil {
-		if os.Getenv("BLASTFLEET_REQUIRE_REAL") == "1" {
-			t.Fatalf("mpirun not found and BLASTFLEET_REQUIRE_REAL=1: %v", err)
-		}
-		t.Skipf("mpirun not found (install openmpi-bin libopenmpi-dev): %v", err)
-	}
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		t.Fatalf("go tool not found: %v", err)
-	}
-	bin := buildTestProgram(t, goTool, "pingpong")
+	mpirun, bin := testProgram(t, "pingpong")
 
 	for _, np := range []int{3, 4, 5} {
 		t.Run(fmt.Sprintf("np%d", np), func(t *testing.T) {
@@ -100,55 +90,33 @@ func runMPI(t *testing.T, mpirun string, np int, timeout time.Duration, bin stri
 	return buf.Bytes(), err
 }
 
-func moduleRoot(t *testing.T) string {
+// testProgram builds ./internal/mpi/testdata/<name> with -tags mpi and
+// returns mpirun's path and the program's; without OpenMPI it skips (or
+// fails, under BLASTFLEET_REQUIRE_REAL=1).
+func testProgram(t *testing.T, name string) (mpirun, bin string) {
 	t.Helper()
-	dir, err := os.Getwd()
+	testenv.RequireTools(t, "mpirun", "go")
+	mpirun, _ = exec.LookPath("mpirun")
+	root, err := testenv.RepoRoot()
 	if err != nil {
 		t.Fatal(err)
 	}
-	for {
-		if b, err := os.ReadFile(filepath.Join(dir, "go.mod")); err == nil &&
-			strings.Contains(string(b), "module github.com/blastfleet/blastfleet\n") {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("module root (go.mod of github.com/blastfleet/blastfleet) not found")
-		}
-		dir = parent
-	}
-}
-
-// buildTestProgram builds ./internal/mpi/testdata/<name> with -tags mpi.
-func buildTestProgram(t *testing.T, goTool, name string) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), name)
+	bin = filepath.Join(t.TempDir(), name)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	build := exec.CommandContext(ctx, goTool, "build", "-tags", "mpi", "-o", bin, "./internal/mpi/testdata/"+name)
-	build.Dir = moduleRoot(t)
+	build := exec.CommandContext(ctx, "go", "build", "-tags", "mpi", "-o", bin, "./internal/mpi/testdata/"+name)
+	build.Dir = root
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build -tags mpi: %v\n%s", err, out)
 	}
-	return bin
+	return mpirun, bin
 }
 
 // TestCloseWhilePeerSends: a rank that closes while others still send it
 // large messages must not leave them waiting (the job hung before Close
 // drained through a barrier).
 func TestCloseWhilePeerSends(t *testing.T) {
-	mpirun, err := exec.LookPath("mpirun")
-	if err != nil {
-		if os.Getenv("BLASTFLEET_REQUIRE_REAL") == "1" {
-			t.Fatalf("mpirun not found and BLASTFLEET_REQUIRE_REAL=1: %v", err)
-		}
-		t.Skipf("mpirun not found: %v", err)
-	}
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		t.Fatalf("go tool not found: %v", err)
-	}
-	bin := buildTestProgram(t, goTool, "latesend")
+	mpirun, bin := testProgram(t, "latesend")
 	out, err := runMPI(t, mpirun, 3, 40*time.Second, bin)
 	if err != nil {
 		t.Fatalf("mpirun -np 3: %v\n%s", err, out)
