@@ -25,21 +25,9 @@ import (
 // existing manifest without writing anything. On failure no manifest is
 // written; shard files already uploaded stay and a re-run overwrites them.
 func Build(ctx context.Context, opts Options) (*manifest.Manifest, error) {
-	j, err := newJob(opts)
-	if err != nil {
-		return nil, err
-	}
-	// Everything is validated before anything is written.
-	if err := j.read(ctx); err != nil {
-		return nil, err
-	}
-	old, done, err := existing(ctx, &j.o, j.src)
-	if err != nil {
-		return nil, err
-	}
-	if done {
-		j.prog.printf("already built: %s matches this input; nothing to do", j.o.Output.URL(manifest.FileName))
-		return old, nil
+	j, old, err := startJob(ctx, opts, "built")
+	if j == nil || err != nil {
+		return old, err
 	}
 	version, err := blastVersion(ctx, j.o.Makeblastdb)
 	if err != nil {

@@ -27,20 +27,9 @@ func Finish(ctx context.Context, opts Options) (*manifest.Manifest, error) {
 	if opts.TargetShardLetters != 0 {
 		return nil, errors.New("shard options: finishing needs a fixed shard count, not a target of letters per shard")
 	}
-	j, err := newJob(opts)
-	if err != nil {
-		return nil, err
-	}
-	if err := j.read(ctx); err != nil {
-		return nil, err
-	}
-	old, done, err := existing(ctx, &j.o, j.src)
-	if err != nil {
-		return nil, err
-	}
-	if done {
-		j.prog.printf("already finished: %s matches this input; nothing to do", j.o.Output.URL(manifest.FileName))
-		return old, nil
+	j, old, err := startJob(ctx, opts, "finished")
+	if j == nil || err != nil {
+		return old, err
 	}
 	markers, err := j.collect(ctx)
 	if err != nil {

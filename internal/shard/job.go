@@ -84,3 +84,26 @@ func (j *job) marker(version string, s manifest.Shard) *doneMarker {
 		Shard:         s,
 	}
 }
+
+// startJob validates the options and reads and validates the input, all
+// before anything is written, and returns the output's manifest if it has
+// one. When that manifest is this very database's it says so (it was
+// already done) and returns no job.
+func startJob(ctx context.Context, opts Options, done string) (*job, *manifest.Manifest, error) {
+	j, err := newJob(opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := j.read(ctx); err != nil {
+		return nil, nil, err
+	}
+	old, exists, err := existing(ctx, &j.o, j.src)
+	if err != nil {
+		return nil, nil, err
+	}
+	if exists {
+		j.prog.printf("already %s: %s matches this input; nothing to do", done, j.o.Output.URL(manifest.FileName))
+		return nil, old, nil
+	}
+	return j, old, nil
+}
