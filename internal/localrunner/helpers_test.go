@@ -90,17 +90,7 @@ func mpiJob(ns, name string, args ...string) *kubeflow.MPIJob {
 // eventually polls cond until it holds.
 func eventually(t *testing.T, what string, timeout time.Duration, cond func() (bool, string)) {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
-	last := ""
-	for time.Now().Before(deadline) {
-		ok, state := cond()
-		if ok {
-			return
-		}
-		last = state
-		time.Sleep(50 * time.Millisecond)
-	}
-	t.Fatalf("timed out after %v waiting for %s; last seen: %s", timeout, what, last)
+	testenv.Eventually(t, what, timeout, 50*time.Millisecond, cond)
 }
 
 func get(t *testing.T, c client.Client, obj client.Object) string {

@@ -463,13 +463,7 @@ func matches(re *regexp.Regexp, s string) []string {
 // waitFor polls cond every 20ms until it holds or timeout passes.
 func waitFor(t *testing.T, timeout time.Duration, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("waited %s for %s", timeout, what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	testenv.Eventually(t, what, timeout, 20*time.Millisecond, func() (bool, string) { return cond(), "" })
 }
 
 // waitLeased waits until the partition has leased n chunks.

@@ -16,6 +16,7 @@ import (
 	"github.com/blastfleet/blastfleet/api/v1alpha1"
 	"github.com/blastfleet/blastfleet/internal/devstack"
 	"github.com/blastfleet/blastfleet/internal/synth"
+	"github.com/blastfleet/blastfleet/internal/testenv"
 )
 
 // The campaign: 48 synthetic nucleotide queries in chunks of 2, searched
@@ -164,15 +165,5 @@ func (s *stack) campaign(t *testing.T) *v1alpha1.SearchCampaign {
 // waitFor polls cond until it holds or the timeout passes.
 func (s *stack) waitFor(t *testing.T, timeout time.Duration, what string, cond func() (bool, string)) {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
-	last := ""
-	for time.Now().Before(deadline) {
-		ok, state := cond()
-		if ok {
-			return
-		}
-		last = state
-		time.Sleep(250 * time.Millisecond)
-	}
-	t.Fatalf("timed out after %s waiting for %s; last seen: %s", timeout, what, last)
+	testenv.Eventually(t, what, timeout, 250*time.Millisecond, cond)
 }

@@ -2,6 +2,7 @@ package dashboards
 
 import (
 	"context"
+	"fmt"
 	"net/http/httptest"
 	"regexp"
 	"slices"
@@ -13,6 +14,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/blastfleet/blastfleet/internal/dashcheck"
+	"github.com/blastfleet/blastfleet/internal/testenv"
 )
 
 // engineLabels are the labels docs/observability.md says every engine
@@ -129,19 +131,10 @@ func TestEnginePanelsMatchTheContract(t *testing.T) {
 	prom := startPrometheus(t, fakeRank(t))
 	ctx := context.Background()
 	// Three scrapes, one second apart, so that rates have two samples.
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		r, err := prom.Query(ctx, `count_over_time(blastfleet_engine_tasks_total[1m])`, time.Time{})
-		if err == nil && r.Series > 0 {
-			if res, _ := prom.Query(ctx, `min(count_over_time(blastfleet_engine_tasks_total[1m])) >= 3`, time.Time{}); res.Series > 0 {
-				break
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("Prometheus did not scrape the fake rank three times in 30s: %v", err)
-		}
-		time.Sleep(500 * time.Millisecond)
-	}
+	testenv.Eventually(t, "Prometheus to scrape the fake rank three times", 30*time.Second, 500*time.Millisecond, func() (bool, string) {
+		r, err := prom.Query(ctx, `min(count_over_time(blastfleet_engine_tasks_total[1m])) >= 3`, time.Time{})
+		return err == nil && r.Series > 0, fmt.Sprintf("error %v", err)
+	})
 	o := dashcheck.Options{Client: prom, RateInterval: 30 * time.Second,
 		Vars: dashcheck.Vars{"job": operatorJob, "namespace": engineLabels["namespace"], "campaign": engineLabels["campaign"]}}
 	rep, err := dashcheck.CheckDashboards(ctx, loadDashboards(t), o)

@@ -116,15 +116,5 @@ func (s *stack) launcherLogs(t *testing.T, ns, campaign string) map[string]strin
 // waitFor polls cond until it holds or the timeout passes.
 func waitFor(t *testing.T, timeout time.Duration, what string, cond func() (bool, string)) {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
-	last := ""
-	for time.Now().Before(deadline) {
-		ok, state := cond()
-		if ok {
-			return
-		}
-		last = state
-		time.Sleep(200 * time.Millisecond)
-	}
-	t.Fatalf("timed out after %s waiting for %s; last seen: %s", timeout, what, last)
+	testenv.Eventually(t, what, timeout, 200*time.Millisecond, cond)
 }

@@ -177,17 +177,7 @@ func (h *harness) campaign(name, db string, partitions int32) *v1alpha1.SearchCa
 // eventually polls cond until it holds or the timeout passes.
 func (h *harness) eventually(what string, timeout time.Duration, cond func() (bool, string)) {
 	h.t.Helper()
-	deadline := time.Now().Add(timeout)
-	last := ""
-	for time.Now().Before(deadline) {
-		ok, state := cond()
-		if ok {
-			return
-		}
-		last = state
-		time.Sleep(100 * time.Millisecond)
-	}
-	h.t.Fatalf("timed out after %v waiting for %s; last seen: %s", timeout, what, last)
+	testenv.Eventually(h.t, what, timeout, 100*time.Millisecond, cond)
 }
 
 func (h *harness) get(name string) *v1alpha1.SearchCampaign {
