@@ -2,13 +2,11 @@ package localrunner
 
 import (
 	"context"
-	"fmt"
 	"path/filepath"
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
@@ -50,15 +48,8 @@ func (r *Runner) runsJob(j *batchv1.Job) bool {
 // owning processes record what happened and ask for a reconcile.
 func (r *Runner) reconcileJob(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	var job batchv1.Job
-	if err := r.client.Get(ctx, req.NamespacedName, &job); err != nil {
-		if apierrors.IsNotFound(err) {
-			r.forgetJob(req.NamespacedName)
-			return ctrl.Result{}, nil
-		}
-		if ctx.Err() != nil {
-			return ctrl.Result{}, nil // shutting down
-		}
-		return ctrl.Result{}, fmt.Errorf("reading Job %s: %w", req.NamespacedName, err)
+	if found, err := r.fetch(ctx, req, &job, "Job", r.forgetJob); !found {
+		return ctrl.Result{}, err
 	}
 	if !r.runsJob(&job) {
 		return ctrl.Result{}, nil

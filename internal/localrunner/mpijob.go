@@ -10,7 +10,6 @@ import (
 	kubeflow "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
@@ -49,15 +48,8 @@ func (r *Runner) setupMPIJobs(mgr ctrl.Manager) error {
 func (r *Runner) reconcileMPIJob(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	log := r.log.WithValues("mpijob", req.NamespacedName)
 	var job kubeflow.MPIJob
-	if err := r.client.Get(ctx, req.NamespacedName, &job); err != nil {
-		if apierrors.IsNotFound(err) {
-			r.forgetMPIJob(req.NamespacedName)
-			return ctrl.Result{}, nil
-		}
-		if ctx.Err() != nil {
-			return ctrl.Result{}, nil // shutting down
-		}
-		return ctrl.Result{}, fmt.Errorf("reading MPIJob %s: %w", req.NamespacedName, err)
+	if found, err := r.fetch(ctx, req, &job, "MPIJob", r.forgetMPIJob); !found {
+		return ctrl.Result{}, err
 	}
 	if m := job.Spec.RunPolicy.ManagedBy; m != nil && *m != kubeflow.KubeflowJobController {
 		return ctrl.Result{}, nil // another controller's, as the MPI operator skips it
