@@ -12,7 +12,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -21,6 +20,7 @@ import (
 	"time"
 
 	"github.com/blastfleet/blastfleet/internal/devstack"
+	"github.com/blastfleet/blastfleet/internal/ledger"
 	"github.com/blastfleet/blastfleet/internal/refsearch"
 )
 
@@ -89,28 +89,17 @@ func firstTask(dir, location, since string) error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	infos, err := store.List(ctx, "chunks/")
+	l, err := ledger.Open(ctx, store, ledger.Options{})
+	if err != nil {
+		return err
+	}
+	chunks, err := l.History(ctx)
 	if err != nil {
 		return err
 	}
 	var first time.Time
-	for _, in := range infos {
-		if !strings.HasSuffix(in.Key, "/attempts.json") {
-			continue
-		}
-		b, _, err := store.GetBytes(ctx, in.Key)
-		if err != nil {
-			return err
-		}
-		var rec struct {
-			Attempts []struct {
-				StartedAt time.Time `json:"startedAt"`
-			} `json:"attempts"`
-		}
-		if err := json.Unmarshal(b, &rec); err != nil {
-			return fmt.Errorf("%s: %w", in.Key, err)
-		}
-		for _, a := range rec.Attempts {
+	for _, c := range chunks {
+		for _, a := range c.Attempts {
 			if first.IsZero() || a.StartedAt.Before(first) {
 				first = a.StartedAt
 			}
