@@ -21,11 +21,8 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"os/signal"
 	"path/filepath"
-	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/blastfleet/blastfleet/bench/benchrun"
@@ -66,37 +63,22 @@ func main() {
 	flag.StringVar(&o.from, "from", "", "run nothing: print the report (and, with -svg, the figures) of a run saved with -json")
 	flag.Parse()
 	var err error
-	for _, f := range strings.Split(blastRanks, ",") {
-		n, e := strconv.Atoi(strings.TrimSpace(f))
-		if e != nil || n < 2 {
-			err = fmt.Errorf("-blast-ranks %q: want integers >= 2", blastRanks)
-		}
-		o.blastRanks = append(o.blastRanks, n)
-	}
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "balancebench:", err)
+	if o.blastRanks, err = benchrun.Ranks(blastRanks); err != nil {
+		fmt.Fprintf(os.Stderr, "balancebench: -blast-ranks %q: %v\n", blastRanks, err)
 		os.Exit(2)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	start := time.Now()
 	b := &bench{o: o, started: start}
+	var replay func() error
 	if o.from != "" {
-		err = b.load(o.from)
-		if err == nil {
-			err = b.output()
+		replay = func() error {
+			if err := b.load(o.from); err != nil {
+				return err
+			}
+			return b.output()
 		}
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "balancebench: error:", err)
-			os.Exit(1)
-		}
-		return
 	}
-	if err := b.run(ctx); err != nil {
-		fmt.Fprintln(os.Stderr, "balancebench: error:", err)
-		os.Exit(1)
-	}
-	fmt.Printf("\nTotal benchmark time: %.0f s (load average at the end: %s)\n", time.Since(start).Seconds(), benchrun.LoadAverage())
+	benchrun.Main("balancebench", start, replay, b.run)
 }
 
 // run is one engine run of a schedule.

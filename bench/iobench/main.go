@@ -16,11 +16,9 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/blastfleet/blastfleet/bench/benchrun"
@@ -79,35 +77,28 @@ func main() {
 		}
 	}
 	if err == nil {
-		o.ranks, err = ints(ranks)
+		o.ranks, err = benchrun.Ranks(ranks)
 	}
 	if err == nil {
 		o.speeds, err = floats(speeds)
 	}
 	if err == nil {
-		o.mbsRanks, err = ints(mbsRanks)
+		o.mbsRanks, err = benchrun.Ranks(mbsRanks)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "iobench:", err)
 		os.Exit(2)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	start := time.Now()
 	b := &bench{o: o, started: start}
+	var replay func() error
 	if saved != nil {
-		b.machine, b.points, b.started = saved.Machine, saved.Points, saved.Started
-		if err := b.output(); err != nil {
-			fmt.Fprintln(os.Stderr, "iobench: error:", err)
-			os.Exit(1)
+		replay = func() error {
+			b.machine, b.points, b.started = saved.Machine, saved.Points, saved.Started
+			return b.output()
 		}
-		return
 	}
-	if err := b.run(ctx); err != nil {
-		fmt.Fprintln(os.Stderr, "iobench: error:", err)
-		os.Exit(1)
-	}
-	fmt.Printf("\nTotal benchmark time: %.0f s (load average at the end: %s)\n", time.Since(start).Seconds(), benchrun.LoadAverage())
+	benchrun.Main("iobench", start, replay, b.run)
 }
 
 // point is one run of a suite.
@@ -224,18 +215,6 @@ func (b *bench) measure(ctx context.Context, suite, strategy string, sync bool, 
 		suite, np, speed, strategy, sync, r.Summary.WallSeconds, r.Wall, r.Load)
 	b.points = append(b.points, &point{Suite: suite, Strategy: strategy, Sync: sync, Ranks: np, Speed: speed, Run: r})
 	return nil
-}
-
-func ints(s string) ([]int, error) {
-	var out []int
-	for _, f := range strings.Split(s, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || n < 2 {
-			return nil, fmt.Errorf("rank count %q: want an integer >= 2", f)
-		}
-		out = append(out, n)
-	}
-	return out, nil
 }
 
 func floats(s string) ([]float64, error) {
