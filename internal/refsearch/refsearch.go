@@ -183,3 +183,20 @@ func subjectBlocks(out []byte, queryCol, subjectCol int) []string {
 	}
 	return blocks
 }
+
+// SplitQuery returns a query whose lines in the tabular output out are not
+// one contiguous run (a chunk's result included twice, say), or "".
+func SplitQuery(out []byte) string {
+	seen := map[string]bool{}
+	prev := ""
+	for _, line := range strings.Split(strings.TrimSuffix(string(out), "\n"), "\n") {
+		q, _, _ := strings.Cut(line, "\t")
+		if q != prev {
+			if seen[q] {
+				return q
+			}
+			seen[q], prev = true, q
+		}
+	}
+	return ""
+}

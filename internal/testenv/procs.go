@@ -3,6 +3,7 @@ package testenv
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -85,4 +86,28 @@ func SignalTree(pid int, sig syscall.Signal) {
 			}
 		}
 	}
+}
+
+// EngineRanks returns the blastfleet-engine processes under root by MPI
+// rank, read from OMPI_COMM_WORLD_RANK in their environment.
+func EngineRanks(root int) map[int]Proc {
+	out := map[int]Proc{}
+	for _, c := range Descendants(root) {
+		exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", c.PID))
+		if err != nil || filepath.Base(exe) != "blastfleet-engine" {
+			continue
+		}
+		env, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", c.PID))
+		if err != nil {
+			continue
+		}
+		for _, kv := range strings.Split(string(env), "\x00") {
+			if v, ok := strings.CutPrefix(kv, "OMPI_COMM_WORLD_RANK="); ok {
+				if r, err := strconv.Atoi(v); err == nil {
+					out[r] = c
+				}
+			}
+		}
+	}
+	return out
 }

@@ -508,29 +508,8 @@ func (p *partition) readSummary(t *testing.T) *engine.Summary {
 
 type proc = testenv.Proc
 
-// ranks returns the partition's engine processes by MPI rank, read from
-// OMPI_COMM_WORLD_RANK in their environment.
-func (p *partition) ranks() map[int]proc {
-	out := map[int]proc{}
-	for _, c := range testenv.Descendants(p.cmd.Process.Pid) {
-		exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", c.PID))
-		if err != nil || filepath.Base(exe) != "blastfleet-engine" {
-			continue
-		}
-		env, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", c.PID))
-		if err != nil {
-			continue
-		}
-		for _, kv := range strings.Split(string(env), "\x00") {
-			if v, ok := strings.CutPrefix(kv, "OMPI_COMM_WORLD_RANK="); ok {
-				if r, err := strconv.Atoi(v); err == nil {
-					out[r] = c
-				}
-			}
-		}
-	}
-	return out
-}
+// ranks returns the partition's engine processes by MPI rank.
+func (p *partition) ranks() map[int]proc { return testenv.EngineRanks(p.cmd.Process.Pid) }
 
 // killRank SIGKILLs the rank's engine process and returns when it did.
 func (p *partition) killRank(t *testing.T, rank int) time.Time {
@@ -721,17 +700,8 @@ func verify(t *testing.T, st objstore.Store, o verifyOpts) *ledger.Status {
 // checkEachQueryOnce: every query's lines are one contiguous run.
 func checkEachQueryOnce(t *testing.T, out []byte) {
 	t.Helper()
-	seen := map[string]bool{}
-	prev := ""
-	for _, line := range strings.Split(strings.TrimSuffix(string(out), "\n"), "\n") {
-		q, _, _ := strings.Cut(line, "\t")
-		if q != prev {
-			if seen[q] {
-				t.Fatalf("query %s's results appear twice (not contiguous)", q)
-			}
-			seen[q] = true
-			prev = q
-		}
+	if q := refsearch.SplitQuery(out); q != "" {
+		t.Fatalf("query %s's results appear twice (not contiguous)", q)
 	}
 }
 

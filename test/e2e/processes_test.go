@@ -3,10 +3,6 @@ package e2e
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
-	"strconv"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -36,22 +32,8 @@ func (s *stack) launcherPID(t *testing.T, mpijob string) int {
 // launcher pid to its pid.
 func ranks(launcher int) map[int]int {
 	out := map[int]int{}
-	for _, c := range testenv.Descendants(launcher) {
-		exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", c.PID))
-		if err != nil || filepath.Base(exe) != "blastfleet-engine" {
-			continue
-		}
-		env, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", c.PID))
-		if err != nil {
-			continue
-		}
-		for _, kv := range strings.Split(string(env), "\x00") {
-			if v, ok := strings.CutPrefix(kv, "OMPI_COMM_WORLD_RANK="); ok {
-				if r, err := strconv.Atoi(v); err == nil {
-					out[r] = c.PID
-				}
-			}
-		}
+	for r, p := range testenv.EngineRanks(launcher) {
+		out[r] = p.PID
 	}
 	return out
 }

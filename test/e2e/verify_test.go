@@ -134,17 +134,8 @@ var committedRe = regexp.MustCompile(`"msg"="committed chunk" "queries"="(\[\d+,
 // checkEachQueryOnce: every query's lines are one contiguous run.
 func checkEachQueryOnce(t *testing.T, out []byte) {
 	t.Helper()
-	seen := map[string]bool{}
-	prev := ""
-	for _, line := range strings.Split(strings.TrimSuffix(string(out), "\n"), "\n") {
-		q, _, _ := strings.Cut(line, "\t")
-		if q != prev {
-			if seen[q] {
-				t.Errorf("query %s's lines appear in two places: a chunk's result was included twice", q)
-				return
-			}
-			seen[q], prev = true, q
-		}
+	if q := refsearch.SplitQuery(out); q != "" {
+		t.Errorf("query %s's lines appear in two places: a chunk's result was included twice", q)
 	}
 }
 
