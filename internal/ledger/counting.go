@@ -3,8 +3,10 @@ package ledger
 import (
 	"context"
 	"io"
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/blastfleet/blastfleet/internal/objstore"
@@ -34,11 +36,7 @@ func (c *CountingStore) add(op string) {
 func (c *CountingStore) Counts() map[string]int64 {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	out := make(map[string]int64, len(c.counts))
-	for k, v := range c.counts {
-		out[k] = v
-	}
-	return out
+	return maps.Clone(c.counts)
 }
 
 // Total is the number of calls since the last Reset.
@@ -60,19 +58,11 @@ func (c *CountingStore) Reset() {
 // String lists the counts as "Get=2 List=1", sorted.
 func (c *CountingStore) String() string {
 	m := c.Counts()
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
+	parts := make([]string, 0, len(m))
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		parts = append(parts, k+"="+strconv.FormatInt(m[k], 10))
 	}
-	sort.Strings(keys)
-	s := ""
-	for i, k := range keys {
-		if i > 0 {
-			s += " "
-		}
-		s += k + "=" + strconv.FormatInt(m[k], 10)
-	}
-	return s
+	return strings.Join(parts, " ")
 }
 
 func (c *CountingStore) Get(ctx context.Context, key string) (io.ReadCloser, error) {

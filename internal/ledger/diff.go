@@ -3,8 +3,9 @@ package ledger
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"reflect"
-	"sort"
+	"slices"
 	"strings"
 )
 
@@ -32,19 +33,9 @@ func diffValues(path string, a, b any, out *[]string) {
 	am, aok := a.(map[string]any)
 	bm, bok := b.(map[string]any)
 	if aok && bok {
-		keys := map[string]bool{}
-		for k := range am {
-			keys[k] = true
-		}
-		for k := range bm {
-			keys[k] = true
-		}
-		sorted := make([]string, 0, len(keys))
-		for k := range keys {
-			sorted = append(sorted, k)
-		}
-		sort.Strings(sorted)
-		for _, k := range sorted {
+		keys := slices.Concat(slices.Collect(maps.Keys(am)), slices.Collect(maps.Keys(bm)))
+		slices.Sort(keys)
+		for _, k := range slices.Compact(keys) {
 			p := k
 			if path != "" {
 				p = path + "." + k

@@ -1,10 +1,9 @@
 package ledger
 
 import (
+	"cmp"
 	"context"
-	"encoding/json"
-	"fmt"
-	"sort"
+	"slices"
 	"time"
 )
 
@@ -37,13 +36,9 @@ func (l *Ledger) History(ctx context.Context) ([]ChunkHistory, error) {
 		if !ok {
 			continue
 		}
-		data, _, err := l.readSmall(ctx, r.dir()+attemptsName, info.ETag)
+		rec, _, err := l.readAttempts(ctx, r, info.ETag)
 		if err != nil {
-			return nil, fmt.Errorf("reading chunk %s attempts: %w", r, err)
-		}
-		var rec attemptsRecord
-		if err := json.Unmarshal(data, &rec); err != nil {
-			return nil, fmt.Errorf("chunk %s: corrupt %s: %w", r, attemptsName, err)
+			return nil, err
 		}
 		h := ChunkHistory{Range: r}
 		for _, a := range rec.Attempts {
@@ -51,9 +46,9 @@ func (l *Ledger) History(ctx context.Context) ([]ChunkHistory, error) {
 		}
 		out = append(out, h)
 	}
-	sort.Slice(out, func(i, j int) bool {
-		a, b := out[i].Range, out[j].Range
-		return a.First < b.First || (a.First == b.First && a.End > b.End)
+	// Query order; a split chunk before its children.
+	slices.SortFunc(out, func(a, b ChunkHistory) int {
+		return cmp.Or(cmp.Compare(a.Range.First, b.Range.First), cmp.Compare(b.Range.End, a.Range.End))
 	})
 	return out, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -29,6 +30,16 @@ var (
 	// ErrIncomplete: results were asked for before every chunk was done.
 	ErrIncomplete = errors.New("campaign incomplete")
 )
+
+// news are the ledger's answers that report the campaign's state rather
+// than a failure.
+var news = []error{ErrNoChunk, ErrAllLeased, ErrAlreadyCommitted, ErrIncomplete}
+
+// IsNews reports whether err is an answer, not a failure: nothing left
+// to lease, all leased, already committed, or not complete yet.
+func IsNews(err error) bool {
+	return err != nil && slices.ContainsFunc(news, func(n error) bool { return errors.Is(err, n) })
+}
 
 // AllLeasedError says when the earliest foreign lease becomes takeable
 // (expiry plus skew). A zero Until means chunks were lost to racing
