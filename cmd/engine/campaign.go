@@ -15,9 +15,9 @@ import (
 // fromPlan takes the search from the campaign's plan, so every partition
 // of a campaign searches the same way whatever its command line says.
 func fromPlan(ctx context.Context, f *flags) error {
-	for _, name := range []string{"database", "queries", "output"} {
-		if v := map[string]string{"database": f.database, "queries": f.queries, "output": f.output}[name]; v != "" {
-			return fmt.Errorf("--%s cannot be given with --campaign: the plan says it", name)
+	for _, given := range []struct{ name, value string }{{"database", f.database}, {"queries", f.queries}, {"output", f.output}} {
+		if given.value != "" {
+			return fmt.Errorf("--%s cannot be given with --campaign: the plan says it", given.name)
 		}
 	}
 	st, err := objstore.Open(ctx, f.campaign)

@@ -175,10 +175,8 @@ func (m *master) ledgerOp(op string, f func() error) error {
 	t := time.Now()
 	err := f()
 	failed := err
-	for _, news := range []error{ledger.ErrNoChunk, ledger.ErrAllLeased, ledger.ErrAlreadyCommitted, ledger.ErrIncomplete} {
-		if errors.Is(err, news) {
-			failed = nil
-		}
+	if ledger.IsNews(err) {
+		failed = nil
 	}
 	m.metrics.Ledger(op, time.Since(t).Seconds(), failed)
 	return err

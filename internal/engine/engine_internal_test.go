@@ -25,14 +25,6 @@ func queriesOfLengths(lengths ...int) []query {
 	return qs
 }
 
-func newBlocker(qs []query, fixed, workers int) *blocker {
-	var letters int64
-	for _, q := range qs {
-		letters += int64(len(q.Seq))
-	}
-	return &blocker{queries: qs, left: letters, fixed: fixed, workers: workers}
-}
-
 // span is a block [first, end).
 type span struct{ first, end int }
 

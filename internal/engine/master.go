@@ -18,11 +18,15 @@ import (
 
 type blockState struct {
 	unit       *unit
-	first, end int // global query indexes
+	first, end int   // global query indexes
+	letters    int64 // of its queries
 	tasksLeft  int
 	tasks      []int
 	owner      int           // static schedules: the only worker it goes to; 0: any
 	hits       [][]merge.Hit // per query of the block
+	// assign is what every task of the block sends (ids, FASTA or lengths),
+	// built at its first task and dropped once its last is assigned.
+	assign *assignMsg
 }
 
 type taskInfo struct {
@@ -118,13 +122,7 @@ func runMaster(ctx context.Context, cfg *Config, tr transport.Transport) (*Summa
 // final completes the summary with the master's own account, once the
 // workers' summaries are in.
 func (m *master) final() *Summary {
-	self := m.self
-	self.Rank, self.Role = 0, "master"
-	m.clock.finish(&self)
-	m.sum.Ranks = append(m.sum.Ranks, self)
-	m.sum.WallSeconds = self.WallSeconds
-	m.sum.Started = m.clock.start
-	m.sum.TaskSeconds, m.sum.SlowestTasks = m.taskStats.hist, m.taskStats.slowest
+	m.sum = m.account(m.clock.finish, m.sum.Ranks)
 	m.sum.finish()
 	return &m.sum
 }
@@ -132,16 +130,24 @@ func (m *master) final() *Summary {
 // snapshot is the summary so far, the master's rank only, for the run
 // record of a run still going.
 func (m *master) snapshot() *Summary {
+	s := m.account(m.clock.snapshot, nil)
+	return &s
+}
+
+// account is the summary with ranks and the master's own rank, filled by
+// fill (the clock's finish or snapshot); the task statistics are copies,
+// since the master goes on adding to its own.
+func (m *master) account(fill func(*RankSummary), ranks []RankSummary) Summary {
 	s := m.sum
 	self := m.self
 	self.Rank, self.Role = 0, "master"
-	m.clock.snapshot(&self)
-	s.Ranks = []RankSummary{self}
+	fill(&self)
+	s.Ranks = append(ranks, self)
 	s.WallSeconds, s.Started = self.WallSeconds, m.clock.start
 	h := *m.taskStats.hist
 	h.Counts = slices.Clone(h.Counts)
 	s.TaskSeconds, s.SlowestTasks = &h, slices.Clone(m.taskStats.slowest)
-	return &s
+	return s
 }
 
 func (m *master) setup(ctx context.Context) error {
@@ -374,11 +380,16 @@ func (m *master) handleEnvelope(ctx context.Context, from int, e *envelope) erro
 }
 
 func (m *master) setCached(w int, groups []int) {
-	set := map[int]bool{}
+	// Every task's report says it again: refill the worker's set in place.
+	set := m.cached[w]
+	if set == nil {
+		set = map[int]bool{}
+		m.cached[w] = set
+	}
+	clear(set)
 	for _, g := range groups {
 		set[g] = true
 	}
-	m.cached[w] = set
 }
 
 // dispatch hands tasks to idle workers (Algorithm 1), cutting query blocks
@@ -418,9 +429,22 @@ func (m *master) assign(w int, t scheduler.Task) error {
 	m.tasks = append(m.tasks, taskInfo{block: t.Block, group: t.Group, worker: w})
 	b := m.blocks[t.Block]
 	b.tasks = append(b.tasks, id)
+	if b.assign == nil {
+		b.assign = m.blockAssign(t.Block, b)
+	}
+	a := *b.assign
+	a.Task, a.Group, a.Shards = id, t.Group, m.groups[t.Group]
+	if len(b.tasks) == len(m.groups) {
+		b.assign = nil
+	}
+	return m.send(w, &envelope{Assign: &a})
+}
+
+// blockAssign is the part of an assign message every task of block id
+// shares.
+func (m *master) blockAssign(id int, b *blockState) *assignMsg {
 	qs := m.queries[b.first:b.end]
-	a := &assignMsg{Task: id, Block: t.Block, Group: t.Group, First: b.first, IDs: make([]string, len(qs)),
-		Shards: m.groups[t.Group]}
+	a := &assignMsg{Block: id, First: b.first, IDs: make([]string, len(qs))}
 	for i, q := range qs {
 		a.IDs[i] = q.ID
 	}
@@ -432,7 +456,7 @@ func (m *master) assign(w int, t scheduler.Task) error {
 	} else {
 		a.FASTA = blockFASTA(qs)
 	}
-	return m.send(w, &envelope{Assign: a})
+	return a
 }
 
 // addBlock cuts the next block from the first unit with queries left, or
@@ -470,7 +494,7 @@ func (m *master) addBlock(ctx context.Context) (bool, error) {
 // any worker (owner 0) or for the owner alone.
 func (m *master) newBlock(u *unit, first, end, owner int) {
 	id := len(m.blocks)
-	m.blocks = append(m.blocks, &blockState{unit: u, first: first, end: end, tasksLeft: len(m.groups),
+	m.blocks = append(m.blocks, &blockState{unit: u, first: first, end: end, letters: sumLetters(m.queries[first:end]), tasksLeft: len(m.groups),
 		hits: make([][]merge.Hit, end-first), owner: owner})
 	u.blocks = append(u.blocks, id)
 	if owner > 0 {
@@ -561,17 +585,9 @@ const stopSummaryWait = 10 * time.Second
 // taskRecord describes a finished task for the summary's slowest tasks.
 func (m *master) taskRecord(t taskInfo, b *blockState, seconds float64) TaskRecord {
 	r := TaskRecord{Rank: t.worker, Group: t.group, Shards: m.groups[t.group], FirstQuery: m.queries[b.first].ID,
-		LastQuery: m.queries[b.end-1].ID, Queries: b.end - b.first, Letters: m.blockLetters(b), Seconds: seconds}
+		LastQuery: m.queries[b.end-1].ID, Queries: b.end - b.first, Letters: b.letters, Seconds: seconds}
 	if l := b.unit.lease; l != nil {
 		r.Chunk = l.Range.String()
 	}
 	return r
-}
-
-func (m *master) blockLetters(b *blockState) int64 {
-	var n int64
-	for _, q := range m.queries[b.first:b.end] {
-		n += int64(q.Len)
-	}
-	return n
 }

@@ -85,6 +85,20 @@ type blocker struct {
 // a floor of 1500 letters left a worker idle 0.4-0.7 s at the end).
 const minGuidedLetters = 600
 
+// newBlocker cuts queries into blocks of fixed letters (0: guided, as
+// for workers workers).
+func newBlocker(queries []query, fixed, workers int) *blocker {
+	return &blocker{queries: queries, left: sumLetters(queries), fixed: fixed, workers: workers}
+}
+
+func sumLetters(qs []query) int64 {
+	var n int64
+	for _, q := range qs {
+		n += int64(q.Len)
+	}
+	return n
+}
+
 func (b *blocker) done() bool { return b.next >= len(b.queries) }
 
 // take returns the next block as [first, end).

@@ -105,10 +105,9 @@ const runUpdateEvery = time.Minute
 // cannot be written is logged, never fatal: it is for reports, and the
 // ledger alone decides the campaign's result.
 type runRecorder struct {
-	c    *Campaign
-	rec  RunRecord
-	last time.Time
-	log  logr.Logger
+	c   *Campaign
+	rec RunRecord // rec.Updated: when it was last written
+	log logr.Logger
 }
 
 // newRunRecorder is nil outside campaigns; a nil recorder writes nothing.
@@ -128,7 +127,6 @@ func (r *runRecorder) write(ctx context.Context, sum *Summary, state string, cau
 	if cause != nil {
 		r.rec.Error = cause.Error()
 	}
-	r.last = r.rec.Updated
 	// Even a cancelled run says how it ended, within a bound: an object
 	// store that does not answer must not hold the master up.
 	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 15*time.Second)
@@ -140,7 +138,7 @@ func (r *runRecorder) write(ctx context.Context, sum *Summary, state string, cau
 
 // maybeUpdate refreshes a running record at most every runUpdateEvery.
 func (r *runRecorder) maybeUpdate(ctx context.Context, snapshot func() *Summary) {
-	if r == nil || time.Since(r.last) < runUpdateEvery {
+	if r == nil || time.Since(r.rec.Updated) < runUpdateEvery {
 		return
 	}
 	r.write(ctx, snapshot(), RunRunning, nil)

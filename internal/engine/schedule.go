@@ -67,14 +67,10 @@ func (m *master) splitUnit(u *unit) error {
 	}
 	for i, s := range spans {
 		w := i + 1
-		var letters int64
-		for _, l := range lengths[s.First:s.End] {
-			letters += int64(l)
-		}
 		// Blocks within a span are guided as for one worker: the span's
 		// worker alone searches them, so their size only spreads BLAST's
 		// start-up cost and lets its output go out before the span ends.
-		blk := &blocker{queries: qs[s.First:s.End], left: letters, fixed: m.cfg.BlockLetters, workers: 1}
+		blk := newBlocker(qs[s.First:s.End], m.cfg.BlockLetters, 1)
 		for !blk.done() {
 			first, end := blk.take()
 			m.newBlock(u, u.first+s.First+first, u.first+s.First+end, w)
@@ -116,6 +112,7 @@ func (m *master) dispatchStatic(ctx context.Context) error {
 // them.
 func (m *master) dropBlock(id int) {
 	m.sched.Drop(id)
+	m.blocks[id].assign = nil // no task of it will be assigned
 	if o := m.blocks[id].owner; o > 0 {
 		m.own[o].Drop(id)
 	}

@@ -88,8 +88,8 @@ func (w *worker) runSimTask(ctx context.Context, a *assignMsg) (r taskResult) {
 		r.err = fmt.Errorf("simulated task %d: %d query lengths for %d queries", a.Task, len(a.Lens), len(a.IDs))
 		return r
 	}
-	start := time.Now()
-	r.started = start
+	r.started = time.Now()
+	r.fetched = r.started // nothing to fetch
 	qs := make([]simulate.Query, len(a.IDs))
 	for i, id := range a.IDs {
 		qs[i] = simulate.Query{ID: id, Len: a.Lens[i]}
@@ -103,11 +103,11 @@ func (w *worker) runSimTask(ctx context.Context, a *assignMsg) (r taskResult) {
 		r.err = err
 		return r
 	}
-	if err := w.cfg.Sim.Spend.Wait(ctx, res.Compute-time.Since(start)); err != nil {
+	if err := w.cfg.Sim.Spend.Wait(ctx, res.Compute-time.Since(r.started)); err != nil {
 		r.err = fmt.Errorf("simulated task %d: %w", a.Task, err)
 		return r
 	}
-	r.blastSeconds = time.Since(start).Seconds()
+	r.ended = time.Now()
 	r.lines = make([][]byte, len(res.Records))
 	r.hits = make([]hitMeta, len(res.Records))
 	for i, rec := range res.Records {

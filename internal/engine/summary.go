@@ -102,7 +102,11 @@ func (c *clock) since(phase string, t time.Time) time.Time {
 
 // interval adds [from, to) to phase.
 func (c *clock) interval(phase string, from, to time.Time) {
-	d := to.Sub(from).Seconds()
+	c.add(phase, to.Sub(from).Seconds(), from, to)
+}
+
+// add counts d seconds of phase and draws [from, to) on the timeline.
+func (c *clock) add(phase string, d float64, from, to time.Time) {
 	c.phases[phase] += d
 	c.metrics.Phase(phase, d)
 	c.timeline.add(phase, from, to)
@@ -115,10 +119,8 @@ func (c *clock) interval(phase string, from, to time.Time) {
 func (c *clock) span(phase string) func() {
 	start, before := time.Now(), c.named()
 	return func() {
-		d := max(0, time.Since(start).Seconds()-(c.named()-before))
-		c.phases[phase] += d
-		c.metrics.Phase(phase, d)
-		c.timeline.add(phase, start, time.Now())
+		now := time.Now()
+		c.add(phase, max(0, now.Sub(start).Seconds()-(c.named()-before)), start, now)
 	}
 }
 

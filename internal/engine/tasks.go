@@ -2,6 +2,7 @@ package engine
 
 import (
 	"math"
+	"slices"
 	"sort"
 )
 
@@ -70,10 +71,6 @@ func (s *taskStats) add(r TaskRecord) {
 		return
 	}
 	i := sort.Search(len(s.slowest), func(i int) bool { return s.slowest[i].Seconds < r.Seconds })
-	s.slowest = append(s.slowest, TaskRecord{})
-	copy(s.slowest[i+1:], s.slowest[i:])
-	s.slowest[i] = r
-	if len(s.slowest) > slowestKept {
-		s.slowest = s.slowest[:slowestKept]
-	}
+	s.slowest = slices.Insert(s.slowest, i, r)
+	s.slowest = s.slowest[:min(len(s.slowest), slowestKept)]
 }

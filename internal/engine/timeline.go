@@ -1,6 +1,9 @@
 package engine
 
-import "time"
+import (
+	"slices"
+	"time"
+)
 
 // Interval is a span of one phase on a rank's timeline, in seconds since
 // the rank's start (RankSummary.Started): the Jumpshot view of S3aSim.
@@ -61,25 +64,20 @@ func (t *timeline) coarsen() {
 	if w <= 0 {
 		return
 	}
-	index := map[string]int{}
-	for i, p := range Phases {
-		index[p] = i
-	}
-	bins := make([][]float64, n)
+	// bins[b*len(Phases)+p]: phase p's time in bin b.
+	bins := make([]float64, n*len(Phases))
 	for _, iv := range t.intervals {
-		p, ok := index[iv.Phase]
-		if !ok {
+		p := slices.Index(Phases, iv.Phase)
+		if p < 0 {
 			p = len(Phases) - 1
 		}
 		for b := int(iv.Start / w); b < n && float64(b)*w < iv.End; b++ {
-			if bins[b] == nil {
-				bins[b] = make([]float64, len(Phases))
-			}
-			bins[b][p] += min(iv.End, float64(b+1)*w) - max(iv.Start, float64(b)*w)
+			bins[b*len(Phases)+p] += min(iv.End, float64(b+1)*w) - max(iv.Start, float64(b)*w)
 		}
 	}
 	out := t.intervals[:0]
-	for b, held := range bins {
+	for b := range n {
+		held := bins[b*len(Phases) : (b+1)*len(Phases)]
 		best := -1
 		for p, v := range held {
 			if v > 0 && (best < 0 || v > held[best]) {

@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"fmt"
-	"sort"
 	"time"
 
 	"github.com/blastfleet/blastfleet/internal/ledger"
@@ -40,12 +39,7 @@ type pendingLine struct {
 }
 
 func (m *master) newUnit(ctx context.Context, first, end int, location string) (*unit, error) {
-	u := &unit{first: first, end: end}
-	var letters int64
-	for _, q := range m.queries[first:end] {
-		letters += int64(q.Len)
-	}
-	u.blk = &blocker{queries: m.queries[first:end], left: letters, fixed: m.cfg.BlockLetters, workers: m.workers}
+	u := &unit{first: first, end: end, blk: newBlocker(m.queries[first:end], m.cfg.BlockLetters, m.workers)}
 	var err error
 	if u.target, err = output.Begin(ctx, location); err != nil {
 		return nil, err
@@ -79,7 +73,7 @@ func (m *master) mergeReady(ctx context.Context, u *unit) error {
 		b.hits = nil
 		u.merged++
 		m.sum.QueriesWritten += b.end - b.first
-		m.metrics.Queries(b.end-b.first, m.blockLetters(b))
+		m.metrics.Queries(b.end-b.first, b.letters)
 		if u.merged == len(u.blocks) && u.blk.done() {
 			if err := m.flush(ctx, u); err != nil || u.failed {
 				return err
@@ -133,7 +127,7 @@ func (m *master) maybeFinish(ctx context.Context, u *unit) error {
 	}
 	t := time.Now()
 	defer func() { m.clock.since("write", t) }()
-	sort.Slice(u.parts, func(i, j int) bool { return u.parts[i].Number < u.parts[j].Number })
+	// Parts arrive in any order; the upload's Complete sorts them.
 	if err := output.Finish(ctx, u.target, u.parts); err != nil {
 		return m.fail(ctx, u, fmt.Errorf("finishing output %s: %w", u.target.Location, err), nil)
 	}

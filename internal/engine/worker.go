@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -21,14 +22,16 @@ import (
 )
 
 type taskResult struct {
-	assign       *assignMsg
-	lines        [][]byte
-	hits         []hitMeta
-	started      time.Time // the fetch (if any), then BLAST
-	blastSeconds float64
-	fetchSeconds float64
-	err          error
+	assign *assignMsg
+	lines  [][]byte
+	hits   []hitMeta
+	// The task's distribution phase is [started, fetched), its compute
+	// [fetched, ended); ended is zero if it never got to BLAST's end.
+	started, fetched, ended time.Time
+	err                     error
 }
+
+func (r *taskResult) blastSeconds() float64 { return r.ended.Sub(r.fetched).Seconds() }
 
 type worker struct {
 	cfg    *Config
@@ -152,17 +155,13 @@ func (w *worker) cachedGroups() []int {
 		}
 		return all
 	}
-	have := map[int]bool{}
-	for _, id := range w.cache.Cached() {
-		have[id] = true
-	}
+	have := w.cache.Cached() // ascending
 	var out []int
 	for g, shards := range w.groups {
-		all := true
-		for _, s := range shards {
-			all = all && have[s]
-		}
-		if all {
+		if !slices.ContainsFunc(shards, func(s int) bool {
+			_, ok := slices.BinarySearch(have, s)
+			return !ok
+		}) {
 			out = append(out, g)
 		}
 	}
@@ -252,9 +251,10 @@ func (w *worker) start(ctx context.Context, a *assignMsg) {
 func (w *worker) finishTask(ctx context.Context, r taskResult) error {
 	w.cancel()
 	w.cancel = nil
-	fetched := r.started.Add(time.Duration(r.fetchSeconds * float64(time.Second)))
-	w.clock.interval("distribution", r.started, fetched)
-	w.clock.interval("compute", fetched, fetched.Add(time.Duration(r.blastSeconds*float64(time.Second))))
+	if !r.ended.IsZero() {
+		w.clock.interval("distribution", r.started, r.fetched)
+		w.clock.interval("compute", r.fetched, r.ended)
+	}
 	w.syncCacheMetrics()
 	// Reporting the task (done or failed) is asking for the next.
 	w.asked = time.Now()
@@ -269,13 +269,14 @@ func (w *worker) finishTask(ctx context.Context, r taskResult) error {
 		}
 		return w.advance(ctx)
 	}
+	blastSeconds := r.blastSeconds()
 	w.sum.Tasks++
-	w.sum.BlastSeconds += r.blastSeconds
-	w.metrics.Task(string(w.cfg.Program), r.blastSeconds)
+	w.sum.BlastSeconds += blastSeconds
+	w.metrics.Task(string(w.cfg.Program), blastSeconds)
 	// Sending the hits (and, under master-writing, the lines) is S3aSim's
 	// gather.
 	t := time.Now()
-	d := &doneMsg{Task: r.assign.Task, Hits: r.hits, Cached: w.cachedGroups(), BlastSeconds: r.blastSeconds}
+	d := &doneMsg{Task: r.assign.Task, Hits: r.hits, Cached: w.cachedGroups(), BlastSeconds: blastSeconds}
 	if w.cfg.Strategy.Flow() == output.ToMaster {
 		d.Lines = r.lines
 	} else {
@@ -296,8 +297,7 @@ func (w *worker) runTask(ctx context.Context, a *assignMsg) (r taskResult) {
 		r.err = err
 		return r
 	}
-	t := time.Now()
-	r.started = t
+	r.started = time.Now()
 	var ordinals []map[string]int64
 	for _, s := range a.Shards {
 		if _, err := w.cache.Acquire(ctx, s); err != nil {
@@ -323,12 +323,11 @@ func (w *worker) runTask(ctx context.Context, a *assignMsg) (r taskResult) {
 		return r
 	}
 	defer os.Remove(qpath)
-	r.fetchSeconds = time.Since(t).Seconds()
-	t = time.Now()
+	r.fetched = time.Now()
 	out, err := blast.Run(ctx, blast.Invocation{Program: w.cfg.Program, DB: db, Query: qpath,
 		Format: w.cfg.Format, MaxTargetSeqs: w.cfg.shardTargetSeqs(w.db.Sequences, len(w.groups)),
 		Evalue: w.cfg.Evalue, Threads: w.cfg.Threads, Options: w.cfg.Options})
-	r.blastSeconds = time.Since(t).Seconds()
+	r.ended = time.Now()
 	if err != nil {
 		r.err = err
 		return r

@@ -13,9 +13,9 @@ func (w *worker) stop(s *stopMsg) error {
 		w.cancel = nil
 	}
 	if w.cache != nil {
-		st := w.cache.Stats()
-		w.sum.CacheHits, w.sum.CacheMisses, w.sum.BytesFetched = st.Hits, st.Misses, st.BytesFetched
 		w.syncCacheMetrics()
+		st := w.cacheAt
+		w.sum.CacheHits, w.sum.CacheMisses, w.sum.BytesFetched = st.Hits, st.Misses, st.BytesFetched
 	}
 	w.clock.finish(&w.sum)
 	return w.tr.Send(0, encode(&envelope{Summary: &w.sum}))

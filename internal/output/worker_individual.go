@@ -1,6 +1,9 @@
 package output
 
-import "sort"
+import (
+	"maps"
+	"slices"
+)
 
 // WorkerIndividual has every worker write what it holds of a block itself,
 // at its offsets, with no gather and no waiting for others (mpiBLAST 1.x,
@@ -20,11 +23,7 @@ func (WorkerIndividual) Flow() Flow   { return Gather }
 
 func (WorkerIndividual) Plan(b *Block, l Layout) []Write {
 	if l.MinPart <= 1 {
-		ranks := make([]int, 0, len(b.Held))
-		for r := range b.Held {
-			ranks = append(ranks, r)
-		}
-		sort.Ints(ranks)
+		ranks := slices.Sorted(maps.Keys(b.Held))
 		ws := make([]Write, len(ranks))
 		for i, r := range ranks {
 			ws[i] = Write{Writer: r, From: 0, To: len(b.Lines), Own: true}

@@ -54,10 +54,8 @@ func (m *Model) Search(first int, queries []Query, shards []int, f *blast.Format
 	for i := range queries {
 		q := &queries[i]
 		hits := m.taskHits(first+i, *q, shards)
-		for _, h := range hits {
-			res.HSPs++
-			res.ResultBytes += h.resultBytes
-		}
+		res.HSPs += len(hits)
+		res.ResultBytes += resultBytes(hits)
 		for _, h := range blastOrder(hits, o) {
 			res.Output = appendLine(res.Output, f, q, h)
 			ordinals = append(ordinals, h.ordinal)
@@ -87,11 +85,19 @@ func (m *Model) Compute(first int, queries []Query, shards []int) (time.Duration
 	}
 	var bytes int64
 	for i, q := range queries {
-		for _, h := range m.taskHits(first+i, q, shards) {
-			bytes += h.resultBytes
-		}
+		bytes += resultBytes(m.taskHits(first+i, q, shards))
 	}
 	return m.computeTime(bytes), nil
+}
+
+// resultBytes is the hits' S3aSim result size, which compute time is
+// linear in.
+func resultBytes(hits []*hsp) int64 {
+	var n int64
+	for _, h := range hits {
+		n += h.resultBytes
+	}
+	return n
 }
 
 // computeTime is S3aSim's model: a constant start-up cost plus time linear
