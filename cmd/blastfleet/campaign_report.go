@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -67,5 +68,5 @@ func (o *campaignReportOptions) run(ctx context.Context, cmd *cobra.Command, loc
 	if err != nil {
 		return err
 	}
-	return writeReport(cmd, rep, coalesce(o.output, defaultCampaignName(loc)+"-report.html"))
+	return writeReport(cmd, rep, cmp.Or(o.output, defaultCampaignName(loc)+"-report.html"))
 }

@@ -1,12 +1,8 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"fmt"
-	"io"
-	"os"
-	"path/filepath"
 
 	"github.com/dustin/go-humanize"
 	"github.com/spf13/cobra"
@@ -72,23 +68,11 @@ func (o *campaignResultsOptions) run(ctx context.Context, cmd *cobra.Command, lo
 		return incompleteError(loc, missing)
 	}
 	errw := cmd.ErrOrStderr()
-	if o.output != "" {
-		fmt.Fprintf(errw, "wrote %s (%s) to %s\n", plural(s.QueriesDone, "query's results", "queries' results"), humanize.IBytes(uint64(n)), o.output)
-	}
-	if s.QueriesFailed > 0 {
-		fmt.Fprintf(errw, "%s failed and have no results: blastfleet campaign status %s\n", plural(s.QueriesFailed, "query", "queries"), loc)
-	}
+	sayResults(errw, s, n, o.output, "blastfleet campaign status "+loc)
 	if info, err := l.Store().Stat(ctx, ledger.ResultKey); err == nil {
 		fmt.Fprintf(errw, "the assembled result is also at %s (%s)\n", l.Store().URL(ledger.ResultKey), humanize.IBytes(uint64(info.Size)))
 	}
 	return nil
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
 }
 
 // incompleteError is the refusal: the first missing ranges and a count.
@@ -102,55 +86,3 @@ type refusal string
 
 func (r refusal) Error() string        { return string(r) }
 func (r refusal) Is(target error) bool { return target == ledger.ErrIncomplete }
-
-type countingWriter struct {
-	w io.Writer
-	n int64
-}
-
-func (c *countingWriter) Write(p []byte) (int, error) {
-	n, err := c.w.Write(p)
-	c.n += int64(n)
-	return n, err
-}
-
-// writeFileAtomic runs fill on a temporary file in path's directory and
-// renames it to path only if fill and the file's sync succeed; otherwise
-// the temporary file is removed and path is left as it was.
-func writeFileAtomic(path string, fill func(io.Writer) error) (n int64, err error) {
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	f, err := os.CreateTemp(dir, "."+base+".tmp-*")
-	if err != nil {
-		return 0, fmt.Errorf("-o %s: %w", path, err)
-	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
-		}
-	}()
-	bw := bufio.NewWriterSize(f, 1<<20)
-	cw := &countingWriter{w: bw}
-	if err = fill(cw); err != nil {
-		return 0, err
-	}
-	if err = bw.Flush(); err != nil {
-		return 0, fmt.Errorf("-o %s: %w", path, err)
-	}
-	if err = f.Chmod(0o644); err != nil {
-		return 0, fmt.Errorf("-o %s: %w", path, err)
-	}
-	if err = f.Sync(); err != nil {
-		return 0, fmt.Errorf("-o %s: %w", path, err)
-	}
-	if err = f.Close(); err != nil {
-		return 0, fmt.Errorf("-o %s: %w", path, err)
-	}
-	if err = os.Rename(f.Name(), path); err != nil {
-		return 0, fmt.Errorf("-o %s: %w", path, err)
-	}
-	return cw.n, nil
-}

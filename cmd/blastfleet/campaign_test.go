@@ -120,16 +120,7 @@ func TestCampaignPlanFlagErrors(t *testing.T) {
 	} {
 		out := filepath.Join(dir, "campaign")
 		args := append(append([]string{"campaign", "plan", "--output", out}, base...), tc.args...)
-		_, stderr, err := run(t, "blastfleet", args...)
-		if err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%v: err = %v, want %q", tc.args, err, tc.want)
-		}
-		if strings.Contains(stderr, "Usage:") {
-			t.Errorf("%v: usage dumped for a validation error", tc.args)
-		}
-		if _, err := os.Stat(out); err == nil {
-			t.Errorf("%v: output created despite invalid flags", tc.args)
-		}
+		expectRefused(t, tc.args, args, tc.want, out)
 		if _, err := os.Stat(filepath.Join(dir, "nodb")); err == nil {
 			t.Fatalf("%v: the missing database directory was created", tc.args)
 		}

@@ -31,30 +31,26 @@ func TestDBShardIndexFlagErrors(t *testing.T) {
 	} {
 		out := filepath.Join(t.TempDir(), "out")
 		args := append(append(append([]string{}, base...), "--output", out), tc.args...)
-		_, stderr, err := run(t, "blastfleet", args...)
-		if err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%v: err = %v, want %q", tc.args, err, tc.want)
-		}
-		if strings.Contains(stderr, "Usage:") {
-			t.Errorf("%v: usage dumped for a validation error", tc.args)
-		}
-		if _, err := os.Stat(out); err == nil {
-			t.Errorf("%v: output created despite invalid flags", tc.args)
-		}
+		expectRefused(t, tc.args, args, tc.want, out)
 	}
 }
 
 const tinyFASTA = ">a\nACGTACGTTAGCATCGATCGA\n>b\nTTGACCAGTAGCATGCA\n>c\nGGGCATCGACTTTAGC\n"
 
+// tinyInput writes tinyFASTA to tiny.fasta in a new directory.
+func tinyInput(t *testing.T) (dir, input string) {
+	t.Helper()
+	dir = t.TempDir()
+	input = filepath.Join(dir, "tiny.fasta")
+	writeTestFile(t, input, []byte(tinyFASTA))
+	return dir, input
+}
+
 // TestDBShardIndexes runs the Indexed Job's commands on a directory: index
 // runs, a premature finish, and the finish.
 func TestDBShardIndexes(t *testing.T) {
 	testenv.RequireTools(t, "makeblastdb")
-	dir := t.TempDir()
-	input := filepath.Join(dir, "tiny.fasta")
-	if err := os.WriteFile(input, []byte(tinyFASTA), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	dir, input := tinyInput(t)
 	out := filepath.Join(dir, "db")
 	shard := func(extra ...string) (string, string, error) {
 		return run(t, "blastfleet", append([]string{"db", "shard", "--input", input, "--type", "nucl", "--shards", "2", "--output", out}, extra...)...)
@@ -93,11 +89,7 @@ func TestDBShardIndexes(t *testing.T) {
 // TestDBShardTargetLetters derives the shard count from the letters.
 func TestDBShardTargetLetters(t *testing.T) {
 	testenv.RequireTools(t, "makeblastdb")
-	dir := t.TempDir()
-	input := filepath.Join(dir, "tiny.fasta")
-	if err := os.WriteFile(input, []byte(tinyFASTA), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	dir, input := tinyInput(t)
 	out := filepath.Join(dir, "db")
 	// 54 letters, at most 30 per shard: 2 shards.
 	stdout, stderr, err := run(t, "blastfleet", "db", "shard", "--input", input, "--type", "nucl", "--target-shard-letters", "30", "--output", out)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"os"
 	"slices"
@@ -43,7 +44,6 @@ type kube struct {
 	namespace string
 	// nsGiven: -n was given, so suggested commands must repeat it.
 	nsGiven bool
-	host    string
 	context string
 	// bin is how the user runs us ("blastfleet" or "kubectl blastfleet"),
 	// for the commands our messages suggest.
@@ -83,7 +83,7 @@ func (k *kubeOptions) connect(cmd *cobra.Command) (*kube, error) {
 			ctxName = raw.CurrentContext
 		}
 	}
-	return &kube{c: c, cfg: cfg, namespace: ns, nsGiven: k.namespace != "", host: cfg.Host, context: ctxName, bin: bin}, nil
+	return &kube{c: c, cfg: cfg, namespace: ns, nsGiven: k.namespace != "", context: ctxName, bin: bin}, nil
 }
 
 // configError says how to point at a cluster when the kubeconfig is
@@ -101,12 +101,7 @@ func (k *kubeOptions) configError(cc clientcmd.ClientConfig, bin string, err err
 	if k.context != "" {
 		if raw, rerr := cc.RawConfig(); rerr == nil {
 			if _, ok := raw.Contexts[k.context]; !ok {
-				names := make([]string, 0, len(raw.Contexts))
-				for n := range raw.Contexts {
-					names = append(names, n)
-				}
-				slices.Sort(names)
-				return fmt.Errorf("--context %q is not in the kubeconfig; its contexts: %s", k.context, orNone(names))
+				return fmt.Errorf("--context %q is not in the kubeconfig; its contexts: %s", k.context, orNone(slices.Sorted(maps.Keys(raw.Contexts))))
 			}
 		}
 	}
@@ -118,7 +113,7 @@ func (k *kubeOptions) configError(cc clientcmd.ClientConfig, bin string, err err
 func (k *kube) clientset() (*kubernetes.Clientset, error) {
 	cs, err := kubernetes.NewForConfig(k.cfg)
 	if err != nil {
-		return nil, fmt.Errorf("client for %s: %w", k.host, err)
+		return nil, fmt.Errorf("client for %s: %w", k.cfg.Host, err)
 	}
 	return cs, nil
 }
@@ -137,13 +132,13 @@ func (k *kube) explain(err error) error {
 	switch {
 	case errors.As(err, &noKind) && noKind.GroupKind.Group == kubeflow.GroupName:
 		return &explained{fmt.Errorf("the MPIJob API (kubeflow.org/v2beta1) is not installed on the cluster at %s (context %q): "+
-			"partitions run as MPIJobs, so install the MPI operator v0.8: %w", k.host, k.context, err)}
+			"partitions run as MPIJobs, so install the MPI operator v0.8: %w", k.cfg.Host, k.context, err)}
 	case meta.IsNoMatchError(err):
 		return &explained{fmt.Errorf("the blastfleet.io API is not installed on the cluster at %s (context %q): install blastfleet's CRDs "+
-			"(helm install blastfleet charts/blastfleet, or kubectl apply -k config/crd): %w", k.host, k.context, err)}
+			"(helm install blastfleet charts/blastfleet, or kubectl apply -k config/crd): %w", k.cfg.Host, k.context, err)}
 	case errors.Is(err, syscall.ECONNREFUSED), errors.As(err, &opErr) && opErr.Op == "dial":
 		return &explained{fmt.Errorf("cannot reach the API server at %s (context %q): %w; is the cluster up? "+
-			"For the local stack run %q, or pick another cluster with --context or --kubeconfig", k.host, k.context, err, k.bin+" dev up")}
+			"For the local stack run %q, or pick another cluster with --context or --kubeconfig", k.cfg.Host, k.context, err, k.bin+" dev up")}
 	}
 	return err
 }

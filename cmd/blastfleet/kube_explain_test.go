@@ -10,10 +10,11 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/rest"
 )
 
 func TestExplain(t *testing.T) {
-	k := &kube{host: "https://10.0.0.1:6443", context: "prod", bin: "kubectl blastfleet"}
+	k := &kube{cfg: &rest.Config{Host: "https://10.0.0.1:6443"}, context: "prod", bin: "kubectl blastfleet"}
 	noCRD := fmt.Errorf("campaign default/x: %w", &meta.NoKindMatchError{GroupKind: schema.GroupKind{Group: "blastfleet.io", Kind: "SearchCampaign"}})
 	noMPI := &meta.NoKindMatchError{GroupKind: schema.GroupKind{Group: "kubeflow.org", Kind: "MPIJob"}}
 	for _, tc := range []struct {

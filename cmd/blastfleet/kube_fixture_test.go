@@ -24,6 +24,7 @@ import (
 	"github.com/blastfleet/blastfleet/internal/ledger"
 	"github.com/blastfleet/blastfleet/internal/objstore"
 	"github.com/blastfleet/blastfleet/internal/testenv"
+	"github.com/blastfleet/blastfleet/internal/testenv/testkit"
 )
 
 const (
@@ -50,10 +51,7 @@ func startKube(t *testing.T) *kubeFixture {
 	f.kubeconfig = writeKubeconfig(t, env.Config, "envtest")
 	// The CLI must find its cluster through --kubeconfig only.
 	t.Setenv("KUBECONFIG", "")
-	f.create(&corev1.Secret{
-		ObjectMeta: metav1.ObjectMeta{Name: fxSecret, Namespace: "default"},
-		Data:       map[string][]byte{"AWS_ACCESS_KEY_ID": []byte(f.minio.AccessKey), "AWS_SECRET_ACCESS_KEY": []byte(f.minio.SecretKey)},
-	})
+	f.create(testkit.MinIOSecret(f.minio, "default", fxSecret))
 	f.create(&v1alpha1.BlastDatabase{
 		ObjectMeta: metav1.ObjectMeta{Name: fxDB, Namespace: "default"},
 		Spec: v1alpha1.BlastDatabaseSpec{
@@ -190,12 +188,7 @@ func (f *kubeFixture) partitionJob(c *v1alpha1.SearchCampaign, index, restart in
 // store is the MinIO bucket under prefix, as partitions write it.
 func (f *kubeFixture) store(prefix string) objstore.Store {
 	f.t.Helper()
-	st, err := objstore.NewS3(objstore.S3Config{Endpoint: f.minio.Host, Region: "us-east-1", PathStyle: true,
-		AccessKey: f.minio.AccessKey, SecretKey: f.minio.SecretKey}, fxBucket, prefix)
-	if err != nil {
-		f.t.Fatal(err)
-	}
-	return st
+	return testkit.MinIOStore(f.t, f.minio, fxBucket, prefix)
 }
 
 // ledgerWithCommits writes a campaign's plan (queries in chunks of two),

@@ -22,6 +22,22 @@ func run(t *testing.T, binary string, args ...string) (stdout, stderr string, er
 	return out.String(), errb.String(), err
 }
 
+// expectRefused runs args and checks they fail with want, without a
+// usage dump and without creating out; label names the case.
+func expectRefused(t *testing.T, label any, args []string, want, out string) {
+	t.Helper()
+	_, stderr, err := run(t, "blastfleet", args...)
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("%v: err = %v, want %q", label, err, want)
+	}
+	if strings.Contains(stderr, "Usage:") {
+		t.Errorf("%v: usage dumped for a validation error", label)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Errorf("%v: output created despite invalid flags", label)
+	}
+}
+
 func TestVersion(t *testing.T) {
 	out, _, err := run(t, "blastfleet", "version")
 	if err != nil || !strings.HasPrefix(out, "blastfleet ") {
@@ -52,27 +68,13 @@ func TestDBShardFlagErrors(t *testing.T) {
 				args[i] = out
 			}
 		}
-		_, stderr, err := run(t, "blastfleet", args...)
-		if err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%v: err = %v, want %q", tc.args, err, tc.want)
-		}
-		if strings.Contains(stderr, "Usage:") {
-			t.Errorf("%v: usage dumped for a validation error", tc.args)
-		}
-		if _, err := os.Stat(out); err == nil {
-			t.Errorf("%v: output created despite invalid flags", tc.args)
-		}
+		expectRefused(t, tc.args, args, tc.want, out)
 	}
 }
 
 func TestDBShard(t *testing.T) {
 	testenv.RequireTools(t, "makeblastdb")
-	dir := t.TempDir()
-	input := filepath.Join(dir, "tiny.fasta")
-	data := ">a\nACGTACGTTAGCATCGATCGA\n>b\nTTGACCAGTAGCATGCA\n>c\nGGGCATCGACTTTAGC\n"
-	if err := os.WriteFile(input, []byte(data), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	dir, input := tinyInput(t)
 	out := filepath.Join(dir, "db")
 	stdout, stderr, err := run(t, "blastfleet", "db", "shard", "--input", input, "--type", "nucl", "--shards", "2", "--output", out)
 	if err != nil {

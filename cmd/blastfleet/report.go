@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -11,9 +12,8 @@ import (
 )
 
 type reportOptions struct {
-	output     string
-	endpoint   string
-	fromSecret bool
+	output string
+	storageFlags
 }
 
 func newReportCmd() *cobra.Command {
@@ -42,10 +42,8 @@ The file is FILE (default NAME-report.html), written whole or not at all;
 		Args: cobra.ExactArgs(1),
 		RunE: kubeRun(k, o.run),
 	}
-	f := cmd.Flags()
-	f.StringVarP(&o.output, "output", "o", "", "write to FILE (default NAME-report.html); - for standard output")
-	f.StringVar(&o.endpoint, "endpoint", "", "S3 endpoint to read from, e.g. http://127.0.0.1:9000 (default: AWS_ENDPOINT_URL, else the campaign's)")
-	f.BoolVar(&o.fromSecret, "from-secret", false, "read the S3 credentials from the campaign's Secret through the API server")
+	cmd.Flags().StringVarP(&o.output, "output", "o", "", "write to FILE (default NAME-report.html); - for standard output")
+	o.storageFlags.addFlags(cmd)
 	k.addFlags(cmd)
 	return cmd
 }
@@ -55,18 +53,16 @@ func (o *reportOptions) run(ctx context.Context, cmd *cobra.Command, kc *kube, a
 	if err != nil {
 		return err
 	}
-	st, cfg, err := campaignStore(ctx, kc, c, o.endpoint, o.fromSecret)
+	st, cfg, err := o.store(ctx, kc, c)
 	if err != nil {
 		return err
 	}
-	loc := campaignLocation(c)
-	rep, err := report.Load(ctx, st, report.Meta{Namespace: c.Namespace, Name: c.Name, Phase: string(c.Status.Phase), Location: loc})
+	rep, err := report.Load(ctx, st, report.Meta{Namespace: c.Namespace, Name: c.Name, Phase: string(c.Status.Phase), Location: campaignLocation(c)})
 	if errors.Is(err, report.ErrNotPlanned) {
-		return fmt.Errorf("campaign %s has no plan at %s yet (phase %s): there is nothing to report before the operator plans it; follow it with %s",
-			c.Name, loc, orDash(string(c.Status.Phase)), kc.suggest(c.Namespace, "status "+c.Name+" --watch"))
+		return notPlanned(kc, c, "there is nothing to report before the operator plans it")
 	}
 	if err != nil {
 		return storageError(fmt.Errorf("campaign %s: %w (object storage %s)", c.Name, err, cfg))
 	}
-	return writeReport(cmd, rep, coalesce(o.output, c.Name+"-report.html"))
+	return writeReport(cmd, rep, cmp.Or(o.output, c.Name+"-report.html"))
 }

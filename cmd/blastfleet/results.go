@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/dustin/go-humanize"
 	"github.com/spf13/cobra"
 
 	"github.com/blastfleet/blastfleet/api/v1alpha1"
@@ -14,9 +13,8 @@ import (
 )
 
 type resultsOptions struct {
-	output     string
-	endpoint   string
-	fromSecret bool
+	output string
+	storageFlags
 }
 
 func newResultsCmd() *cobra.Command {
@@ -47,10 +45,8 @@ port-forward it and give --endpoint http://127.0.0.1:9000).`,
 		Args: cobra.ExactArgs(1),
 		RunE: kubeRun(k, o.run),
 	}
-	f := cmd.Flags()
-	f.StringVarP(&o.output, "output", "o", "", "write to FILE instead of standard output")
-	f.StringVar(&o.endpoint, "endpoint", "", "S3 endpoint to read from, e.g. http://127.0.0.1:9000 (default: AWS_ENDPOINT_URL, else the campaign's)")
-	f.BoolVar(&o.fromSecret, "from-secret", false, "read the S3 credentials from the campaign's Secret through the API server")
+	cmd.Flags().StringVarP(&o.output, "output", "o", "", "write to FILE instead of standard output")
+	o.storageFlags.addFlags(cmd)
 	k.addFlags(cmd)
 	return cmd
 }
@@ -79,31 +75,23 @@ func (o *resultsOptions) run(ctx context.Context, cmd *cobra.Command, kc *kube, 
 	if missing != nil {
 		return o.incomplete(kc, c, missing)
 	}
-	errw := cmd.ErrOrStderr()
-	if o.output != "" {
-		hint(errw, "wrote %s (%s) to %s", plural(s.QueriesDone, "query's results", "queries' results"), humanize.IBytes(uint64(n)), o.output)
-	}
-	if s.QueriesFailed > 0 {
-		hint(errw, "%s failed and have no results: %s", plural(s.QueriesFailed, "query", "queries"), kc.suggest(c.Namespace, "status "+c.Name))
-	}
+	sayResults(cmd.ErrOrStderr(), s, n, o.output, kc.suggest(c.Namespace, "status "+c.Name))
 	return nil
 }
 
 // openLedger opens the campaign's ledger; a campaign not planned yet has
 // none, and says so.
 func (o *resultsOptions) openLedger(ctx context.Context, kc *kube, c *v1alpha1.SearchCampaign) (*ledger.Ledger, error) {
-	loc := campaignLocation(c)
-	st, cfg, err := campaignStore(ctx, kc, c, o.endpoint, o.fromSecret)
+	st, cfg, err := o.store(ctx, kc, c)
 	if err != nil {
 		return nil, err
 	}
 	l, err := ledger.Open(ctx, st, ledger.Options{})
 	if errors.Is(err, objstore.ErrNotExist) {
-		return nil, fmt.Errorf("campaign %s has no plan at %s yet (phase %s): results come once it is Complete; follow it with %s",
-			c.Name, loc, orDash(string(c.Status.Phase)), kc.suggest(c.Namespace, "status "+c.Name+" --watch"))
+		return nil, notPlanned(kc, c, "results come once it is Complete")
 	}
 	if err != nil {
-		return nil, storageError(fmt.Errorf("campaign %s: opening its ledger at %s on %s: %w", c.Name, loc, cfg, err))
+		return nil, storageError(fmt.Errorf("campaign %s: opening its ledger at %s on %s: %w", c.Name, campaignLocation(c), cfg, err))
 	}
 	return l, nil
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"net/url"
@@ -10,11 +11,25 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/spf13/cobra"
+
 	"github.com/blastfleet/blastfleet/api/v1alpha1"
 	"github.com/blastfleet/blastfleet/internal/objstore"
 )
 
-// campaignS3Config is how this machine reaches a campaign's output.
+// storageFlags are how results and report reach a campaign's output from
+// this machine: --endpoint and --from-secret.
+type storageFlags struct {
+	endpoint   string
+	fromSecret bool
+}
+
+func (f *storageFlags) addFlags(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&f.endpoint, "endpoint", "", "S3 endpoint to read from, e.g. http://127.0.0.1:9000 (default: AWS_ENDPOINT_URL, else the campaign's)")
+	cmd.Flags().BoolVar(&f.fromSecret, "from-secret", false, "read the S3 credentials from the campaign's Secret through the API server")
+}
+
+// s3Config is how this machine reaches a campaign's output.
 //
 // Endpoint: --endpoint, else AWS_ENDPOINT_URL, else spec.output.endpoint,
 // else AWS S3: the spec's endpoint is often a name only the cluster
@@ -22,21 +37,21 @@ import (
 // Credentials: the AWS_* variables, or with fromSecret the campaign's
 // credentials Secret read through the API server (which needs get on
 // Secrets in that namespace).
-func campaignS3Config(ctx context.Context, kc *kube, c *v1alpha1.SearchCampaign, endpoint string, fromSecret bool) (objstore.S3Config, error) {
+func (f *storageFlags) s3Config(ctx context.Context, kc *kube, c *v1alpha1.SearchCampaign) (objstore.S3Config, error) {
 	out := c.Spec.Output
 	cfg := objstore.S3Config{
 		Endpoint: "s3.amazonaws.com",
 		Secure:   true,
-		Region:   coalesce(os.Getenv("AWS_REGION"), os.Getenv("AWS_DEFAULT_REGION"), out.Region, "us-east-1"),
+		Region:   cmp.Or(os.Getenv("AWS_REGION"), os.Getenv("AWS_DEFAULT_REGION"), out.Region, "us-east-1"),
 	}
-	if ep := coalesce(endpoint, os.Getenv("AWS_ENDPOINT_URL"), out.Endpoint); ep != "" {
+	if ep := cmp.Or(f.endpoint, os.Getenv("AWS_ENDPOINT_URL"), out.Endpoint); ep != "" {
 		u, err := url.Parse(ep)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			return cfg, fmt.Errorf("S3 endpoint %q: want http(s)://host[:port]", ep)
 		}
 		cfg.Endpoint, cfg.Secure, cfg.PathStyle = u.Host, u.Scheme == "https", true
 	}
-	if !fromSecret {
+	if !f.fromSecret {
 		cfg.AccessKey, cfg.SecretKey = os.Getenv("AWS_ACCESS_KEY_ID"), os.Getenv("AWS_SECRET_ACCESS_KEY")
 		cfg.SessionToken = os.Getenv("AWS_SESSION_TOKEN")
 		if cfg.AccessKey == "" || cfg.SecretKey == "" {
@@ -53,7 +68,7 @@ func campaignS3Config(ctx context.Context, kc *kube, c *v1alpha1.SearchCampaign,
 	if err := kc.c.Get(ctx, client.ObjectKey{Namespace: c.Namespace, Name: ref.Name}, &sec); err != nil {
 		return cfg, fmt.Errorf("--from-secret: reading Secret %s/%s: %w", c.Namespace, ref.Name, kc.explain(err))
 	}
-	idKey, secretKey := coalesce(ref.AccessKeyIDKey, "AWS_ACCESS_KEY_ID"), coalesce(ref.SecretAccessKeyKey, "AWS_SECRET_ACCESS_KEY")
+	idKey, secretKey := cmp.Or(ref.AccessKeyIDKey, "AWS_ACCESS_KEY_ID"), cmp.Or(ref.SecretAccessKeyKey, "AWS_SECRET_ACCESS_KEY")
 	cfg.AccessKey, cfg.SecretKey = string(sec.Data[idKey]), string(sec.Data[secretKey])
 	if cfg.AccessKey == "" || cfg.SecretKey == "" {
 		return cfg, fmt.Errorf("--from-secret: Secret %s/%s has no %s or no %s", c.Namespace, ref.Name, idKey, secretKey)
@@ -61,11 +76,11 @@ func campaignS3Config(ctx context.Context, kc *kube, c *v1alpha1.SearchCampaign,
 	return cfg, nil
 }
 
-// campaignStore is the campaign's ledger location (campaignLocation) as
+// store is the campaign's ledger location (campaignLocation) as
 // this machine reaches it; the config says where, for errors.
-func campaignStore(ctx context.Context, kc *kube, c *v1alpha1.SearchCampaign, endpoint string, fromSecret bool) (objstore.Store, objstore.S3Config, error) {
+func (f *storageFlags) store(ctx context.Context, kc *kube, c *v1alpha1.SearchCampaign) (objstore.Store, objstore.S3Config, error) {
 	loc := campaignLocation(c)
-	cfg, err := campaignS3Config(ctx, kc, c, endpoint, fromSecret)
+	cfg, err := f.s3Config(ctx, kc, c)
 	if err != nil {
 		return nil, cfg, err
 	}
@@ -77,12 +92,9 @@ func campaignStore(ctx context.Context, kc *kube, c *v1alpha1.SearchCampaign, en
 	return st, cfg, nil
 }
 
-// coalesce is the first non-empty string.
-func coalesce(s ...string) string {
-	for _, v := range s {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
+// notPlanned is the refusal for a campaign without a ledger yet: why says
+// what cannot be done before the operator plans it.
+func notPlanned(kc *kube, c *v1alpha1.SearchCampaign, why string) error {
+	return fmt.Errorf("campaign %s has no plan at %s yet (phase %s): %s; follow it with %s",
+		c.Name, campaignLocation(c), orDash(string(c.Status.Phase)), why, kc.suggest(c.Namespace, "status "+c.Name+" --watch"))
 }

@@ -1,10 +1,12 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"errors"
+	"fmt"
 	"io"
+
+	"github.com/dustin/go-humanize"
 
 	"github.com/blastfleet/blastfleet/internal/ledger"
 )
@@ -14,19 +16,7 @@ import (
 // written. A chunk voided since the caller checked the status comes back
 // as missing ranges rather than an error.
 func streamResults(ctx context.Context, stdout io.Writer, l *ledger.Ledger, output string) (int64, []ledger.Range, error) {
-	var n int64
-	var err error
-	if output == "" {
-		bw := bufio.NewWriterSize(stdout, 1<<20)
-		cw := &countingWriter{w: bw}
-		err = l.StreamResults(ctx, cw)
-		if ferr := bw.Flush(); err == nil {
-			err = ferr
-		}
-		n = cw.n
-	} else {
-		n, err = writeFileAtomic(output, func(w io.Writer) error { return l.StreamResults(ctx, w) })
-	}
+	n, err := writeOutput(stdout, output, func(w io.Writer) error { return l.StreamResults(ctx, w) })
 	var ie *ledger.IncompleteError
 	// A bare IncompleteError is a chunk voided since the check (a wrapped
 	// one says why: a bad result).
@@ -34,4 +24,22 @@ func streamResults(ctx context.Context, stdout io.Writer, l *ledger.Ledger, outp
 		return n, ie.Missing, nil
 	}
 	return n, nil, err
+}
+
+// sayResults tells standard error what results wrote to a file, and
+// points at the failed queries, which have no results, with statusCmd.
+func sayResults(errw io.Writer, s *ledger.Status, n int64, output, statusCmd string) {
+	if output != "" {
+		hint(errw, "wrote %s (%s) to %s", plural(s.QueriesDone, "query's results", "queries' results"), humanize.IBytes(uint64(n)), output)
+	}
+	if s.QueriesFailed > 0 {
+		hint(errw, "%s failed and have no results: %s", plural(s.QueriesFailed, "query", "queries"), statusCmd)
+	}
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }

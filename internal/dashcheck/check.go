@@ -30,14 +30,19 @@ func (o Options) at() time.Time {
 	return o.Time
 }
 
-func (o Options) builtins(at time.Time) Vars {
-	or := func(d, def time.Duration) time.Duration {
-		if d > 0 {
-			return d
-		}
-		return def
+// orDefault is d, or def when d is not set.
+func orDefault(d, def time.Duration) time.Duration {
+	if d > 0 {
+		return d
 	}
-	v := Builtins(at, or(o.Range, time.Hour), or(o.RateInterval, time.Minute), or(o.Interval, 15*time.Second))
+	return def
+}
+
+// window is $__range, over which label values are looked up too.
+func (o Options) window() time.Duration { return orDefault(o.Range, time.Hour) }
+
+func (o Options) builtins(at time.Time) Vars {
+	v := Builtins(at, o.window(), orDefault(o.RateInterval, time.Minute), orDefault(o.Interval, 15*time.Second))
 	for k, x := range o.Vars {
 		if _, ok := v[k]; ok {
 			v[k] = x
@@ -76,13 +81,13 @@ func CheckDashboard(ctx context.Context, d *Dashboard, o Options) (Report, error
 				continue
 			}
 			where := fmt.Sprintf("dashboard %q (%s), panel %q [%s]", d.Title, d.File, p.Title, t.RefID)
-			if f, ok := dependsOnUnresolved(where, t.Expr, unresolved); ok {
-				r.Findings = append(r.Findings, f)
+			if why, ok := unresolvedRef(t.Expr, unresolved); ok {
+				r.Findings = append(r.Findings, newFinding(BadVariable, where, t.Expr, why))
 				continue
 			}
 			expr, err := Substitute(t.Expr, vars)
 			if err != nil {
-				r.Findings = append(r.Findings, Finding{Problem: Invalid, Where: where, Expr: t.Expr, Detail: err.Error(), Metrics: MetricNames(t.Expr)})
+				r.Findings = append(r.Findings, newFinding(Invalid, where, t.Expr, err.Error()))
 				continue
 			}
 			f, err := evaluate(ctx, o.Client, at, where, expr, &r)
@@ -102,24 +107,35 @@ func CheckDashboard(ctx context.Context, d *Dashboard, o Options) (Report, error
 func evaluate(ctx context.Context, c *Client, at time.Time, where, expr string, r *Report) (*Finding, error) {
 	r.Queries++
 	res, err := c.Query(ctx, expr, at)
+	var f Finding
 	switch {
 	case IsQueryError(err):
-		return &Finding{Problem: Invalid, Where: where, Expr: expr, Detail: err.Error(), Metrics: MetricNames(expr)}, nil
+		f = newFinding(Invalid, where, expr, err.Error())
 	case err != nil:
 		return nil, fmt.Errorf("querying Prometheus at %s: %w", c.URL, err)
 	case res.Series == 0:
-		return &Finding{Problem: Empty, Where: where, Expr: expr, Detail: "no series", Metrics: MetricNames(expr)}, nil
+		f = newFinding(Empty, where, expr, "no series")
+	default:
+		return nil, nil
 	}
-	return nil, nil
+	return &f, nil
 }
 
-func dependsOnUnresolved(where, expr string, unresolved map[string]string) (Finding, bool) {
+// newFinding names the metrics expr refers to, to tell which exporter
+// failed to provide data.
+func newFinding(p Problem, where, expr, detail string) Finding {
+	return Finding{Problem: p, Where: where, Expr: expr, Detail: detail, Metrics: MetricNames(expr)}
+}
+
+// unresolvedRef says why expr cannot be evaluated when it refers to a
+// variable that got no value.
+func unresolvedRef(expr string, unresolved map[string]string) (string, bool) {
 	for _, name := range References(expr) {
 		if why, ok := unresolved[name]; ok {
-			return Finding{Problem: BadVariable, Where: where, Expr: expr, Detail: fmt.Sprintf("not evaluated: $%s has no value: %s", name, why), Metrics: MetricNames(expr)}, true
+			return fmt.Sprintf("not evaluated: $%s has no value: %s", name, why), true
 		}
 	}
-	return Finding{}, false
+	return "", false
 }
 
 // resolveVariables gives each template variable a value, in order (a
@@ -128,14 +144,10 @@ func dependsOnUnresolved(where, expr string, unresolved map[string]string) (Find
 func resolveVariables(ctx context.Context, d *Dashboard, o Options, at time.Time, r *Report) (Vars, map[string]string, error) {
 	vars := o.builtins(at)
 	unresolved := map[string]string{}
-	rng := o.Range
-	if rng <= 0 {
-		rng = time.Hour
-	}
 	for _, v := range d.Variables {
 		where := fmt.Sprintf("dashboard %q (%s), variable $%s", d.Title, d.File, v.Name)
 		bad := func(expr, detail string) {
-			r.Findings = append(r.Findings, Finding{Problem: BadVariable, Where: where, Expr: expr, Detail: detail, Metrics: MetricNames(expr)})
+			r.Findings = append(r.Findings, newFinding(BadVariable, where, expr, detail))
 			unresolved[v.Name] = detail
 		}
 		pinned, isPinned := o.Vars[v.Name]
@@ -148,8 +160,8 @@ func resolveVariables(ctx context.Context, d *Dashboard, o Options, at time.Time
 				bad(v.Query, "dashcheck evaluates label_values(selector, label) variable queries only")
 				continue
 			}
-			if f, ok := dependsOnUnresolved(where, sel, unresolved); ok {
-				bad(sel, f.Detail)
+			if why, ok := unresolvedRef(sel, unresolved); ok {
+				bad(sel, why)
 				continue
 			}
 			sel, err := Substitute(sel, vars)
@@ -158,7 +170,7 @@ func resolveVariables(ctx context.Context, d *Dashboard, o Options, at time.Time
 				continue
 			}
 			r.Queries++
-			values, err := o.Client.LabelValues(ctx, label, sel, at.Add(-rng), at)
+			values, err := o.Client.LabelValues(ctx, label, sel, at.Add(-o.window()), at)
 			switch {
 			case IsQueryError(err):
 				bad(v.Query, err.Error())
@@ -168,9 +180,8 @@ func resolveVariables(ctx context.Context, d *Dashboard, o Options, at time.Time
 				// Panels are evaluated with the pinned value either way.
 				vars[v.Name] = pinned
 				if !slices.Contains(values, pinned) {
-					lv := fmt.Sprintf("label_values(%s, %s)", sel, label)
-					r.Findings = append(r.Findings, Finding{Problem: BadVariable, Where: where, Expr: lv,
-						Detail: fmt.Sprintf("the pinned value %q is not among its values %q", pinned, values), Metrics: MetricNames(lv)})
+					r.Findings = append(r.Findings, newFinding(BadVariable, where, fmt.Sprintf("label_values(%s, %s)", sel, label),
+						fmt.Sprintf("the pinned value %q is not among its values %q", pinned, values)))
 				}
 			case len(values) == 0:
 				bad(fmt.Sprintf("label_values(%s, %s)", sel, label), "no values")
@@ -205,19 +216,16 @@ func CheckRules(ctx context.Context, rules []Rule, o Options) (Report, error) {
 			kind = "recording rule"
 		}
 		where := fmt.Sprintf("%s %s (%s, group %s)", kind, rule.Name(), rule.File, rule.Group)
-		r.Queries++
-		res, err := o.Client.Query(ctx, rule.Expr, at)
-		switch {
-		case IsQueryError(err):
-			r.Findings = append(r.Findings, Finding{Problem: Invalid, Where: where, Expr: rule.Expr, Detail: err.Error(), Metrics: MetricNames(rule.Expr)})
+		f, err := evaluate(ctx, o.Client, at, where, rule.Expr, &r)
+		if err != nil {
+			return r, err
+		}
+		// A silent alert returns no series by design: only its signals must.
+		if f != nil && (f.Problem == Invalid || rule.Alert == "") {
+			r.Findings = append(r.Findings, *f)
 			continue
-		case err != nil:
-			return r, fmt.Errorf("querying Prometheus at %s: %w", o.Client.URL, err)
 		}
 		if rule.Alert == "" {
-			if res.Series == 0 {
-				r.Findings = append(r.Findings, Finding{Problem: Empty, Where: where, Expr: rule.Expr, Detail: "no series", Metrics: MetricNames(rule.Expr)})
-			}
 			continue
 		}
 		for _, sig := range Signals(rule.Expr) {

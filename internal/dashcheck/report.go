@@ -2,7 +2,6 @@ package dashcheck
 
 import (
 	"fmt"
-	"path/filepath"
 	"strings"
 )
 
@@ -86,5 +85,3 @@ func (r *Report) String() string {
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
-
-func baseName(p string) string { return filepath.Base(p) }

@@ -3,6 +3,7 @@ package dashcheck
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 
 	"sigs.k8s.io/yaml"
 )
@@ -53,7 +54,7 @@ func LoadRules(path string) ([]Rule, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	for i := range rules {
-		rules[i].File = baseName(path)
+		rules[i].File = filepath.Base(path)
 	}
 	return rules, nil
 }

@@ -34,21 +34,19 @@ type runProblem struct {
 
 // failuresView is everything that went wrong, from the ledger and the runs.
 type failuresView struct {
-	Queries         []ledger.FailedQuery
-	MoreQueries     int
-	Attempts        []failedAttempt
-	MoreAttempts    int
-	FailedRuns      []runProblem
-	SilentRuns      []runProblem
-	Problems        []string
-	totalAttempts   int
-	totalFailedRuns int
+	Queries      []ledger.FailedQuery
+	MoreQueries  int
+	Attempts     []failedAttempt
+	MoreAttempts int
+	FailedRuns   []runProblem
+	SilentRuns   []runProblem
+	Problems     []string
 }
 
 // Count is how many failures the page lists: failed queries, failed
 // attempts, failed or silent runs and ledger problems.
 func (f *failuresView) Count() int {
-	return len(f.Queries) + f.MoreQueries + f.totalAttempts + f.totalFailedRuns + len(f.Problems)
+	return len(f.Queries) + f.MoreQueries + len(f.Attempts) + f.MoreAttempts + len(f.FailedRuns) + len(f.SilentRuns) + len(f.Problems)
 }
 
 func buildFailures(r *Report) *failuresView {
@@ -61,7 +59,6 @@ func buildFailures(r *Report) *failuresView {
 			if a.Failure == nil {
 				continue
 			}
-			f.totalAttempts++
 			if len(f.Attempts) == maxFailedAttemptsShown {
 				f.MoreAttempts++
 				continue
@@ -82,6 +79,5 @@ func buildFailures(r *Report) *failuresView {
 					stamp(run.Updated), seconds(r.Meta.Generated.Sub(run.Updated).Seconds()))})
 		}
 	}
-	f.totalFailedRuns = len(f.FailedRuns) + len(f.SilentRuns)
 	return f
 }

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -28,19 +29,11 @@ func mergeSlowest(runs []engine.RunRecord) []slowTask {
 			all = append(all, slowTask{TaskRecord: t, Run: runName(&runs[i])})
 		}
 	}
-	slices.SortStableFunc(all, func(a, b slowTask) int {
-		switch {
-		case a.Seconds > b.Seconds:
-			return -1
-		case a.Seconds < b.Seconds:
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(all, func(a, b slowTask) int { return cmp.Compare(b.Seconds, a.Seconds) })
 	return all[:min(len(all), slowestShown)]
 }
 
-// Shards lists the task's shards compactly: "0-3, 7".
+// ShardList lists the task's shards compactly: "0-3, 7".
 func (t slowTask) ShardList() string {
 	s := slices.Clone(t.Shards)
 	slices.Sort(s)

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -77,7 +78,8 @@ func (v *timelineView) AxisY() float64 { return tlAxisH - 4 }
 type rankRow struct {
 	run    *engine.RunRecord
 	rank   *engine.RankSummary
-	offset float64 // seconds from the timeline's origin to the rank's start
+	start  time.Time // zero when the record has no clock at all
+	offset float64   // seconds from the timeline's origin to the rank's start
 }
 
 func buildTimeline(runs []engine.RunRecord) *timelineView {
@@ -93,7 +95,7 @@ func buildTimeline(runs []engine.RunRecord) *timelineView {
 			if !start.IsZero() && (origin.IsZero() || start.Before(origin)) {
 				origin = start
 			}
-			rows = append(rows, rankRow{run: &runs[i], rank: &s.Ranks[j]})
+			rows = append(rows, rankRow{run: &runs[i], rank: &s.Ranks[j], start: start})
 		}
 	}
 	v := &timelineView{Width: tlWidth, Origin: origin}
@@ -102,8 +104,8 @@ func buildTimeline(runs []engine.RunRecord) *timelineView {
 		rows = rows[:maxTimelineRows]
 	}
 	for i := range rows {
-		if start := rankStart(rows[i].run, rows[i].rank); !start.IsZero() {
-			rows[i].offset = start.Sub(origin).Seconds()
+		if !rows[i].start.IsZero() {
+			rows[i].offset = rows[i].start.Sub(origin).Seconds()
 		}
 		end := rows[i].rank.WallSeconds
 		for _, iv := range rows[i].rank.Timeline {
@@ -158,16 +160,7 @@ func (v *timelineView) drawRow(rr rankRow, y float64, budget int) timelineRow {
 	// Longest first, so a span that encloses others (the master writing
 	// inside a merge) lies beneath them.
 	ivs = slices.Clone(ivs)
-	slices.SortStableFunc(ivs, func(a, b engine.Interval) int {
-		da, db := a.End-a.Start, b.End-b.Start
-		switch {
-		case da > db:
-			return -1
-		case da < db:
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(ivs, func(a, b engine.Interval) int { return cmp.Compare(b.End-b.Start, a.End-a.Start) })
 	for _, iv := range ivs {
 		x0, x1 := v.x(rr.offset+iv.Start), v.x(rr.offset+iv.End)
 		row.Rects = append(row.Rects, rect{X: x0, Y: y, W: max(tlMinRect, x1-x0), H: tlBarH,
@@ -203,7 +196,6 @@ func phaseTotals(rk *engine.RankSummary, y float64, who string) []rect {
 	return out
 }
 
-// runName is how rows and tables name a run: partition/holder.
 // runName names a run briefly: the holder says the partition already when
 // it starts with it (the operator's "<campaign>-p<i>-r<k>-<random>"), and
 // the page is about one campaign, so its name is dropped.

@@ -2,7 +2,8 @@ package report
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -56,14 +57,9 @@ func sumRuns(runs []engine.RunRecord) totals {
 		}
 		t.WorkerWall += float64(workers) * s.WallSeconds
 	}
-	names := make([]string, 0, len(states))
-	for s := range states {
-		names = append(names, s)
-	}
-	sort.Strings(names)
-	parts := make([]string, len(names))
-	for i, s := range names {
-		parts[i] = fmt.Sprintf("%d %s", states[s], s)
+	var parts []string
+	for _, s := range slices.Sorted(maps.Keys(states)) {
+		parts = append(parts, fmt.Sprintf("%d %s", states[s], s))
 	}
 	t.States = strings.Join(parts, ", ")
 	return t

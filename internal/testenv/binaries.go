@@ -45,7 +45,7 @@ var (
 
 // BuiltBinaries returns $BLASTFLEET_ENGINE and $BLASTFLEET_CLI (make test
 // sets them after make build), or builds them once per test process.
-// Call RemoveBuiltBinaries from TestMain.
+// Call Main (or RemoveBuiltBinaries) from TestMain.
 func BuiltBinaries(t testing.TB) Binaries {
 	t.Helper()
 	buildOnce.Do(func() { built, buildErr = buildBinaries() })

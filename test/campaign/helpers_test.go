@@ -38,12 +38,11 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	code := m.Run()
-	testenv.RemoveBuiltBinaries()
-	if fixDir != "" { // the fixture shared by every test
-		os.RemoveAll(fixDir)
-	}
-	os.Exit(code)
+	testenv.Main(m, func() {
+		if fixDir != "" { // the fixture shared by every test
+			os.RemoveAll(fixDir)
+		}
+	})
 }
 
 // soak: longer repetitions (more seeds) only with BLASTFLEET_SOAK=1.

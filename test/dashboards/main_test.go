@@ -31,11 +31,7 @@ const (
 // scrape config and the local stack.
 const operatorJob = "blastfleet-operator"
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	testenv.RemoveBuiltBinaries()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { testenv.Main(m) }
 
 func rootPath(t testing.TB, rel string) string {
 	t.Helper()

@@ -62,16 +62,23 @@ func hasKey(infos []objstore.Info, key string) bool {
 	return false
 }
 
+// faultMidRun applies the campaign name, injects fault once partition
+// p0-r0 is mid-run (midRun), and returns the campaign Complete.
+func (tg *target) faultMidRun(t *testing.T, name, db string, fault func()) *v1alpha1.SearchCampaign {
+	t.Helper()
+	tg.apply(t, tg.campaignYAML(name, db, queriesKey))
+	tg.midRun(t, name)
+	fault()
+	return tg.waitPhase(t, name, v1alpha1.CampaignComplete, campaignTimeout)
+}
+
 // testOperatorKilled: the operator dies mid-run (SIGKILL) and the
 // supervisor restarts it, as a Deployment would; the partitions never
 // notice, so nothing is redone.
 func testOperatorKilled(t *testing.T, tg *target, f *fixture, db string) {
 	tg.localOnly(t, "kills the operator's process")
 	name := tg.name("e2e-operator")
-	tg.apply(t, tg.campaignYAML(name, db, queriesKey))
-	tg.midRun(t, name)
-	tg.stack.restart(t, "operator")
-	c := tg.waitPhase(t, name, v1alpha1.CampaignComplete, campaignTimeout)
+	c := tg.faultMidRun(t, name, db, func() { tg.stack.restart(t, "operator") })
 	tg.verify(t, c, f, expect{maxAttempts: 1})
 }
 
@@ -81,10 +88,7 @@ func testOperatorKilled(t *testing.T, tg *target, f *fixture, db string) {
 func testLauncherKilled(t *testing.T, tg *target, f *fixture, db string) {
 	tg.localOnly(t, "kills a launcher process")
 	name := tg.name("e2e-launcher")
-	tg.apply(t, tg.campaignYAML(name, db, queriesKey))
-	tg.midRun(t, name)
-	tg.stack.killLauncher(t, name+"-p0-r0")
-	c := tg.waitPhase(t, name, v1alpha1.CampaignComplete, campaignTimeout)
+	c := tg.faultMidRun(t, name, db, func() { tg.stack.killLauncher(t, name+"-p0-r0") })
 	if c.Status.Partitions.Replaced < 1 {
 		t.Errorf("no partition replaced after its launcher was killed: %+v", c.Status.Partitions)
 	}
@@ -97,10 +101,7 @@ func testLauncherKilled(t *testing.T, tg *target, f *fixture, db string) {
 func testWorkerRankKilled(t *testing.T, tg *target, f *fixture, db string) {
 	tg.localOnly(t, "kills an engine rank's process")
 	name := tg.name("e2e-rank")
-	tg.apply(t, tg.campaignYAML(name, db, queriesKey))
-	tg.midRun(t, name)
-	tg.stack.killWorkerRank(t, name+"-p0-r0")
-	c := tg.waitPhase(t, name, v1alpha1.CampaignComplete, campaignTimeout)
+	c := tg.faultMidRun(t, name, db, func() { tg.stack.killWorkerRank(t, name+"-p0-r0") })
 	if c.Status.Partitions.Replaced < 1 {
 		t.Errorf("no partition replaced after a worker rank was killed: %+v", c.Status.Partitions)
 	}
@@ -114,10 +115,7 @@ func testWorkerRankKilled(t *testing.T, tg *target, f *fixture, db string) {
 func testMinIORestarted(t *testing.T, tg *target, f *fixture, db string) {
 	tg.localOnly(t, "kills the MinIO server's process")
 	name := tg.name("e2e-minio")
-	tg.apply(t, tg.campaignYAML(name, db, queriesKey))
-	tg.midRun(t, name)
-	tg.stack.restart(t, "minio")
-	c := tg.waitPhase(t, name, v1alpha1.CampaignComplete, campaignTimeout)
+	c := tg.faultMidRun(t, name, db, func() { tg.stack.restart(t, "minio") })
 	s := tg.verify(t, c, f, expect{maxAttempts: 3, problemsOK: true})
 	t.Logf("after the restart: %d partitions replaced, %d chunk retries", c.Status.Partitions.Replaced, s.Retries)
 }

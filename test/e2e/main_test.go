@@ -15,14 +15,9 @@
 package e2e
 
 import (
-	"os"
 	"testing"
 
 	"github.com/blastfleet/blastfleet/internal/testenv"
 )
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	testenv.RemoveBuiltBinaries()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { testenv.Main(m) }

@@ -13,9 +13,8 @@ import (
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/blastfleet/blastfleet/internal/devstack"
-	"github.com/blastfleet/blastfleet/internal/kubescheme"
 	"github.com/blastfleet/blastfleet/internal/objstore"
+	"github.com/blastfleet/blastfleet/internal/testenv/testkit"
 )
 
 // target is where campaigns run: the local stack or a real cluster.
@@ -45,13 +44,7 @@ func newTarget(t *testing.T, f *fixture) *target {
 	} else {
 		tg = localTarget(t, f)
 	}
-	cfg, err := devstack.RESTConfig(tg.kubeconfig)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if tg.c, err = client.New(cfg, client.Options{Scheme: kubescheme.New()}); err != nil {
-		t.Fatal(err)
-	}
+	tg.c = testkit.Client(t, tg.kubeconfig)
 	return tg
 }
 

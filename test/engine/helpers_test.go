@@ -23,11 +23,7 @@ import (
 	"github.com/blastfleet/blastfleet/internal/testenv"
 )
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	testenv.RemoveBuiltBinaries()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { testenv.Main(m) }
 
 // mpiEnv is what OpenMPI needs here (testenv.MPIEnv).
 var mpiEnv = testenv.MPIEnv

@@ -22,6 +22,7 @@ import (
 	"github.com/blastfleet/blastfleet/internal/kubetest"
 	"github.com/blastfleet/blastfleet/internal/objstore"
 	"github.com/blastfleet/blastfleet/internal/testenv"
+	"github.com/blastfleet/blastfleet/internal/testenv/testkit"
 )
 
 const (
@@ -49,10 +50,7 @@ func newHarness(t testing.TB) *harness {
 	h := &harness{t: t, env: kubetest.Start(t), minio: testenv.StartMinIO(t), ns: "default"}
 	h.c = h.env.Client
 	h.minio.MakeBucket(t, bucket)
-	h.create(&corev1.Secret{
-		ObjectMeta: metav1.ObjectMeta{Name: secretName, Namespace: h.ns},
-		Data:       map[string][]byte{"AWS_ACCESS_KEY_ID": []byte(h.minio.AccessKey), "AWS_SECRET_ACCESS_KEY": []byte(h.minio.SecretKey)},
-	})
+	h.create(testkit.MinIOSecret(h.minio, h.ns, secretName))
 	ctrl.SetLogger(zap.New(zap.UseDevMode(true), zap.WriteTo(testWriter{t})))
 	h.startOperator()
 	t.Cleanup(h.stopOperator)
@@ -113,12 +111,7 @@ func (h *harness) create(obj client.Object) {
 // partitions would.
 func (h *harness) store(prefix string) objstore.Store {
 	h.t.Helper()
-	st, err := objstore.NewS3(objstore.S3Config{Endpoint: h.minio.Host, Region: "us-east-1", PathStyle: true,
-		AccessKey: h.minio.AccessKey, SecretKey: h.minio.SecretKey}, bucket, prefix)
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	return st
+	return testkit.MinIOStore(h.t, h.minio, bucket, prefix)
 }
 
 func (h *harness) output(prefix string) v1alpha1.ObjectStorage {

@@ -1,14 +1,9 @@
 package operator
 
 import (
-	"os"
 	"testing"
 
 	"github.com/blastfleet/blastfleet/internal/testenv"
 )
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	testenv.RemoveBuiltBinaries()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { testenv.Main(m) }

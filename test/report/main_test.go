@@ -5,14 +5,9 @@
 package report_test
 
 import (
-	"os"
 	"testing"
 
 	"github.com/blastfleet/blastfleet/internal/testenv"
 )
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	testenv.RemoveBuiltBinaries()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { testenv.Main(m) }

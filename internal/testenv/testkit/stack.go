@@ -1,0 +1,104 @@
+package testkit
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/blastfleet/blastfleet/internal/devstack"
+	"github.com/blastfleet/blastfleet/internal/kubescheme"
+	"github.com/blastfleet/blastfleet/internal/testenv"
+)
+
+// StackOptions say how a test's local stack runs.
+type StackOptions struct {
+	// PATH is the runner's processes' PATH (a test's slow blastn first).
+	PATH string
+	// Lifetime bounds the stack should the test process die without
+	// stopping it (the supervisor also watches the test's pid).
+	Lifetime time.Duration
+	// Logs are the components whose log tails (LogLines lines) a failed
+	// test prints.
+	Logs     []string
+	LogLines int
+}
+
+// UpStack starts "blastfleet dev up"'s stack with the built binaries in
+// a temporary directory (skipping, or failing with
+// BLASTFLEET_REQUIRE_REAL=1, when what it needs is missing), and stops it
+// when the test ends.
+func UpStack(t *testing.T, o StackOptions) *devstack.State {
+	t.Helper()
+	bins := testenv.BuiltBinaries(t)
+	cfg := &devstack.Config{
+		Dir: t.TempDir(), CLI: bins.CLI, Engine: bins.Engine, Manager: bins.Manager,
+		LedgerPollInterval: devstack.Duration(time.Second),
+		Env:                []string{"PATH=" + o.PATH},
+		MaxLifetime:        devstack.Duration(o.Lifetime), WatchPID: os.Getpid(),
+	}
+	if err := devstack.Resolve(cfg, "", nil); err != nil {
+		if testenv.RequireReal() {
+			t.Fatal(err)
+		}
+		t.Skip(err)
+	}
+	// Registered before Up, so a failed start is cleaned up too; Down is
+	// idempotent, so a test's own "dev down" leaves nothing to do.
+	t.Cleanup(func() {
+		if _, err := devstack.Down(context.Background(), cfg.Dir, false, time.Minute, testLog{t}); err != nil {
+			t.Errorf("stopping the local stack: %v", err)
+		}
+		if t.Failed() {
+			for _, c := range o.Logs {
+				t.Logf("end of %s.log:\n%s", c, lastLines(filepath.Join(cfg.Dir, "logs", c+".log"), o.LogLines))
+			}
+		}
+	})
+	t0 := time.Now()
+	st, _, err := devstack.Up(context.Background(), cfg, testLog{t})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("local stack up in %s in %s", cfg.Dir, time.Since(t0).Round(time.Millisecond))
+	return st
+}
+
+// Client is a client of the API server kubeconfig points at, with our
+// types and the MPI operator's.
+func Client(t testing.TB, kubeconfig string) client.Client {
+	t.Helper()
+	rc, err := devstack.RESTConfig(kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := client.New(rc, client.Options{Scheme: kubescheme.New()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// testLog sends progress output to the test log.
+type testLog struct{ t testing.TB }
+
+func (w testLog) Write(p []byte) (int, error) {
+	w.t.Log(strings.TrimRight(string(p), "\n"))
+	return len(p), nil
+}
+
+func lastLines(path string, n int) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err.Error()
+	}
+	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
