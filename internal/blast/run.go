@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -63,10 +64,23 @@ func (e *ExitError) Error() string {
 // stderrTailBytes bounds how much of BLAST's stderr an error carries.
 const stderrTailBytes = 2048
 
-// Run executes the invocation and returns its standard output.
+// AloneEnv is the environment setting that makes BLAST+ search every query
+// of a query file alone. Its command-line programs read queries in batches
+// of some thousands of letters (GetQueryBatchSize in blastinput: 10,000 for
+// blastp, more for nucleotides, BATCH_SIZE when set) and search a batch as
+// one concatenated query, so a query's hits can change with its neighbours
+// (docs/concepts.md). A batch holds whole queries, so a batch size of one
+// letter makes each query its own search, in one process: the output is
+// that of one process per query, at the cost of one database scan per
+// query instead of per batch.
+const AloneEnv = "BATCH_SIZE=1"
+
+// Run executes the invocation and returns its standard output. Every query
+// is searched alone (AloneEnv).
 func Run(ctx context.Context, inv Invocation) ([]byte, error) {
 	argv := inv.Argv()
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Env = append(os.Environ(), AloneEnv)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()

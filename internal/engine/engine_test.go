@@ -119,7 +119,8 @@ func (s search) config(t *testing.T, db, queries, out string) *engine.Config {
 		WriteBuffer: 4 << 20, Strategy: output.WorkerMerge{}, Log: testr.New(t)}
 }
 
-// reference runs the unsharded search the engine must reproduce.
+// reference runs the search the engine must reproduce: each query alone on
+// the unsharded database (DESIGN.md §3).
 func (s search) reference(t *testing.T, f *fixture, untruncated bool) []byte {
 	t.Helper()
 	format, _ := blast.ParseFormat(s.outfmt)
@@ -139,7 +140,7 @@ func (s search) reference(t *testing.T, f *fixture, untruncated bool) []byte {
 		opt, _ := blast.ParseOption(o, 1)
 		args = append(args, blast.Args([]blast.Option{opt})...)
 	}
-	out, err := refsearch.Search(context.Background(), string(s.program), f.unsharded, f.queries, format.UserArg(), args...)
+	out, err := refsearch.SearchAlone(context.Background(), string(s.program), f.unsharded, f.queries, format.UserArg(), args...)
 	if err != nil {
 		t.Fatal(err)
 	}

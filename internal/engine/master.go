@@ -38,6 +38,7 @@ type master struct {
 	tr      transport.Transport
 	workers int
 	shards  int
+	inOrder bool // shard groups number subjects in the database's order
 	groups  [][]int
 	queries []query
 	letters int64
@@ -168,7 +169,7 @@ func (m *master) setup(ctx context.Context) error {
 		m.own[w] = scheduler.New(len(m.groups))
 	}
 	m.mergeOpts = merge.Options{MaxTargetSeqs: cfg.MaxTargetSeqs, Evalue: cfg.Evalue,
-		LengthDependentEvalues: cfg.Program.LengthDependentEvalues()}
+		LengthDependentEvalues: cfg.Program.LengthDependentEvalues(), InOrder: m.inOrder}
 	m.threshold = max(cfg.WriteBuffer, output.MinBlock(cfg.Output))
 	if cfg.Campaign != nil {
 		if m.source, err = newCampaignSource(ctx, cfg, sum, len(m.queries)); err != nil {
@@ -210,6 +211,11 @@ func (m *master) setupBLAST(ctx context.Context) (string, error) {
 		return "", err
 	}
 	m.shards = len(db.Shards)
+	m.inOrder = db.InOrder()
+	if !m.inOrder {
+		cfg.Log.Info("the database's shards do not keep its order (built before blastfleet kept it): subjects that tie in E-value and score are re-ordered by their database ordinals, which BLAST's order may differ from where E-values differ in unprinted digits; rebuild it with blastfleet db shard --force for BLAST's exact order",
+			"database", cfg.Database)
+	}
 	var sum string
 	m.queries, m.letters, sum, err = loadQueries(ctx, cfg.Queries, cfg.Program)
 	return sum, err

@@ -44,7 +44,18 @@ type Manifest struct {
 	Letters       int64   `json:"letters"`
 	Source        Source  `json:"source"`
 	Shards        []Shard `json:"shards"`
+	// Ordered: the shards, in id order, hold the database's sequences in
+	// its order (each shard a run of consecutive ordinals). An alias
+	// listing shards in id order then numbers subjects as the unsharded
+	// database does, and BLAST breaks ties (equal E-value and score) by
+	// that number, so a search of one shard group needs no re-ordering.
+	// Databases built before blastfleet kept the order lack it.
+	Ordered bool `json:"ordered,omitempty"`
 }
+
+// InOrder reports whether shard groups number subjects in the database's
+// order: an ordered database, or one of a single shard.
+func (m *Manifest) InOrder() bool { return m.Ordered || len(m.Shards) == 1 }
 
 // Source identifies the input the database was built from, so a re-run with
 // the same input can be recognised as a no-op.

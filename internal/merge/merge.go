@@ -40,6 +40,24 @@ type Options struct {
 	// raw scores differ too, the printed digits cannot tell: the merge
 	// guesses the higher score, and may order such ties unlike BLAST.
 	LengthDependentEvalues bool
+	// InOrder: each source numbers its subjects in the database's order
+	// (an ordered database), so BLAST already broke its ties as it would
+	// on the unsharded database and a source's order is kept as it is.
+	// Otherwise runs of tied subjects within a source are re-ordered by
+	// their database ordinals.
+	InOrder bool
+}
+
+// tied reports whether BLAST would have ordered the two subjects by
+// ordinal alone: their E-values compare equal (BLAST compares them within
+// a relative 1e-6) and so do their raw scores. Where E-values depend on the
+// subject's length, subjects of different lengths are tied only when
+// their E-value is 0 (it underflowed: seen on real and generated proteins,
+// subjects of equal score and different lengths at 0.0 came out by
+// ordinal).
+func (o *Options) tied(a, b *Hit) bool {
+	return a.Evalue == b.Evalue && a.Score == b.Score &&
+		(!o.LengthDependentEvalues || a.SLen == b.SLen || a.Evalue == 0)
 }
 
 // compare orders the first HSPs of two subjects from different sources, as
@@ -51,7 +69,9 @@ func (o *Options) compare(a, b *Hit) int {
 	if c := cmp.Compare(b.Score, a.Score); c != 0 {
 		return c
 	}
-	if o.LengthDependentEvalues {
+	if !o.tied(a, b) {
+		// Equal printed values, different lengths: the exact E-values
+		// differ in digits BLAST does not print; guess the shorter.
 		if c := cmp.Compare(a.SLen, b.SLen); c != 0 {
 			return c
 		}
@@ -114,15 +134,15 @@ func (o *Options) subjects(hits []Hit) [][]Hit {
 		}
 		out[i] = append(out[i], h)
 	}
-	// A shard group's search breaks full ties by the subject's position in
-	// the group, not in the whole database: re-break runs of subjects equal
-	// in everything but the ordinal by the database ordinal.
-	same := func(a, b *Hit) bool {
-		return a.Evalue == b.Evalue && a.Score == b.Score && (!o.LengthDependentEvalues || a.SLen == b.SLen)
+	if o.InOrder {
+		return out
 	}
+	// A shard group of a database built before shards kept its order
+	// breaks ties by the subject's position in the group, not in the whole
+	// database: re-break runs of tied subjects by the database ordinal.
 	for i := 0; i < len(out); {
 		j := i + 1
-		for j < len(out) && same(&out[j][0], &out[i][0]) {
+		for j < len(out) && o.tied(&out[j][0], &out[i][0]) {
 			j++
 		}
 		slices.SortStableFunc(out[i:j], func(a, b []Hit) int { return cmp.Compare(b[0].Ordinal, a[0].Ordinal) })

@@ -415,3 +415,32 @@ func TestMergeGeneratorUsesPackageOrder(t *testing.T) {
 		t.Fatal("generated subjects are not in BLAST's order")
 	}
 }
+
+func TestMergeZeroEvalueTiesIgnoreLength(t *testing.T) {
+	// Protein E-values depend on the subject's length, but at 0 they
+	// underflowed: BLAST orders equal scores by ordinal (higher first),
+	// whatever the lengths.
+	o := Options{LengthDependentEvalues: true}
+	got := Merge([]Hit{
+		withSLen(hit(0, 0, 3, 0, 900), 500),
+		withSLen(hit(1, 0, 7, 0, 900), 540),
+		withSLen(hit(0, 1, 9, 1e-20, 100), 200),
+		withSLen(hit(1, 1, 2, 1e-20, 100), 180),
+	}, o)
+	if s, want := subjectsOf(got), []int64{7, 3, 2, 9}; !slices.Equal(s, want) {
+		t.Errorf("subjects %v, want %v (E=0 by ordinal; equal nonzero E by length)", s, want)
+	}
+}
+
+func TestMergeInOrderKeepsSourceOrder(t *testing.T) {
+	// An ordered database's group breaks ties as the unsharded search
+	// does, so its order is kept even where the ordinals look otherwise
+	// (exact E-values differed in unprinted digits).
+	hits := []Hit{hit(0, 0, 3, 1e-5, 50), hit(0, 1, 8, 1e-5, 50)}
+	if s := subjectsOf(Merge(hits, Options{InOrder: true})); !slices.Equal(s, []int64{3, 8}) {
+		t.Errorf("InOrder: subjects %v, want the source's [3 8]", s)
+	}
+	if s := subjectsOf(Merge(hits, Options{})); !slices.Equal(s, []int64{8, 3}) {
+		t.Errorf("not InOrder: subjects %v, want ties re-broken by ordinal [8 3]", s)
+	}
+}

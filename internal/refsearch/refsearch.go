@@ -14,6 +14,10 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/blastfleet/blastfleet/internal/fasta"
 )
 
 // MakeDB builds the unsharded BLAST database of a FASTA file in dir and
@@ -39,6 +43,52 @@ func Search(ctx context.Context, program, db, queries, outfmt string, args ...st
 		return nil, fmt.Errorf("%s %s: %w: %s", program, strings.Join(argv, " "), err, stderr.String())
 	}
 	return out, nil
+}
+
+// SearchAlone runs program once per query of the FASTA file queries, each
+// query alone in its own process, and returns the outputs concatenated in
+// query order: the reference of the correctness contract (DESIGN.md §3).
+// One run of all queries is not: BLAST+ searches a batch of queries
+// together, and a query's hits can change with its neighbours. Two
+// processes run at a time.
+func SearchAlone(ctx context.Context, program, db, queries, outfmt string, args ...string) ([]byte, error) {
+	f, err := os.Open(queries)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	// The protein alphabet holds every nucleotide code too.
+	recs, err := fasta.ReadAll(f, queries, fasta.Protein)
+	if err != nil {
+		return nil, err
+	}
+	dir, err := os.MkdirTemp("", "refsearch-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	outs := make([][]byte, len(recs))
+	g, ctx := errgroup.WithContext(ctx)
+	g.SetLimit(2)
+	for i, r := range recs {
+		path := filepath.Join(dir, fmt.Sprintf("q%06d.fa", i))
+		var buf bytes.Buffer
+		if err := fasta.Write(&buf, r); err != nil {
+			return nil, err
+		}
+		if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+			return nil, err
+		}
+		g.Go(func() error {
+			out, err := Search(ctx, program, db, path, outfmt, args...)
+			outs[i] = out
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	return bytes.Join(outs, nil), nil
 }
 
 // TopN keeps, per query, the lines of the first n distinct subjects in the

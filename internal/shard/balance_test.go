@@ -10,30 +10,55 @@ import (
 
 func TestBalanceBound(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 7))
-	for trial := range 200 {
-		n, shards := 1+rng.IntN(300), 1+rng.IntN(12)
+	for trial := range 500 {
+		n := 1 + rng.IntN(300)
+		shards := 1 + rng.IntN(min(n, 12))
 		letters := make([]int64, n)
 		for i := range letters {
 			letters[i] = 1 + rng.Int64N(5000)
+			if rng.IntN(20) == 0 {
+				letters[i] *= 20 // a few giants
+			}
 		}
 		assign := balance(letters, shards)
 		load := make([]int64, shards)
+		held := make([]int, shards)
+		var total int64
 		for ord, s := range assign {
 			load[s] += letters[ord]
+			held[s]++
+			total += letters[ord]
+			// The database's order is kept: BLAST breaks ties by it.
+			if ord > 0 && s != assign[ord-1] && s != assign[ord-1]+1 {
+				t.Fatalf("trial %d: ordinal %d in shard %d after shard %d", trial, ord, s, assign[ord-1])
+			}
 		}
-		if spread := slices.Max(load) - slices.Min(load); spread > slices.Max(letters) {
-			t.Fatalf("trial %d: spread %d exceeds longest sequence %d", trial, spread, slices.Max(letters))
+		if assign[0] != 0 || assign[n-1] != shards-1 {
+			t.Fatalf("trial %d: shards run %d..%d, want 0..%d", trial, assign[0], assign[n-1], shards-1)
+		}
+		if slices.Min(held) == 0 {
+			t.Fatalf("trial %d: an empty shard: %v", trial, held)
+		}
+		share, longest := total/int64(shards), slices.Max(letters)
+		for s, l := range load {
+			if held[s] > 1 && (l > share+longest || l < share-longest) {
+				t.Fatalf("trial %d: shard %d has %d letters, share %d, longest sequence %d", trial, s, l, share, longest)
+			}
 		}
 	}
 }
 
-func TestBalanceTies(t *testing.T) {
-	// Longest first; equal lengths by ordinal; equal loads to the smallest
-	// shard id.
-	got := balance([]int64{5, 10, 5, 5, 10}, 2)
-	// 10(ord1)->0, 10(ord4)->1, 5(ord0)->0, 5(ord2)->1, 5(ord3)->0 (15 vs 15: shard 0)
-	want := []int{0, 0, 1, 0, 1}
-	if !slices.Equal(got, want) {
+func TestBalanceCuts(t *testing.T) {
+	// Cuts fall at the boundary nearest each share: 40 letters in two
+	// shards cut after the sequence that ends nearest 20.
+	if got, want := balance([]int64{5, 10, 5, 5, 10, 5}, 2), []int{0, 0, 0, 1, 1, 1}; !slices.Equal(got, want) {
+		t.Errorf("balance = %v, want %v", got, want)
+	}
+	// As many shards as sequences: one each.
+	if got, want := balance([]int64{100, 1, 1}, 3), []int{0, 1, 2}; !slices.Equal(got, want) {
+		t.Errorf("balance = %v, want %v", got, want)
+	}
+	if got, want := balance([]int64{1, 1, 100}, 3), []int{0, 1, 2}; !slices.Equal(got, want) {
 		t.Errorf("balance = %v, want %v", got, want)
 	}
 }

@@ -67,6 +67,7 @@ func (j *job) manifest(version string, shards []manifest.Shard) *manifest.Manife
 		Letters:       j.src.letters,
 		Source:        j.source(),
 		Shards:        shards,
+		Ordered:       true, // balance keeps the database's order
 	}
 }
 

@@ -23,6 +23,14 @@ type Options struct {
 	QueryFrac  float64 // query length as a fraction of the ancestor
 	Unrelated  int     // extra random database sequences without family
 	Duplicates int     // members that are exact copies of another (ties in E-value)
+
+	// Near-identical sets, where BLAST's answer for a query can change
+	// with the queries searched beside it (docs/concepts.md). Zero values
+	// leave the other options' output unchanged.
+	Related     float64 // >0: ancestors are mutated from one root at this rate (16S-like), not independent
+	Indels      float64 // per-letter insertion or deletion rate of members, beside Mutation's substitutions
+	LongQueries int     // extra queries joining two or three members of random families (long, chimeric)
+	FlankMax    int     // members get random flanks of 0..FlankMax letters each side: equal scores, other lengths
 }
 
 const (
@@ -53,10 +61,32 @@ func Write(o Options, db, queries io.Writer) error {
 		}
 		return m
 	}
+	indel := func(s []byte, rate float64) []byte {
+		m := make([]byte, 0, len(s)+8)
+		for _, c := range s {
+			switch x := r.Float64(); {
+			case x < rate/2: // deletion
+			case x < rate:
+				m = append(m, c, alpha[r.IntN(len(alpha))])
+			default:
+				m = append(m, c)
+			}
+		}
+		return m
+	}
+	var root []byte
+	if o.Related > 0 {
+		root = random(o.MinLen + r.IntN(o.MaxLen-o.MinLen+1))
+	}
 	ancestors := make([][]byte, o.Families)
 	for f := range ancestors {
+		if root != nil {
+			ancestors[f] = indel(mutate(root, o.Related), o.Related/4)
+			continue
+		}
 		ancestors[f] = random(o.MinLen + r.IntN(o.MaxLen-o.MinLen+1))
 	}
+	var members [][]byte
 	var last []byte
 	seq := 0
 	emit := func(w io.Writer, id, desc string, s []byte) error {
@@ -73,9 +103,16 @@ func Write(o Options, db, queries io.Writer) error {
 	for f, a := range ancestors {
 		for m := 0; m < o.Members; m++ {
 			s := mutate(a, o.Mutation*float64(1+m%4))
+			if o.Indels > 0 {
+				s = indel(s, o.Indels)
+			}
+			if o.FlankMax > 0 {
+				s = append(append(random(r.IntN(o.FlankMax+1)), s...), random(r.IntN(o.FlankMax+1))...)
+			}
 			if m > 0 && m <= o.Duplicates {
 				s = last
 			}
+			members = append(members, s)
 			last = s
 			if err := emit(db, fmt.Sprintf("fam%03d_m%03d", f, m), fmt.Sprintf("family %d member %d", f, m), s); err != nil {
 				return err
@@ -93,6 +130,15 @@ func Write(o Options, db, queries io.Writer) error {
 		n := max(30, int(float64(len(a))*o.QueryFrac))
 		start := r.IntN(len(a) - n + 1)
 		if err := emit(queries, fmt.Sprintf("query%04d", q), "synthetic query", mutate(a[start:start+n], o.Mutation)); err != nil {
+			return err
+		}
+	}
+	for q := 0; q < o.LongQueries; q++ {
+		var s []byte
+		for range 2 + r.IntN(2) {
+			s = append(s, mutate(members[r.IntN(len(members))], o.Mutation/2)...)
+		}
+		if err := emit(queries, fmt.Sprintf("long%04d", q), "synthetic long query", s); err != nil {
 			return err
 		}
 	}

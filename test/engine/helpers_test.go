@@ -149,12 +149,13 @@ func newFixture(t *testing.T, o synth.Options) *fixture {
 	return f
 }
 
-// reference is the unsharded blastn run with the engine's defaults
-// (-max_target_seqs 500, BLAST's E-value) and extra arguments.
+// reference is the unsharded blastn search of each query alone with the
+// engine's defaults (-max_target_seqs 500, BLAST's E-value) and extra
+// arguments: the correctness contract's yardstick (DESIGN.md §3).
 func (f *fixture) reference(t *testing.T, outfmt string, args ...string) []byte {
 	t.Helper()
 	args = append([]string{"-max_target_seqs", "500"}, args...)
-	out, err := refsearch.Search(context.Background(), "blastn", f.unsharded, f.queries, outfmt, args...)
+	out, err := refsearch.SearchAlone(context.Background(), "blastn", f.unsharded, f.queries, outfmt, args...)
 	if err != nil {
 		t.Fatal(err)
 	}

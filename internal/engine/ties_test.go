@@ -1,0 +1,108 @@
+package engine_test
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/blastfleet/blastfleet/internal/blast"
+	"github.com/blastfleet/blastfleet/internal/refsearch"
+	"github.com/blastfleet/blastfleet/internal/synth"
+	"github.com/blastfleet/blastfleet/internal/testenv"
+)
+
+// tiedProteins has many subjects of equal E-value and score: exact copies
+// of family members, and members that hold the same domain between random
+// flanks (equal score, other lengths; at E-value 0 BLAST orders them by
+// ordinal alone). Sharding spreads each family over every shard.
+func tiedProteins() synth.Options {
+	return synth.Options{Seed: 5, Protein: true, Families: 16, Members: 16, MinLen: 60, MaxLen: 500,
+		Mutation: 0.01, Queries: 16, QueryFrac: 1, Unrelated: 200, Duplicates: 6, FlankMax: 40}
+}
+
+// TestTieOrder requires BLAST's own order of tied subjects, by their
+// ordinal in the unsharded database, from a sharded search: before shards
+// kept the database's order, a search of one group broke ties by the
+// group's ordinals. With one group the output is blastp's, byte for byte,
+// with every --top-hits mode and any number of workers. With a group per
+// shard, ties across groups are broken by ordinal too; what may differ is
+// only the order of subjects whose printed E-values and scores are equal
+// but whose exact E-values are not (docs/concepts.md).
+func TestTieOrder(t *testing.T) {
+	testenv.RequireTools(t, "blastp", "makeblastdb")
+	f := synthFixture(t, tiedProteins())
+	db := f.shards(t, 4)
+	const outfmt = "6 std slen"
+	base := search{program: blast.Blastp, outfmt: outfmt}
+	want := base.reference(t, f, false)
+	if n := bytes.Count(want, []byte("\n")); n < 300 {
+		t.Fatalf("the reference has %d lines; the fixture should give hundreds of tied hits", n)
+	}
+	for _, c := range []struct {
+		name string
+		s    search
+	}{
+		{"one group/workers=1", search{workers: 1}},
+		{"one group/workers=3", search{workers: 3}},
+		{"one group/top-hits=exact", search{workers: 2, topHits: "exact"}},
+		{"one group/top-hits=overfetch", search{workers: 2, topHits: "overfetch"}},
+		{"one group/blocks of one query", search{workers: 2, blockLetters: 1}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := c.s
+			s.program, s.outfmt = base.program, base.outfmt
+			out := filepath.Join(t.TempDir(), "out.tsv")
+			s.run(t, db, f.queries, out)
+			got, _ := os.ReadFile(out)
+			if d := refsearch.Diff(got, want); d != "" {
+				t.Fatalf("not blastp's order on the unsharded database: %s", d)
+			}
+		})
+	}
+	t.Run("group per shard", func(t *testing.T) {
+		s := search{program: blast.Blastp, outfmt: outfmt, workers: 2, groupBytes: 1}
+		out := filepath.Join(t.TempDir(), "out.tsv")
+		s.run(t, db, f.queries, out)
+		got, _ := os.ReadFile(out)
+		if d := refsearch.SameUpToTies(got, want, 0, 1, 10); d != "" {
+			t.Fatalf("%s", d)
+		}
+		// Without the subjects whose order the printed values cannot
+		// tell, the order is blastp's.
+		if d := refsearch.Diff(unambiguous(got), unambiguous(want)); d != "" {
+			t.Fatalf("tied subjects out of blastp's order: %s", d)
+		}
+		if d := refsearch.Diff(got, want); d != "" {
+			t.Logf("order differs only among equal printed values of unequal lengths: %s", d)
+		}
+	})
+}
+
+// unambiguous drops the lines of subjects that share query, printed
+// E-value (not 0) and bit score with a subject of another length: BLAST
+// ordered those by E-value digits it does not print. Columns are those of
+// "6 std slen".
+func unambiguous(out []byte) []byte {
+	lines := bytes.SplitAfter(out, []byte("\n"))
+	key := func(f [][]byte) string { return string(f[0]) + "\t" + string(f[10]) + "\t" + string(f[11]) }
+	lengths := map[string]map[string]bool{}
+	for _, l := range lines {
+		if f := bytes.Split(bytes.TrimSuffix(l, []byte("\n")), []byte("\t")); len(f) == 13 {
+			k := key(f)
+			if lengths[k] == nil {
+				lengths[k] = map[string]bool{}
+			}
+			lengths[k][string(f[12])] = true
+		}
+	}
+	var kept bytes.Buffer
+	for _, l := range lines {
+		f := bytes.Split(bytes.TrimSuffix(l, []byte("\n")), []byte("\t"))
+		if len(f) == 13 && string(f[10]) != "0.0" && len(lengths[key(f)]) > 1 {
+			continue
+		}
+		kept.Write(l)
+	}
+	return kept.Bytes()
+}

@@ -1,0 +1,92 @@
+package engine_e2e
+
+import (
+	"bytes"
+	"context"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/blastfleet/blastfleet/internal/refsearch"
+	"github.com/blastfleet/blastfleet/internal/synth"
+)
+
+// nearIdentical is a 16S-like set: families mutated from one root, members
+// 0.5-2% apart with indels, and long chimeric queries beside fragments.
+// BLAST+ searches a batch of such queries as one concatenated query, and
+// a query's hits can change with its neighbours (docs/concepts.md), so an
+// engine that let block sizes reach BLAST would answer differently with
+// other worker counts.
+func nearIdentical() synth.Options {
+	return synth.Options{Seed: 13, Families: 8, Members: 20, MinLen: 1300, MaxLen: 1600, Mutation: 0.005,
+		Related: 0.04, Indels: 0.003, Queries: 16, QueryFrac: 0.8, LongQueries: 8, Duplicates: 2}
+}
+
+// TestDeterminismMatrix runs one search every way the engine can cut and
+// place it: in-process with 1, 2 and 4 workers, under mpirun with 2 to 5
+// ranks, with blocks of one query and one block of all, with every output
+// strategy, and with one shard group and one group per shard. Every output
+// must be byte-identical to the others and to the queries-alone reference
+// (each query searched by blastn alone on the unsharded database).
+func TestDeterminismMatrix(t *testing.T) {
+	requireTools(t, "mpirun", "blastn", "makeblastdb")
+	b := bins(t)
+	f := newFixture(t, nearIdentical())
+	const outfmt = "6 qseqid sseqid pident length evalue bitscore qstart qend sstart send"
+	want := f.reference(t, outfmt)
+	oneRun, err := refsearch.Search(context.Background(), "blastn", f.unsharded, f.queries, outfmt, "-max_target_seqs", "500")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := refsearch.Diff(oneRun, want); d != "" {
+		t.Logf("on this data one blastn run of all queries differs from the queries-alone reference: %s", d)
+	}
+	db := filepath.Join(t.TempDir(), "db")
+	shard(t, b.cli, f.fasta, 4, db, nil)
+
+	type runCase struct {
+		name string
+		np   int // 0: in-process
+		args []string
+	}
+	cases := []runCase{
+		{"workers=1", 0, []string{"--workers", "1"}},
+		{"workers=2", 0, []string{"--workers", "2"}},
+		{"workers=4", 0, []string{"--workers", "4"}},
+		{"workers=2/block-letters=small", 0, []string{"--workers", "2", "--block-letters", "200"}},
+		{"workers=2/block-letters=all", 0, []string{"--workers", "2", "--block-letters", "100000000"}},
+		{"workers=3/groups=per-shard", 0, []string{"--workers", "3", "--group-bytes", "1"}},
+		{"workers=2/groups=per-shard/top-hits=exact", 0, []string{"--workers", "2", "--group-bytes", "1", "--top-hits", "exact"}},
+		{"np=2", 2, nil},
+		{"np=3", 3, nil},
+		{"np=4/groups=per-shard", 4, []string{"--group-bytes", "1"}},
+		{"np=5/block-letters=small", 5, []string{"--block-letters", "200"}},
+		{"np=3/length-split", 3, []string{"--schedule", "length-split"}},
+	}
+	for _, s := range strategies[1:] {
+		cases = append(cases, runCase{"np=3/strategy=" + s, 3, []string{"--strategy", s, "--write-buffer", "64KiB"}})
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			out := filepath.Join(dir, "out.tsv")
+			argv := []string{b.engine}
+			if c.np > 0 {
+				argv = append(mpirun(c.np), b.engine)
+			}
+			argv = append(argv, "--database", db, "--queries", f.queries, "--program", "blastn",
+				"--outfmt", outfmt, "--output", out, "--cache-dir", filepath.Join(dir, "cache"))
+			argv = append(argv, c.args...)
+			r := mustRun(t, mpiTimeout, mpiEnv, argv...)
+			t.Logf("%s: %s", c.name, r.elapsed.Round(time.Millisecond))
+			if got := readFile(t, out); !bytes.Equal(got, want) {
+				t.Fatalf("%s: output differs from each query searched alone: %s", c.name, refsearch.Diff(got, want))
+			}
+		})
+	}
+	if n := bytes.Count(want, []byte("\n")); n < 2000 {
+		t.Errorf("the reference has %d lines; the fixture should give thousands", n)
+	} else {
+		t.Logf("every run equals the queries-alone reference: %d lines, %d bytes", n, len(want))
+	}
+}
