@@ -29,6 +29,7 @@ type Options struct {
 	// leave the other options' output unchanged.
 	Related     float64 // >0: ancestors are mutated from one root at this rate (16S-like), not independent
 	Indels      float64 // per-letter insertion or deletion rate of members, beside Mutation's substitutions
+	Motifs      int     // with Related: copies of 60-letter windows of the root put into each ancestor (internal repeats)
 	LongQueries int     // extra queries joining two or three members of random families (long, chimeric)
 	FlankMax    int     // members get random flanks of 0..FlankMax letters each side: equal scores, other lengths
 }
@@ -81,7 +82,12 @@ func Write(o Options, db, queries io.Writer) error {
 	ancestors := make([][]byte, o.Families)
 	for f := range ancestors {
 		if root != nil {
-			ancestors[f] = indel(mutate(root, o.Related), o.Related/4)
+			a := indel(mutate(root, o.Related), o.Related/4)
+			for range o.Motifs {
+				at, from := r.IntN(len(a)), r.IntN(len(root)-60)
+				a = append(a[:at:at], append(mutate(root[from:from+60], 0.1), a[at:]...)...)
+			}
+			ancestors[f] = a
 			continue
 		}
 		ancestors[f] = random(o.MinLen + r.IntN(o.MaxLen-o.MinLen+1))
