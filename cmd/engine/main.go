@@ -32,6 +32,7 @@ type flags struct {
 	evalue                                      float64
 	blastOptions                                []string
 	blockLetters, threads, workers              int
+	blastBatches                                bool
 	cacheDir, cacheBytes, groupBytes            string
 	writeBuffer, topHits, strategy, summaryJSON string
 	campaign, partitionID                       string
@@ -79,6 +80,8 @@ the --sim-* flags), to measure strategies and --schedule with many ranks.`,
 	fl.IntVar(&f.blockLetters, "block-letters", 0, "query letters per task (default: guided, shrinking as work runs out)")
 	fl.IntVar(&f.threads, "threads", 1, "BLAST threads per worker (the worker's slots)")
 	fl.IntVar(&f.workers, "workers", 2, "workers when run without mpirun")
+	fl.BoolVar(&f.blastBatches, "blast-batches", false, "let BLAST+ batch each block's queries instead of searching each alone: a query's hits may then change with its block (for benchmarks: docs/concepts.md)")
+	_ = fl.MarkHidden("blast-batches")
 	fl.StringVar(&f.cacheDir, "cache-dir", defaultCacheDir(), "where workers cache shards")
 	fl.StringVar(&f.cacheBytes, "cache-bytes", "0", "bound of each worker's shard cache, e.g. 8GiB (0: unbounded)")
 	fl.StringVar(&f.groupBytes, "group-bytes", "0", "database bytes one task searches (shards are grouped up to this; 0: the whole database, or --cache-bytes)")
@@ -136,7 +139,7 @@ func config(ctx context.Context, f *flags, rank int, log logr.Logger) (*engine.C
 		}
 	}
 	cfg := &engine.Config{Database: f.database, Queries: f.queries, Output: f.output,
-		MaxTargetSeqs: f.maxTargetSeqs, Evalue: f.evalue, Threads: f.threads,
+		MaxTargetSeqs: f.maxTargetSeqs, Evalue: f.evalue, Threads: f.threads, BLASTBatches: f.blastBatches,
 		BlockLetters: f.blockLetters, CacheDir: f.cacheDir, QuerySync: f.querySync, Log: log}
 	var err error
 	if f.program == "" {

@@ -23,6 +23,10 @@ type Invocation struct {
 	Evalue        float64 // 0: BLAST's default
 	Threads       int     // -num_threads when > 1 and not set in Options
 	Options       []Option
+	// Batched lets BLAST+ search the queries in its own batches, each
+	// batch as one concatenated query; by default every query is searched
+	// alone (AloneEnv).
+	Batched bool
 }
 
 // Argv is the command line, program first.
@@ -76,11 +80,13 @@ const stderrTailBytes = 2048
 const AloneEnv = "BATCH_SIZE=1"
 
 // Run executes the invocation and returns its standard output. Every query
-// is searched alone (AloneEnv).
+// is searched alone (AloneEnv) unless the invocation is Batched.
 func Run(ctx context.Context, inv Invocation) ([]byte, error) {
 	argv := inv.Argv()
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	cmd.Env = append(os.Environ(), AloneEnv)
+	if !inv.Batched {
+		cmd.Env = append(os.Environ(), AloneEnv)
+	}
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()

@@ -73,13 +73,18 @@ type Config struct {
 	Evalue        float64 // 0: BLAST's default (10)
 	Options       []blast.Option
 	TopHits       TopHits
-	Threads       int   // BLAST threads per worker (the worker's slots)
-	BlockLetters  int   // 0: guided (blocks shrink as work runs out)
-	GroupBytes    int64 // database bytes per task; 0: the whole database
-	CacheDir      string
-	CacheBytes    int64 // 0: unbounded
-	WriteBuffer   int64 // MBS: bytes a writer collects before writing
-	Strategy      output.Strategy
+	Threads       int // BLAST threads per worker (the worker's slots)
+	// BLASTBatches lets BLAST+ search each block's queries in its own
+	// batches (--blast-batches): the engine before each query was searched
+	// alone. A query's hits can then change with its block; benchmarks
+	// use it to measure what searching alone costs.
+	BLASTBatches bool
+	BlockLetters int   // 0: guided (blocks shrink as work runs out)
+	GroupBytes   int64 // database bytes per task; 0: the whole database
+	CacheDir     string
+	CacheBytes   int64 // 0: unbounded
+	WriteBuffer  int64 // MBS: bytes a writer collects before writing
+	Strategy     output.Strategy
 	// QuerySync makes every rank wait after each block's writes until the
 	// block is written (S3aSim's query sync), counted in the sync phase.
 	QuerySync bool

@@ -326,7 +326,7 @@ func (w *worker) runTask(ctx context.Context, a *assignMsg) (r taskResult) {
 	r.fetched = time.Now()
 	out, err := blast.Run(ctx, blast.Invocation{Program: w.cfg.Program, DB: db, Query: qpath,
 		Format: w.cfg.Format, MaxTargetSeqs: w.cfg.shardTargetSeqs(w.db.Sequences, len(w.groups)),
-		Evalue: w.cfg.Evalue, Threads: w.cfg.Threads, Options: w.cfg.Options})
+		Evalue: w.cfg.Evalue, Threads: w.cfg.Threads, Options: w.cfg.Options, Batched: w.cfg.BLASTBatches})
 	r.ended = time.Now()
 	if err != nil {
 		r.err = err

@@ -153,7 +153,7 @@ func buildFixture() (*fixture, error) {
 	if err != nil {
 		return nil, err
 	}
-	if f.want, err = refsearch.Search(ctx, "blastn", unsharded, f.queries, outfmt, "-max_target_seqs", "500"); err != nil {
+	if f.want, err = refsearch.SearchAlone(ctx, "blastn", unsharded, f.queries, outfmt, "-max_target_seqs", "500"); err != nil {
 		return nil, err
 	}
 	if n := bytes.Count(f.want, []byte("\n")); n < 100 {

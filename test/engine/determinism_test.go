@@ -90,6 +90,19 @@ func TestDeterminismMatrix(t *testing.T) {
 			}
 		})
 	}
+	// The engine's previous design, BLAST's own batches (--blast-batches),
+	// with one block of every query answers as one blastn run does: the
+	// difference the matrix guards against is real in the engine too.
+	t.Run("blast-batches/block-letters=all", func(t *testing.T) {
+		dir := t.TempDir()
+		out := filepath.Join(dir, "out.tsv")
+		mustRun(t, mpiTimeout, nil, b.engine, "--database", db, "--queries", f.queries, "--program", "blastn",
+			"--blast-option=-task=blastn", "--outfmt", outfmt, "--output", out, "--cache-dir", filepath.Join(dir, "cache"),
+			"--workers", "1", "--block-letters", "100000000", "--blast-batches")
+		if d := refsearch.Diff(readFile(t, out), oneRun); d != "" {
+			t.Fatalf("--blast-batches with one block differs from one blastn run of all queries: %s", d)
+		}
+	})
 	if n := bytes.Count(want, []byte("\n")); n < 5000 {
 		t.Errorf("the reference has %d lines; the fixture should give thousands", n)
 	} else {
