@@ -37,10 +37,11 @@ func newDBShardCmd(root *rootOptions) *cobra.Command {
 in object storage.
 
 The input is validated completely before anything is written. Sequences are
-balanced into shards by letters; each shard is a BLAST database built by
-makeblastdb plus an alias file carrying the whole database's statistics, so
-searching the shards gives the same E-values as searching the whole
-database. Shard files go to the output (a directory or s3://bucket/prefix,
+cut, in their order, into shards of about equal letters (so searches break
+ties between subjects as BLAST does on the whole database); each shard is a
+BLAST database built by makeblastdb plus an alias file carrying the whole
+database's statistics, so searching the shards gives the same E-values as
+searching the whole database. Shard files go to the output (a directory or s3://bucket/prefix,
 with AWS_* variables for credentials and AWS_ENDPOINT_URL for MinIO), and
 manifest.json is written last. Re-running with the same input is a no-op.
 
