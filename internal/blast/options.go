@@ -105,17 +105,20 @@ func ParseOption(s string, slots int) (Option, error) {
 	case kind == valued && (!hasValue || value == ""):
 		return Option{}, fmt.Errorf("--blast-option %q: -%s needs a value (-%s=VALUE)", s, name, name)
 	}
+	if strings.ContainsAny(value, "\x00\n") {
+		return Option{}, fmt.Errorf("--blast-option %q: value contains a control character", s)
+	}
+	if why := checkValue(name, value); why != "" {
+		return Option{}, fmt.Errorf("--blast-option %q: %s", s, why)
+	}
 	if name == "num_threads" {
 		n, err := strconv.Atoi(value)
-		if err != nil || n < 1 {
-			return Option{}, fmt.Errorf("--blast-option %q: -num_threads must be a positive integer", s)
+		if err != nil {
+			return Option{}, fmt.Errorf("--blast-option %q: -num_threads takes a positive integer", s)
 		}
 		if n > slots {
 			return Option{}, fmt.Errorf("--blast-option %q: -num_threads %d exceeds the %d slot(s) per worker (--threads)", s, n, slots)
 		}
-	}
-	if strings.ContainsAny(value, "\x00\n") {
-		return Option{}, fmt.Errorf("--blast-option %q: value contains a control character", s)
 	}
 	return Option{Name: name, Value: value}, nil
 }

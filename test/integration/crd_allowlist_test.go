@@ -1,7 +1,10 @@
 package integration
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -13,6 +16,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/blastfleet/blastfleet/internal/blast"
+	"github.com/blastfleet/blastfleet/internal/kubetest"
 	"github.com/blastfleet/blastfleet/internal/testenv"
 )
 
@@ -135,4 +139,59 @@ func minus(a, b []string) []string {
 		}
 	}
 	return out
+}
+
+// TestCRDBlastOptionValuesMatchEngine: the CRD's rule on option values holds
+// the engine's patterns (internal/blast/values.go), and the API server
+// accepts and refuses, for every option, what the engine does, naming the
+// option: a typo such as word_size: abc is refused by kubectl apply, not by
+// every chunk of a running campaign.
+func TestCRDBlastOptionValuesMatchEngine(t *testing.T) {
+	spec := campaignSpecSchema(t)
+	option := spec.Properties["blastOptions"].Items.Schema
+	var rule string
+	for _, r := range option.XValidations {
+		if strings.Contains(r.Rule, "self.value.matches(") {
+			rule = r.Rule
+		}
+	}
+	if rule == "" {
+		t.Fatal("no rule on a BlastOption checks its value's syntax")
+	}
+	// The rule's first map literal: 'name': 'pattern', ...
+	first := rule[strings.Index(rule, "{"):strings.Index(rule, "}")]
+	crd := map[string]string{}
+	for _, m := range regexp.MustCompile(`'([a-z_]+)': '([^']*)'`).FindAllStringSubmatch(first, -1) {
+		crd[m[1]] = m[2]
+	}
+	engine := blast.ValuePatterns()
+	for name, p := range engine {
+		if crd[name] != p {
+			t.Errorf("-%s: the CRD's pattern %q, the engine's %q", name, crd[name], p)
+		}
+	}
+	for name := range crd {
+		if _, ok := engine[name]; !ok {
+			t.Errorf("-%s: the CRD has a pattern, the engine none", name)
+		}
+	}
+
+	env := kubetest.Start(t)
+	ctx := context.Background()
+	samples := blast.ValueSamples()
+	names := slices.Sorted(maps.Keys(samples))
+	for i, name := range names {
+		good, bad := samples[name][0], samples[name][1]
+		if _, err := blast.ParseOption("-"+name+"="+good, 1); err != nil {
+			t.Fatalf("the engine refuses its own good sample: %v", err)
+		}
+		if err := env.Client.Create(ctx, campaign(fmt.Sprintf("value-ok-%d", i)).withOption(name, good).object()); err != nil {
+			t.Errorf("-%s %q: refused by the API server, accepted by the engine: %v", name, good, err)
+		}
+		if _, err := blast.ParseOption("-"+name+"="+bad, 1); err == nil {
+			t.Fatalf("the engine accepts its own bad sample -%s %q", name, bad)
+		}
+		expectInvalid(t, env.Client.Create(ctx, campaign(fmt.Sprintf("value-bad-%d", i)).withOption(name, bad).object()),
+			"spec.blastOptions[0]", "-"+name+" does not take "+bad)
+	}
 }
