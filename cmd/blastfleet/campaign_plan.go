@@ -9,6 +9,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"os/exec"
 	"strings"
 	"time"
 
@@ -102,6 +103,7 @@ database at the recorded locations.`,
 // planSearch is the validated search of a plan.
 type planSearch struct {
 	program blast.Program
+	options []blast.Option // parsed, for BLAST's own check
 	search  ledger.Search
 }
 
@@ -150,6 +152,7 @@ func (o *campaignPlanOptions) validate() (*planSearch, error) {
 			add(fmt.Errorf("--blast-option %q: -num_threads is not part of a plan: give blastfleet-engine --threads to each partition", v))
 			continue
 		}
+		s.options = append(s.options, opt)
 		canon := "-" + opt.Name
 		if opt.Value != "" {
 			canon += "=" + opt.Value
@@ -192,6 +195,15 @@ func (o *campaignPlanOptions) validate() (*planSearch, error) {
 
 func (o *campaignPlanOptions) run(ctx context.Context, cmd *cobra.Command, root *rootOptions, s *planSearch) error {
 	log := root.logger(cmd.ErrOrStderr())
+	// BLAST's own word on the options, before any chunk runs: combinations
+	// and program limits the value syntax cannot see.
+	if _, err := exec.LookPath(string(s.program)); err == nil {
+		if err := blast.Preflight(ctx, s.program, s.options); err != nil {
+			return fmt.Errorf("--blast-option: %w", err)
+		}
+	} else {
+		log.Info("BLAST+ is not on PATH here: the search's options will first meet BLAST in the partitions", "program", s.program)
+	}
 	queriesLoc, err := absLocation(o.queries)
 	if err != nil {
 		return fmt.Errorf("--queries: %w", err)

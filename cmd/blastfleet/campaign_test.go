@@ -184,6 +184,20 @@ func TestCampaignPlanDir(t *testing.T) {
 	}
 	planBytes, _ := os.ReadFile(filepath.Join(camp, "plan.json"))
 
+	t.Run("options BLAST refuses", func(t *testing.T) {
+		// Well-formed values BLAST+ refuses for blastn fail the plan with
+		// BLAST's reason, and nothing is written.
+		other := filepath.Join(f.dir, "campaigns", "refused")
+		_, stderr, err := run(t, "blastfleet", "campaign", "plan", "--queries", f.queries, "--database", db, "--program", "blastn",
+			"--chunk-queries", "3", "--output", other, "--blast-option=-word_size=3")
+		if err == nil || !strings.Contains(err.Error()+stderr, "BLAST+ refuses the search") || !strings.Contains(err.Error()+stderr, `"word_size". Illegal value, expected >=4`) {
+			t.Errorf("plan with -word_size 3: err %v\n%s", err, stderr)
+		}
+		if _, err := os.Stat(filepath.Join(other, "plan.json")); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("a refused search wrote a plan (stat: %v)", err)
+		}
+	})
+
 	t.Run("idempotent", func(t *testing.T) {
 		stdout, _, err := plan()
 		if err != nil || !strings.Contains(stdout, "plan already written") || !strings.Contains(stdout, "nothing to do") {

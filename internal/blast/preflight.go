@@ -1,0 +1,53 @@
+package blast
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+)
+
+// Preflight asks BLAST+ itself whether it accepts a search's options, by
+// running the program with them on a one-sequence database of its type
+// made in a temporary directory (well under a second). Option values that
+// pass ParseOption can still be refused together or by the program:
+// -word_size 3 for blastn (at least 4), -penalty 5, gap costs the matrix
+// does not support, a -task of another program. Found here, before any
+// partition starts, such a search fails with BLAST's own words instead of
+// failing every chunk.
+func Preflight(ctx context.Context, program Program, opts []Option) error {
+	dir, err := os.MkdirTemp("", "blastfleet-preflight-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	seq := func(t string) string {
+		if t == "prot" {
+			return "MKVLAAGIVGLLLAQPTWSRDEYHNCFKVLAAGIVGLLLAQPTWSRDEYHNCF"
+		}
+		return "ACGTTGCAAGCTTAGCCGATCGATTACGGCATGCAAGTCCGATAGCTTAGGCATCGATCGGA"
+	}
+	db, query := filepath.Join(dir, "db"), filepath.Join(dir, "q.fa")
+	if err := os.WriteFile(db+".fa", []byte(">s1\n"+seq(program.DBType())+"\n"), 0o644); err != nil {
+		return err
+	}
+	if err := os.WriteFile(query, []byte(">q1\n"+seq(program.QueryType())+"\n"), 0o644); err != nil {
+		return err
+	}
+	if out, err := exec.CommandContext(ctx, "makeblastdb", "-in", db+".fa", "-dbtype", program.DBType(), "-out", db).CombinedOutput(); err != nil {
+		return fmt.Errorf("checking the search with BLAST+: makeblastdb: %w: %s", err, out)
+	}
+	format, err := ParseFormat("6")
+	if err != nil {
+		return err
+	}
+	_, err = Run(ctx, Invocation{Program: program, DB: db, Query: query, Format: format, Options: opts})
+	var xe *ExitError
+	if errors.As(err, &xe) {
+		return fmt.Errorf("BLAST+ refuses the search (%s %s): %s", program, strings.Join(Args(opts), " "), xe.StderrTail)
+	}
+	return err
+}

@@ -1,0 +1,49 @@
+package blast
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/blastfleet/blastfleet/internal/testenv"
+)
+
+func TestPreflight(t *testing.T) {
+	testenv.RequireTools(t, "blastn", "blastp", "blastx", "tblastn", "tblastx", "makeblastdb")
+	ctx := context.Background()
+	for _, p := range Programs {
+		if err := Preflight(ctx, p, nil); err != nil {
+			t.Errorf("%s without options: %v", p, err)
+		}
+	}
+	ok := []struct {
+		program Program
+		opts    []Option
+	}{
+		{Blastn, []Option{{"task", "blastn"}, {"word_size", "11"}, {"dust", "20 64 1"}}},
+		{Blastp, []Option{{"matrix", "PAM30"}, {"gapopen", "9"}, {"gapextend", "1"}, {"comp_based_stats", "0"}}},
+		{Blastn, []Option{{"ungapped", ""}}},
+	}
+	for _, c := range ok {
+		if err := Preflight(ctx, c.program, c.opts); err != nil {
+			t.Errorf("%s %v: %v", c.program, c.opts, err)
+		}
+	}
+	// Values of the right form that BLAST refuses, with its reason.
+	bad := []struct {
+		program Program
+		opts    []Option
+		want    string
+	}{
+		{Blastn, []Option{{"word_size", "3"}}, `"word_size". Illegal value, expected >=4`},
+		{Blastn, []Option{{"penalty", "5"}}, `"penalty". Illegal value, expected <=0`},
+		{Blastp, []Option{{"gapopen", "99"}, {"gapextend", "99"}}, "not supported for BLOSUM62"},
+		{Blastn, []Option{{"task", "blastp"}}, "task"},
+	}
+	for _, c := range bad {
+		err := Preflight(ctx, c.program, c.opts)
+		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "BLAST+ refuses the search") {
+			t.Errorf("%s %v: err = %v, want BLAST's reason %q", c.program, c.opts, err, c.want)
+		}
+	}
+}
