@@ -39,9 +39,7 @@ func (run *campaignRun) readLedger(ctx context.Context) (bool, error) {
 		s.FailedQueries = append(s.FailedQueries, v1alpha1.FailedQuery{Index: int32(q.Query), Reason: truncate(q.Reason.String(), 1024)})
 	}
 	s.ChunksRatio = fmt.Sprintf("%d/%d", st.Committed, st.Chunks)
-	if st.Queries > 0 {
-		s.Progress = fmt.Sprintf("%d%%", (st.QueriesDone+st.QueriesFailed)*100/st.Queries)
-	}
+	s.Progress = progress(st.QueriesDone, st.QueriesFailed, st.Queries)
 	for _, p := range st.Problems {
 		run.warn("ResultVoided", "Verify", p)
 	}
@@ -78,7 +76,7 @@ func (run *campaignRun) finishIfDone(ctx context.Context) (bool, error) {
 	s.Result = run.store.URL(key)
 	t := metav1.NewTime(run.now)
 	s.CompletionTime = &t
-	s.Progress = "100%"
+	s.Progress = progress(run.status.QueriesDone, run.status.QueriesFailed, run.status.Queries)
 	if st := run.status; st.QueriesFailed > 0 {
 		reasons := make([]string, 0, 3)
 		for i, q := range st.FailedQueries {
@@ -119,4 +117,18 @@ func (run *campaignRun) checkDeadline(ctx context.Context) (bool, error) {
 	}
 	run.fail("DeadlineExceeded", fmt.Sprintf("spec.activeDeadlineSeconds: the campaign ran past its %d s deadline", *d))
 	return false, run.cleanupPartitions(ctx, "deadline exceeded")
+}
+
+// progress is the Progress column: the share of queries with a result,
+// and how many failed. Failed queries are not progress: a campaign whose
+// every query failed shows "0% (71 failed)", never 100%.
+func progress(done, failed, total int) string {
+	if total <= 0 {
+		return ""
+	}
+	p := fmt.Sprintf("%d%%", done*100/total)
+	if failed > 0 {
+		p += fmt.Sprintf(" (%d failed)", failed)
+	}
+	return p
 }

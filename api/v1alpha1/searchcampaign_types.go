@@ -291,7 +291,8 @@ type SearchCampaignStatus struct {
 	// +optional
 	Partitions PartitionCounts `json:"partitions,omitempty"`
 
-	// Progress is the share of queries done, for kubectl get.
+	// Progress is the share of queries with a result, for kubectl get,
+	// with the failed ones counted apart: "97% (2 failed)".
 	// +optional
 	Progress string `json:"progress,omitempty"`
 
