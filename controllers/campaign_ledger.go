@@ -43,6 +43,12 @@ func (run *campaignRun) readLedger(ctx context.Context) (bool, error) {
 	for _, p := range st.Problems {
 		run.warn("ResultVoided", "Verify", p)
 	}
+	if st.Invalid != nil {
+		// A configuration error is every chunk's: no retry or split helps.
+		run.fail("InvalidSearch", truncate("BLAST+ refuses the campaign's search, so nothing more will run; fix spec.blastOptions (or the program) in a new campaign: "+
+			st.Invalid.String(), 1024))
+		return false, run.windDownPartitions(ctx)
+	}
 	return true, nil
 }
 

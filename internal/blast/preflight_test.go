@@ -47,3 +47,21 @@ func TestPreflight(t *testing.T) {
 		}
 	}
 }
+
+func TestUsageError(t *testing.T) {
+	for _, c := range []struct {
+		e    ExitError
+		want bool
+	}{
+		{ExitError{ExitCode: 1, StderrTail: `Error: Argument "word_size". Illegal value, expected >=4:  ` + "`3'"}, true},
+		{ExitError{ExitCode: 1, StderrTail: `Error:  (CArgException::eConvert) Argument "word_size". Argument cannot be converted`}, true},
+		{ExitError{ExitCode: 1, StderrTail: "BLAST query/options error: FOO is not a supported matrix"}, true},
+		{ExitError{ExitCode: 2, StderrTail: "BLAST Database error: No alias or index file found"}, false},
+		{ExitError{ExitCode: 3, StderrTail: "BLAST engine error: Warning: Sequence contains no data"}, false},
+		{ExitError{ExitCode: -1, Signal: "killed"}, false},
+	} {
+		if got := c.e.UsageError(); got != c.want {
+			t.Errorf("UsageError(%d, %q) = %v, want %v", c.e.ExitCode, c.e.StderrTail, got, c.want)
+		}
+	}
+}

@@ -57,6 +57,13 @@ type ExitError struct {
 	StderrTail string
 }
 
+// UsageError reports whether BLAST+ refused its arguments rather than
+// failing a search: exit code 1 with an argument or options error.
+func (e *ExitError) UsageError() bool {
+	return e.ExitCode == 1 && (strings.Contains(e.StderrTail, "CArgException") || strings.Contains(e.StderrTail, "options error:") ||
+		strings.Contains(e.StderrTail, "Error: Argument"))
+}
+
 func (e *ExitError) Error() string {
 	how := fmt.Sprintf("exit code %d", e.ExitCode)
 	if e.Signal != "" {

@@ -73,6 +73,10 @@ func (s *campaignSource) next(ctx context.Context, m *master) (*unit, time.Time,
 		// Others hold the rest: ask again when their leases may expire,
 		// or sooner, since they may also commit or fail.
 		return nil, earliest(all.Until, time.Now().Add(5*time.Second)), nil
+	case errors.Is(err, ledger.ErrInvalidSearch):
+		// BLAST+ refused the search: no chunk can succeed, here or
+		// elsewhere. The operator fails the campaign with the reason.
+		return nil, time.Time{}, fmt.Errorf("campaign %s: %w", s.c.Location, err)
 	case err != nil:
 		if s.failingSince.IsZero() {
 			s.failingSince = time.Now()
@@ -180,4 +184,8 @@ func (m *master) ledgerOp(op string, f func() error) error {
 	}
 	m.metrics.Ledger(op, time.Since(t).Seconds(), failed)
 	return err
+}
+
+func (s *campaignSource) markInvalid(ctx context.Context, reason ledger.FailureReason) error {
+	return s.c.Ledger.MarkInvalid(ctx, s.c.Holder, reason)
 }

@@ -89,6 +89,7 @@ type failedMsg struct {
 	ExitCode   int
 	Signal     string
 	StderrTail string
+	Config     bool // BLAST+ refuses the search's options: no retry helps
 }
 
 type lineRef struct {

@@ -148,11 +148,18 @@ func (m *master) fail(ctx context.Context, u *unit, cause error, f *failedMsg) e
 	m.cfg.Log.Error(cause, "chunk failed", "queries", fmt.Sprintf("%d-%d", u.first, u.end), "attempt", u.lease.Attempt)
 	reason := ledger.FailureReason{Message: cause.Error()}
 	if f != nil {
-		reason.ExitCode, reason.Signal, reason.StderrTail = f.ExitCode, f.Signal, f.StderrTail
+		reason.ExitCode, reason.Signal, reason.StderrTail, reason.Config = f.ExitCode, f.Signal, f.StderrTail, f.Config
 	}
 	m.abandon(ctx, u, cause)
 	if err := m.ledgerOp("fail", func() error { return u.lease.Fail(ctx, reason) }); err != nil {
 		m.cfg.Log.Error(err, "recording a chunk failure", "queries", fmt.Sprintf("%d-%d", u.first, u.end))
+	}
+	if reason.Config {
+		// Every chunk would fail alike: stop the campaign, everywhere,
+		// instead of retrying and bisecting down to single queries.
+		if err := m.ledgerOp("invalid", func() error { return m.source.markInvalid(ctx, reason) }); err != nil {
+			m.cfg.Log.Error(err, "recording that BLAST+ refuses the search")
+		}
 	}
 	m.sum.ChunksFailed++
 	m.retry = time.Time{}
@@ -185,6 +192,8 @@ type unitSource interface {
 	renewEvery() time.Duration
 	renew(ctx context.Context, m *master)
 	finish(ctx context.Context, m *master) error
+	// markInvalid records that BLAST+ refuses the search (campaigns).
+	markInvalid(ctx context.Context, reason ledger.FailureReason) error
 }
 
 // singleSource is one search to one --output.
@@ -206,3 +215,6 @@ func (s *singleSource) committed(context.Context, *master, *unit) error {
 func (s *singleSource) renewEvery() time.Duration             { return time.Hour }
 func (s *singleSource) renew(context.Context, *master)        {}
 func (s *singleSource) finish(context.Context, *master) error { return nil }
+
+// markInvalid: outside campaigns the failure itself ends the run.
+func (s *singleSource) markInvalid(context.Context, ledger.FailureReason) error { return nil }

@@ -263,6 +263,14 @@ func (w *worker) finishTask(ctx context.Context, r taskResult) error {
 		var xe *blast.ExitError
 		if errors.As(r.err, &xe) {
 			f.ExitCode, f.Signal, f.StderrTail = xe.ExitCode, xe.Signal, xe.StderrTail
+			// An argument error may be the search's (every chunk fails
+			// alike) or this block's: BLAST's answer on a one-sequence
+			// database of its own tells which.
+			if xe.UsageError() {
+				if err := blast.Preflight(ctx, w.cfg.Program, w.cfg.Options); err != nil {
+					f.Config, f.Error = true, err.Error()
+				}
+			}
 		}
 		if err := w.tr.Send(0, encode(&envelope{Failed: f})); err != nil {
 			return err

@@ -19,13 +19,20 @@ var errExhausted = errors.New("attempts exhausted")
 // Acquire leases the first leaf chunk, in query order, that is undecided
 // and not held by an unexpired lease, and counts the attempt before
 // returning. Chunks whose attempts ran out are split (or, single queries,
-// failed) on the way. It returns ErrNoChunk when every chunk is decided
-// and an *AllLeasedError (ErrAllLeased) when the rest are held by others.
+// failed) on the way. It returns ErrNoChunk when every chunk is decided,
+// an *AllLeasedError (ErrAllLeased) when the rest are held by others, and
+// an *InvalidSearchError (ErrInvalidSearch) once BLAST+ refused the search.
 func (l *Ledger) Acquire(ctx context.Context, holder string) (*Lease, error) {
 	for {
-		leaves, _, _, err := l.scan(ctx)
+		leaves, objs, _, err := l.scan(ctx)
 		if err != nil {
 			return nil, err
+		}
+		if reason, err := l.invalid(ctx, objs); err != nil || reason != nil {
+			if err != nil {
+				return nil, err
+			}
+			return nil, &InvalidSearchError{Reason: *reason}
 		}
 		var until time.Time
 		open, rescan := false, false

@@ -26,6 +26,8 @@ type FailureReason struct {
 	ExitCode   int    `json:"exitCode,omitempty"`
 	Signal     string `json:"signal,omitempty"`
 	StderrTail string `json:"stderrTail,omitempty"`
+	// Config: BLAST+ refused the search's options, which no retry fixes.
+	Config bool `json:"config,omitempty"`
 }
 
 func (f FailureReason) String() string {

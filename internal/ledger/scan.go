@@ -22,6 +22,9 @@ func (l *Ledger) list(ctx context.Context) (map[Range]chunkObjs, error) {
 	out := map[Range]chunkObjs{}
 	for _, in := range infos {
 		r, name, ok := parseChunkKey(in.Key)
+		if in.Key == invalidKey {
+			r, name, ok = invalidRange, invalidKey, true
+		}
 		if !ok {
 			continue
 		}

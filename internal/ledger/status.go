@@ -27,6 +27,9 @@ type Status struct {
 	// Problems are bad commits found (and voided) while reading.
 	Problems []string `json:"problems,omitempty"`
 	Complete bool     `json:"complete"`
+	// Invalid is set once BLAST+ refused the campaign's search (a
+	// configuration error, the same for every chunk): nothing more runs.
+	Invalid *FailureReason `json:"invalid,omitempty"`
 }
 
 // FailedQuery is a query given up on after its attempts ran out.
@@ -56,7 +59,12 @@ func (l *Ledger) status(ctx context.Context) (*Status, []leaf, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	s := &Status{Name: l.plan.Name, Chunks: len(leaves), Queries: l.plan.Chunks[len(l.plan.Chunks)-1].End, Problems: problems}
+	invalid, err := l.invalid(ctx, objs)
+	if err != nil {
+		return nil, nil, err
+	}
+	s := &Status{Name: l.plan.Name, Chunks: len(leaves), Queries: l.plan.Chunks[len(l.plan.Chunks)-1].End, Problems: problems,
+		Invalid: invalid}
 	for _, lf := range leaves {
 		switch lf.state {
 		case leafCommitted:

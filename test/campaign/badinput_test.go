@@ -200,3 +200,39 @@ func corruptOne(t *testing.T, st objstore.Store, dir string) string {
 	t.Fatalf("no chunk at %s", dir)
 	return ""
 }
+
+// TestInvalidSearchStopsCampaign: a plan whose options BLAST+ refuses
+// (written here directly, past the planning Job's check) fails its first
+// chunk once, records the campaign invalid with BLAST's reason, and every
+// partition stops: no retries, no split down to single queries.
+func TestInvalidSearchStopsCampaign(t *testing.T) {
+	e := newEnv(t)
+	bad := *e.f
+	bad.options = []string{"-word_size=3"} // blastn wants at least 4
+	eb := *e
+	eb.f = &bad
+	loc := "s3://campaigns/" + campaignName(t)
+	st := eb.plan(t, loc, 5)
+	a := startPartition(t, loc, "A", 3, nil)
+	b := startPartition(t, loc, "B", 2, nil)
+	for _, p := range []*partition{a, b} {
+		if code := p.wait(t); code == 0 {
+			t.Errorf("partition %s exited 0 on a search BLAST+ refuses\nstderr:\n%s", p.id, p.stderr.String())
+		}
+		if !strings.Contains(p.stderr.String(), "the campaign's search is invalid") {
+			t.Errorf("partition %s does not say the search is invalid:\n%s", p.id, p.stderr.String())
+		}
+	}
+	s, err := ledger.ReadStatus(context.Background(), st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Invalid == nil || !s.Invalid.Config || !strings.Contains(s.Invalid.Message, `"word_size". Illegal value, expected >=4`) {
+		t.Errorf("ledger status invalid = %+v, want BLAST's reason", s.Invalid)
+	}
+	// At most one attempt per partition that got to run a task before the
+	// mark; never the maxAttempts x chunks of retries and splits.
+	if s.Attempts > 2 || s.Retries > 0 || s.Failed > 0 || s.Chunks != len(ledger.ChunkByQueries(e.f.nQueries, 5)) {
+		t.Errorf("after the first refusal: %d attempts, %d retries, %d chunks failed, %d chunks: want no retry and no split", s.Attempts, s.Retries, s.Failed, s.Chunks)
+	}
+}

@@ -102,25 +102,33 @@ func TestKillPartition(t *testing.T) {
 	e := newEnv(t)
 	for _, seed := range seeds() {
 		t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) {
-			r := newRand(seed)
 			loc := "s3://campaigns/" + campaignName(t)
 			st := e.plan(t, loc, 3)
-			a := startPartition(t, loc, "A", 3, nil)
-			b := startPartition(t, loc, "B", 3, nil)
-			b.waitLeased(t, 1)
-			randomPoint(t, r, a, 2)
-			a.killAll()
-			died := time.Now()
-			waitFor(t, 10*time.Second, "partition A to die", a.exited)
-			a.checkNoSurvivors(t, 2*time.Second)
-			t.Logf("killed partition A %s after its start; it had leased %v, committed %v",
-				died.Sub(a.start).Round(time.Millisecond), a.leased(), a.committed())
-			b.mustSucceed(t)
-			t.Logf("partition B finished %s after A's death", b.end.Sub(died).Round(time.Millisecond))
+			a, b, died := killOneOfTwo(t, loc, newRand(seed), 3, 3)
 			verify(t, st, verifyOpts{want: e.f.want, parts: []*partition{a, b}, needResult: true})
 			logTakeover(t, st, "A", died, b)
 		})
 	}
+}
+
+// killOneOfTwo starts partitions A and B (npA and npB ranks) on the
+// campaign at loc, SIGKILLs A and everything under it at a random point
+// once B holds a lease, and waits for B to finish the campaign.
+func killOneOfTwo(t *testing.T, loc string, r *rand.Rand, npA, npB int) (a, b *partition, died time.Time) {
+	t.Helper()
+	a = startPartition(t, loc, "A", npA, nil)
+	b = startPartition(t, loc, "B", npB, nil)
+	b.waitLeased(t, 1)
+	randomPoint(t, r, a, 2)
+	a.killAll()
+	died = time.Now()
+	waitFor(t, 10*time.Second, "partition A to die", a.exited)
+	a.checkNoSurvivors(t, 2*time.Second)
+	t.Logf("killed partition A %s after its start; it had leased %v, committed %v",
+		died.Sub(a.start).Round(time.Millisecond), a.leased(), a.committed())
+	b.mustSucceed(t)
+	t.Logf("partition B finished %s after A's death", b.end.Sub(died).Round(time.Millisecond))
+	return a, b, died
 }
 
 // TestMinIORestart kills the MinIO server mid-run and starts it again on

@@ -39,8 +39,8 @@ import (
 
 func TestMain(m *testing.M) {
 	testenv.Main(m, func() {
-		if fixDir != "" { // the fixture shared by every test
-			os.RemoveAll(fixDir)
+		for _, dir := range fixDirs { // the fixtures shared by the tests
+			os.RemoveAll(dir)
 		}
 	})
 }
@@ -76,9 +76,11 @@ type fixture struct {
 	queryBytes                  []byte
 	nQueries                    int
 	letters                     int64
-	want                        []byte // unsharded search, outfmt 6 std, -max_target_seqs 500
+	want                        []byte // each query alone on the unsharded database, outfmt 6 std, -max_target_seqs 500
+	oneRun                      []byte // all queries in one blastn run
 	manifestSHA                 string
-	slowPath                    string // PATH with a blastn that sleeps first
+	slowPath                    string   // PATH with a blastn that sleeps first
+	options                     []string // BLAST options of the plan, e.g. -task=blastn
 }
 
 // blastDelay is how long the partitions' blastn waits before running, so
@@ -93,32 +95,52 @@ func nuclFamilies() synth.Options {
 		Queries: 30, QueryFrac: 0.6, Unrelated: 40, Duplicates: 2}
 }
 
+// batchingData is 16S-like data on which one `blastn -task blastn` run of
+// all queries differs from the queries searched alone (test/engine's
+// nearIdentical): the campaign path must give the queries-alone answer
+// whatever its chunks, partitions and takeovers.
+func batchingData() synth.Options {
+	return synth.Options{Seed: 6, Families: 2, Members: 4, MinLen: 1300, MaxLen: 1600, Mutation: 0.005,
+		Related: 0.04, Indels: 0.003, Motifs: 6, Queries: 60, QueryFrac: 0.8, LongQueries: 20}
+}
+
 var (
-	fixOnce sync.Once
-	fix     *fixture
-	fixErr  error
-	fixDir  string
+	fixOnce, batchOnce sync.Once
+	fix, batchFix      *fixture
+	fixErr, batchErr   error
+	fixDirs            []string
 )
 
 func getFixture(t *testing.T) *fixture {
 	t.Helper()
 	requireTools(t, "mpirun", "blastn", "makeblastdb")
-	fixOnce.Do(func() { fix, fixErr = buildFixture() })
+	fixOnce.Do(func() { fix, fixErr = buildFixture(nuclFamilies()) })
 	if fixErr != nil {
 		t.Fatalf("fixture: %v", fixErr)
 	}
 	return fix
 }
 
-func buildFixture() (*fixture, error) {
+func getBatchingFixture(t *testing.T) *fixture {
+	t.Helper()
+	requireTools(t, "mpirun", "blastn", "makeblastdb")
+	batchOnce.Do(func() { batchFix, batchErr = buildFixture(batchingData(), "-task=blastn") })
+	if batchErr != nil {
+		t.Fatalf("fixture: %v", batchErr)
+	}
+	return batchFix
+}
+
+func buildFixture(o synth.Options, options ...string) (*fixture, error) {
 	dir, err := os.MkdirTemp("", "blastfleet-campaign-fixture-")
 	if err != nil {
 		return nil, err
 	}
-	fixDir = dir
-	f := &fixture{dir: dir, fasta: filepath.Join(dir, "db.fa"), queries: filepath.Join(dir, "q.fa"), shards: filepath.Join(dir, "shards")}
+	fixDirs = append(fixDirs, dir)
+	f := &fixture{dir: dir, fasta: filepath.Join(dir, "db.fa"), queries: filepath.Join(dir, "q.fa"), shards: filepath.Join(dir, "shards"),
+		options: options}
 	var db, q bytes.Buffer
-	if err := synth.Write(nuclFamilies(), &db, &q); err != nil {
+	if err := synth.Write(o, &db, &q); err != nil {
 		return nil, err
 	}
 	f.queryBytes = q.Bytes()
@@ -153,7 +175,15 @@ func buildFixture() (*fixture, error) {
 	if err != nil {
 		return nil, err
 	}
-	if f.want, err = refsearch.SearchAlone(ctx, "blastn", unsharded, f.queries, outfmt, "-max_target_seqs", "500"); err != nil {
+	args := []string{"-max_target_seqs", "500"}
+	for _, o := range options {
+		name, value, _ := strings.Cut(o, "=")
+		args = append(args, name, value)
+	}
+	if f.want, err = refsearch.SearchAlone(ctx, "blastn", unsharded, f.queries, outfmt, args...); err != nil {
+		return nil, err
+	}
+	if f.oneRun, err = refsearch.Search(ctx, "blastn", unsharded, f.queries, outfmt, args...); err != nil {
 		return nil, err
 	}
 	if n := bytes.Count(f.want, []byte("\n")); n < 100 {
@@ -197,7 +227,12 @@ type env struct {
 
 func newEnv(t *testing.T) *env {
 	t.Helper()
-	f := getFixture(t)
+	return newEnvWith(t, getFixture(t))
+}
+
+// newEnvWith is newEnv for another fixture.
+func newEnvWith(t *testing.T, f *fixture) *env {
+	t.Helper()
 	// Lets the test read MinIO's request counters without a token.
 	t.Setenv("MINIO_PROMETHEUS_AUTH_TYPE", "public")
 	m := testenv.StartMinIO(t)
@@ -268,7 +303,7 @@ func (e *env) planWith(t *testing.T, loc string, q int, db, qloc string) objstor
 		Queries: ledger.Queries{Location: qloc, SHA256: sha256Hex(f.queryBytes), Size: int64(len(f.queryBytes)),
 			Count: f.nQueries, Letters: f.letters},
 		Database: ledger.Database{Location: db, Name: "families", Type: "nucl", ManifestSHA256: f.manifestSHA},
-		Search:   ledger.Search{Program: "blastn", Outfmt: outfmt, MaxTargetSeqs: 500, TopHits: "auto"},
+		Search:   ledger.Search{Program: "blastn", Outfmt: outfmt, MaxTargetSeqs: 500, TopHits: "auto", Options: f.options},
 		Chunks:   ledger.ChunkByQueries(f.nQueries, q),
 		Policy:   testPolicy}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -367,7 +402,7 @@ func startPartition(t *testing.T, loc, id string, np int, extraEnv []string, ext
 	argv = append(argv, engineArgs...)
 	argv = append(argv, extra...)
 	p.cmd = exec.Command(argv[0], argv[1:]...)
-	p.cmd.Env = append(append(append(os.Environ(), mpiEnv...), fix.slowPath), extraEnv...)
+	p.cmd.Env = append(append(append(os.Environ(), mpiEnv...), getFixture(t).slowPath), extraEnv...)
 	p.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	p.cmd.Stdout, p.cmd.Stderr = &p.stdout, &p.stderr
 	p.start = time.Now()
@@ -604,9 +639,10 @@ type verifyOpts struct {
 	want       []byte // expected StreamResults output
 	failed     []int  // queries expected failed
 	parts      []*partition
-	voids      int  // commits legitimately voided (and redone)
-	noOrphans  bool // no uncommitted result object may be left
-	needResult bool // the assembled result object must exist
+	voids      int      // commits legitimately voided (and redone)
+	noOrphans  bool     // no uncommitted result object may be left
+	needResult bool     // the assembled result object must exist
+	f          *fixture // whose queries; nil: the shared fixture's
 }
 
 // verify checks a finished campaign: complete, each query's result once,
@@ -620,6 +656,9 @@ func verify(t *testing.T, st objstore.Store, o verifyOpts) *ledger.Status {
 		t.Fatalf("campaign status: %v", err)
 	}
 	f := fix
+	if o.f != nil {
+		f = o.f
+	}
 	if !s.Complete || s.Committed+s.Failed != s.Chunks || s.QueriesDone+s.QueriesFailed != f.nQueries || s.QueriesFailed != len(o.failed) {
 		t.Fatalf("campaign status %+v: want complete, %d queries, %d failed", s, f.nQueries, len(o.failed))
 	}

@@ -1,6 +1,7 @@
 package operator
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -9,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 
 	"github.com/blastfleet/blastfleet/api/v1alpha1"
+	"github.com/blastfleet/blastfleet/internal/ledger"
 )
 
 // TestMissingQueries: a campaign whose queries object does not exist ends
@@ -81,5 +83,36 @@ func TestTypedClientDefaults(t *testing.T) {
 	}
 	if got.Chunking.Letters == nil || *got.Chunking.Letters != 1000000 {
 		t.Errorf("chunking %+v, want letters 1000000", got.Chunking)
+	}
+}
+
+// TestInvalidSearch: once a partition records in the ledger that BLAST+
+// refuses the search, the campaign fails with InvalidSearch and BLAST's
+// words, and its partitions are wound down, not replaced.
+func TestInvalidSearch(t *testing.T) {
+	h := newHarness(t)
+	h.readyDatabase("sprot", v1alpha1.DatabaseProtein)
+	h.putQueries("invalid")
+	h.create(h.campaign("invalid", "sprot", 1))
+	l := h.writePlan("invalid", "sprot", 3)
+	h.waitPartitions("invalid", "invalid-p0-r0")
+	ls, err := l.Acquire(context.Background(), "invalid-p0-r0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	reason := ledger.FailureReason{Message: `BLAST+ refuses the search (blastp -word_size 1): Error: Argument "word_size". Illegal value, expected >=2`, ExitCode: 1, Config: true}
+	if err := ls.Fail(context.Background(), reason); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.MarkInvalid(context.Background(), "invalid-p0-r0", reason); err != nil {
+		t.Fatal(err)
+	}
+	got := h.waitPhase("invalid", v1alpha1.CampaignFailed, 30*time.Second)
+	cond := meta.FindStatusCondition(got.Status.Conditions, v1alpha1.ConditionFailed)
+	if cond == nil || cond.Reason != "InvalidSearch" || !strings.Contains(cond.Message, `"word_size". Illegal value`) {
+		t.Errorf("Failed condition %+v, want InvalidSearch with BLAST's words", cond)
+	}
+	if got.Status.Progress == "100%" {
+		t.Errorf("progress %q for a campaign with nothing committed", got.Status.Progress)
 	}
 }
