@@ -6,7 +6,8 @@
 # BlastDatabase (sharded by Jobs) and a SearchCampaign (2 MPIJob
 # partitions of blastfleet-engine under mpirun) with kubectl, follows the
 # campaign with blastfleet status --watch, and compares the merged result
-# with one direct blastp run of the same queries. The stack stays up.
+# with one direct blastp run of the same queries, each searched alone
+# (BATCH_SIZE=1: docs/concepts.md). The stack stays up.
 # The engine-only demo is make demo-engine (hack/demo-engine.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
