@@ -31,8 +31,14 @@ type ObjectStorage struct {
 	// Prefix is the key prefix inside the bucket under which blastfleet
 	// writes, for example databases or campaigns; each object gets its
 	// own directory <prefix>/<namespace>/<name>/. No leading slash.
+	// Segments between slashes may not be empty, "." or "..": the rules
+	// of the object stores' own key check, so a bad prefix is refused here
+	// rather than found when the campaign first opens its storage.
 	// +optional
 	// +kubebuilder:validation:MaxLength=512
+	// +kubebuilder:validation:Pattern=`^[^\x00-\x1f\x7f\\]*$`
+	// +kubebuilder:validation:XValidation:rule="!self.contains('//')",message="prefix must not have an empty segment ('//')"
+	// +kubebuilder:validation:XValidation:rule="!self.matches('(^|/)[.][.]?(/|$)')",message="prefix must not have a '.' or '..' segment"
 	Prefix string `json:"prefix,omitempty"`
 
 	// CredentialsSecretRef names a Secret in the object's namespace that
@@ -73,9 +79,14 @@ type ObjectReference struct {
 	Bucket string `json:"bucket,omitempty"`
 
 	// Key of the object, for example inputs/queries.fa.gz. A key ending in
-	// .gz is read as gzip.
+	// .gz is read as gzip. No leading or trailing slash, and no empty, "."
+	// or ".." segment (the object stores' own key check).
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=1024
+	// +kubebuilder:validation:Pattern=`^[^\x00-\x1f\x7f\\]*$`
+	// +kubebuilder:validation:XValidation:rule="!self.startsWith('/') && !self.endsWith('/')",message="key must not start or end with '/'"
+	// +kubebuilder:validation:XValidation:rule="!self.contains('//')",message="key must not have an empty segment ('//')"
+	// +kubebuilder:validation:XValidation:rule="!self.matches('(^|/)[.][.]?(/|$)')",message="key must not have a '.' or '..' segment"
 	Key string `json:"key"`
 }
 

@@ -166,6 +166,11 @@ func (b *campaignBuilder) withQueriesBucket(name string) *campaignBuilder {
 	return b
 }
 
+func (b *campaignBuilder) withQueriesKey(key string) *campaignBuilder {
+	b.set("spec.queries.key", key)
+	return b
+}
+
 func (b *campaignBuilder) withPrefix(p string) *campaignBuilder {
 	b.set("spec.output.prefix", p)
 	return b
