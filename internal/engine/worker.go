@@ -267,8 +267,9 @@ func (w *worker) finishTask(ctx context.Context, r taskResult) error {
 			// alike) or this block's: BLAST's answer on a one-sequence
 			// database of its own tells which.
 			if xe.UsageError() {
-				if err := blast.Preflight(ctx, w.cfg.Program, w.cfg.Options); err != nil {
-					f.Config, f.Error = true, err.Error()
+				if blast.Preflight(ctx, w.cfg.Program, w.cfg.Options) != nil {
+					f.Config = true
+					f.Error += " (BLAST+ refuses the search's options on any query: no retry can help)"
 				}
 			}
 		}
