@@ -113,7 +113,6 @@ func TestSpecValidation(t *testing.T) {
 		{"every flag", campaign("flags").withFlag("ungapped").withFlag("lcase_masking").withFlag("use_sw_tback").withFlag("no_greedy")},
 		{"valued options", campaign("valued").withOption("word_size", "3").withOption("matrix", "BLOSUM62").withOption("comp_based_stats", "2")},
 		{"an option value with inner spaces (dust level window linker)", campaign("dust").withProgram("blastn").withOption("dust", "20 64 1")},
-		{"num_threads equal to slotsPerWorker", campaign("threads").withSlotsPerWorker(4).withOption("num_threads", "4")},
 		{"one worker with two slots", campaign("one-worker").withPartitions(1, 1).withSlotsPerWorker(2)},
 		{"outfmt with columns", campaign("columns").withOutfmt("6 std qlen slen  qcovhsp")},
 		{"evalue forms", campaign("evalue").withEvalue("1.5E-10")},
@@ -188,16 +187,8 @@ func TestSpecValidation(t *testing.T) {
 			[]string{"spec.blastOptions[0].value", "should match"}},
 		{"value with a leading space", campaign("lead-space").withOption("matrix", " BLOSUM62"),
 			[]string{"spec.blastOptions[0].value", "should match"}},
-		{"num_threads above slotsPerWorker", campaign("threads").withSlotsPerWorker(2).withOption("num_threads", "4"),
-			[]string{"spec.blastOptions", "num_threads must be a whole number from 1 to partitions.slotsPerWorker"}},
-		{"num_threads 0", campaign("threads-0").withOption("num_threads", "0"),
-			[]string{"spec.blastOptions", "num_threads must be a whole number from 1 to partitions.slotsPerWorker"}},
-		{"num_threads not a number", campaign("threads-x").withOption("num_threads", "two"),
-			[]string{"spec.blastOptions", "num_threads must be a whole number from 1 to partitions.slotsPerWorker"}},
-		{"num_threads too many digits", campaign("threads-big").withOption("num_threads", "99999999999999999999"),
-			[]string{"spec.blastOptions", "num_threads must be a whole number from 1 to partitions.slotsPerWorker"}},
-		{"num_threads without a value", campaign("threads-none").withFlag("num_threads"),
-			[]string{"spec.blastOptions[0]", "-num_threads needs a value"}},
+		{"num_threads (a campaign's threads are its slots)", campaign("threads").withSlotsPerWorker(4).withOption("num_threads", "4"),
+			[]string{"spec.blastOptions[0].name", `Unsupported value: "num_threads"`}},
 
 		// partitions and names
 		{"zero partitions", campaign("zero").withPartitions(0, 2),
@@ -320,7 +311,7 @@ func TestCampaignImmutability(t *testing.T) {
 
 	mustCreate(ctx, t, c, campaign("fixed").
 		withPartitions(2, 4).withSlotsPerWorker(2).
-		withEvalue("1e-5").withOption("word_size", "3").withOption("num_threads", "2").
+		withEvalue("1e-5").withOption("word_size", "3").withOption("gapopen", "2").
 		object())
 	mustCreate(ctx, t, c, campaign("bare").object()) // no evalue, options or queue
 	// edge's worker pod names are 63 characters long: one more digit in
@@ -388,8 +379,6 @@ func TestCampaignImmutability(t *testing.T) {
 		{"queueName added", "bare", func(sc *v1alpha1.SearchCampaign) { sc.Spec.QueueName = "team-a" },
 			[]string{"spec.queueName", "queueName is immutable"}},
 		// Mutable fields still obey the rules that span fields.
-		{"slotsPerWorker below num_threads", "fixed", func(sc *v1alpha1.SearchCampaign) { sc.Spec.Partitions.SlotsPerWorker = 1 },
-			[]string{"spec.blastOptions", "num_threads must be a whole number from 1 to partitions.slotsPerWorker"}},
 		{"workers past the name limit", edge, func(sc *v1alpha1.SearchCampaign) { sc.Spec.Partitions.Workers = 11 },
 			[]string{tooLong}},
 		{"restart budget past the name limit", edge, func(sc *v1alpha1.SearchCampaign) { sc.Spec.RetryPolicy.MaxPartitionRestarts = 100 },
