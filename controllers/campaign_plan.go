@@ -36,7 +36,11 @@ func (run *campaignRun) ensurePlan(ctx context.Context) (bool, error) {
 		run.normalOnTransition("Planned", "Plan", fmt.Sprintf("plan ready: %d queries in %d chunks", l.Plan().Queries.Count, len(l.Plan().Chunks)))
 		return true, nil
 	case !errors.Is(err, objstore.ErrNotExist):
-		return run.wait(v1alpha1.CampaignPending, "LedgerUnreachable", fmt.Sprintf("reading the plan at %s: %v", run.loc, err))
+		reason := storageReason(err)
+		if reason == "StorageUnavailable" {
+			reason = "LedgerUnreachable"
+		}
+		return run.wait(v1alpha1.CampaignPending, reason, fmt.Sprintf("reading the plan at %s: %v", run.loc, err))
 	}
 
 	// No plan yet: check what the plan Job would fail on slowly, then run it.
@@ -78,12 +82,12 @@ func (run *campaignRun) checkQueries(ctx context.Context) (bool, error) {
 	bucket, key := splitLocation(url)
 	st, err := run.r.Stores.Open(ctx, c.Namespace, c.Spec.Output, bucket, "")
 	if err != nil {
-		return run.wait(v1alpha1.CampaignPending, "StorageUnavailable", "spec.output: "+err.Error())
+		return run.wait(v1alpha1.CampaignPending, storageReason(err), "spec.output: "+err.Error())
 	}
 	if _, err := st.Stat(ctx, key); errors.Is(err, objstore.ErrNotExist) {
 		return run.fail("QueriesNotFound", fmt.Sprintf("spec.queries: object %s does not exist", url))
 	} else if err != nil {
-		return run.wait(v1alpha1.CampaignPending, "StorageUnavailable", fmt.Sprintf("spec.queries: %s: %v", url, err))
+		return run.wait(v1alpha1.CampaignPending, storageReason(err), fmt.Sprintf("spec.queries: %s: %v", url, err))
 	}
 	return true, nil
 }

@@ -76,7 +76,7 @@ func (run *databaseRun) reconcile(ctx context.Context) (time.Duration, error) {
 	bucket, prefix := splitLocation(loc)
 	st, err := run.r.Stores.Open(ctx, db.Namespace, db.Spec.Storage, bucket, prefix)
 	if err != nil {
-		run.set(v1alpha1.DatabasePending, "StorageUnavailable", "spec.storage: "+err.Error())
+		run.set(v1alpha1.DatabasePending, storageReason(err), "spec.storage: "+err.Error())
 		return run.r.PollInterval, nil
 	}
 	run.store = st
@@ -88,7 +88,7 @@ func (run *databaseRun) reconcile(ctx context.Context) (time.Duration, error) {
 		return 0, nil
 	}
 	if err != nil {
-		run.set(v1alpha1.DatabasePending, "StorageUnavailable", fmt.Sprintf("spec.source: %s: %v", src, err))
+		run.set(v1alpha1.DatabasePending, storageReason(err), fmt.Sprintf("spec.source: %s: %v", src, err))
 		return run.r.PollInterval, nil
 	}
 	db.Status.Shards = shards

@@ -49,12 +49,12 @@ type Options struct {
 }
 
 // tied reports whether BLAST would have ordered the two subjects by
-// ordinal alone: their E-values compare equal (BLAST compares them within
-// a relative 1e-6) and so do their raw scores. Where E-values depend on the
-// subject's length, subjects of different lengths are tied only when
-// their E-value is 0 (it underflowed: seen on real and generated proteins,
-// subjects of equal score and different lengths at 0.0 came out by
-// ordinal).
+// ordinal alone: their E-values compare equal and so do their raw scores.
+// BLAST 2.12 compares E-values exactly, except that two below 1e-180 are
+// equal (s_EvalueCompareHSPLists in blast_hits.c); those print as 0.0.
+// Where E-values depend on the subject's length, subjects of different
+// lengths are therefore tied only at 0.0 (seen on real and generated
+// proteins: equal scores, different lengths, ordered by ordinal).
 func (o *Options) tied(a, b *Hit) bool {
 	return a.Evalue == b.Evalue && a.Score == b.Score &&
 		(!o.LengthDependentEvalues || a.SLen == b.SLen || a.Evalue == 0)

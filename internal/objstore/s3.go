@@ -170,3 +170,13 @@ func (s *S3) wrap(what string, err error) error {
 
 // trimETag drops the quotes S3 puts around ETags.
 func trimETag(s string) string { return strings.Trim(s, `"`) }
+
+// ErrorCode is the S3 error code somewhere in err's chain ("NoSuchBucket",
+// "AccessDenied", ...), or "" when err is not an S3 error response.
+func ErrorCode(err error) string {
+	var er minio.ErrorResponse
+	if errors.As(err, &er) {
+		return er.Code
+	}
+	return ""
+}

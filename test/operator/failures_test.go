@@ -2,12 +2,15 @@ package operator
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	kubeflow "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/blastfleet/blastfleet/api/v1alpha1"
 	"github.com/blastfleet/blastfleet/internal/ledger"
@@ -114,5 +117,31 @@ func TestInvalidSearch(t *testing.T) {
 	}
 	if got.Status.Progress == "100%" {
 		t.Errorf("progress %q for a campaign with nothing committed", got.Status.Progress)
+	}
+}
+
+// TestStorageReasons: a campaign whose credentials the store refuses, or
+// whose Secret does not exist, waits with a reason that says so, not with
+// StorageUnavailable (a store that is down).
+func TestStorageReasons(t *testing.T) {
+	h := newHarness(t)
+	h.readyDatabase("sprot", v1alpha1.DatabaseProtein)
+	h.create(&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "wrong-keys", Namespace: h.ns},
+		StringData: map[string]string{"AWS_ACCESS_KEY_ID": "nobody", "AWS_SECRET_ACCESS_KEY": "not-the-secret-key"}})
+	for _, c := range []struct{ name, secret, reason string }{
+		{"wrong-keys", "wrong-keys", "StorageAccessDenied"},
+		{"no-secret", "absent", "CredentialsSecretNotFound"},
+	} {
+		camp := h.campaign(c.name, "sprot", 1)
+		camp.Spec.Output.CredentialsSecretRef.Name = c.secret
+		h.create(camp)
+		h.eventually(c.name+" waiting with "+c.reason, 20*time.Second, func() (bool, string) {
+			got := h.get(c.name)
+			cond := meta.FindStatusCondition(got.Status.Conditions, v1alpha1.ConditionReady)
+			if cond == nil || cond.Reason != c.reason || got.Status.Phase != v1alpha1.CampaignPending {
+				return false, fmt.Sprintf("phase %s, Ready %+v", got.Status.Phase, cond)
+			}
+			return true, ""
+		})
 	}
 }
