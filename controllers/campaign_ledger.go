@@ -82,7 +82,6 @@ func (run *campaignRun) finishIfDone(ctx context.Context) (bool, error) {
 	s.Result = run.store.URL(key)
 	t := metav1.NewTime(run.now)
 	s.CompletionTime = &t
-	s.Progress = progress(run.status.QueriesDone, run.status.QueriesFailed, run.status.Queries)
 	if st := run.status; st.QueriesFailed > 0 {
 		reasons := make([]string, 0, 3)
 		for i, q := range st.FailedQueries {

@@ -20,18 +20,18 @@ func TestAllowedOptions(t *testing.T) {
 	}
 	// What AllowedOptions says is what ParseOption does, and every valued
 	// option has a value rule.
-	samples := ValueSamples()
+	syntaxes := ValueSyntaxes()
 	for _, name := range withValue {
-		sample, ok := samples[name]
+		sx, ok := syntaxes[name]
 		if !ok {
 			t.Errorf("valued option %s has no value rule (values.go)", name)
 			continue
 		}
-		if _, err := ParseOption("-"+name+"="+sample[0], 4); err != nil {
+		if _, err := ParseOption("-"+name+"="+sx.Good, 4); err != nil {
 			t.Errorf("valued option %s with a good value: %v", name, err)
 		}
-		if _, err := ParseOption("-"+name+"="+sample[1], 4); err == nil || !strings.Contains(err.Error(), "-"+name+" takes") {
-			t.Errorf("valued option %s with the bad value %q: err = %v, want it to say what -%s takes", name, sample[1], err, name)
+		if _, err := ParseOption("-"+name+"="+sx.Bad, 4); err == nil || !strings.Contains(err.Error(), "-"+name+" takes") {
+			t.Errorf("valued option %s with the bad value %q: err = %v, want it to say what -%s takes", name, sx.Bad, err, name)
 		}
 		if _, err := ParseOption("-"+name, 4); err == nil || !strings.Contains(err.Error(), "needs a value") {
 			t.Errorf("valued option %s without a value: err = %v, want 'needs a value'", name, err)

@@ -79,22 +79,16 @@ func checkValue(name, value string) string {
 	return fmt.Sprintf("-%s takes %s, not %q", name, r.want, value)
 }
 
-// ValuePatterns returns, per valued option, the pattern its value must
-// match (RE2, anchored): what the CRD's CEL rules must say.
-func ValuePatterns() map[string]string {
-	m := make(map[string]string, len(valueRules))
-	for name, r := range valueRules {
-		m[name] = r.pattern.String()
-	}
-	return m
-}
+// ValueSyntax is one valued option's rule as others need it: the pattern
+// its value must match (RE2, anchored; what the CRD's CEL rule says), a
+// value ParseOption accepts and one it refuses.
+type ValueSyntax struct{ Pattern, Good, Bad string }
 
-// ValueSamples returns, per valued option, a value ParseOption accepts and
-// one it refuses.
-func ValueSamples() map[string][2]string {
-	m := make(map[string][2]string, len(valueRules))
+// ValueSyntaxes returns every valued option's ValueSyntax.
+func ValueSyntaxes() map[string]ValueSyntax {
+	m := make(map[string]ValueSyntax, len(valueRules))
 	for name, r := range valueRules {
-		m[name] = [2]string{r.good, r.bad}
+		m[name] = ValueSyntax{Pattern: r.pattern.String(), Good: r.good, Bad: r.bad}
 	}
 	return m
 }

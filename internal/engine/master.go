@@ -38,7 +38,6 @@ type master struct {
 	tr      transport.Transport
 	workers int
 	shards  int
-	inOrder bool // shard groups number subjects in the database's order
 	groups  [][]int
 	queries []query
 	letters int64
@@ -155,6 +154,8 @@ func (m *master) setup(ctx context.Context) error {
 	cfg := m.cfg
 	var sum string
 	var err error
+	m.mergeOpts = merge.Options{MaxTargetSeqs: cfg.MaxTargetSeqs, Evalue: cfg.Evalue,
+		LengthDependentEvalues: cfg.Program.LengthDependentEvalues()}
 	if cfg.Sim != nil {
 		sum, err = m.setupSim(ctx)
 	} else {
@@ -168,8 +169,6 @@ func (m *master) setup(ctx context.Context) error {
 	for w := 1; w <= m.workers; w++ {
 		m.own[w] = scheduler.New(len(m.groups))
 	}
-	m.mergeOpts = merge.Options{MaxTargetSeqs: cfg.MaxTargetSeqs, Evalue: cfg.Evalue,
-		LengthDependentEvalues: cfg.Program.LengthDependentEvalues(), InOrder: m.inOrder}
 	m.threshold = max(cfg.WriteBuffer, output.MinBlock(cfg.Output))
 	if cfg.Campaign != nil {
 		if m.source, err = newCampaignSource(ctx, cfg, sum, len(m.queries)); err != nil {
@@ -211,8 +210,8 @@ func (m *master) setupBLAST(ctx context.Context) (string, error) {
 		return "", err
 	}
 	m.shards = len(db.Shards)
-	m.inOrder = db.InOrder()
-	if !m.inOrder {
+	m.mergeOpts.InOrder = db.InOrder()
+	if !m.mergeOpts.InOrder {
 		cfg.Log.Info("the database's shards do not keep its order (built before blastfleet kept it): subjects that tie in E-value and score are re-ordered by their database ordinals, which BLAST's order may differ from where E-values differ in unprinted digits; rebuild it with blastfleet db shard --force for BLAST's exact order",
 			"database", cfg.Database)
 	}

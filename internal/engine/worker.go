@@ -266,11 +266,9 @@ func (w *worker) finishTask(ctx context.Context, r taskResult) error {
 			// An argument error may be the search's (every chunk fails
 			// alike) or this block's: BLAST's answer on a one-sequence
 			// database of its own tells which.
-			if xe.UsageError() {
-				if blast.Preflight(ctx, w.cfg.Program, w.cfg.Options) != nil {
-					f.Config = true
-					f.Error += " (BLAST+ refuses the search's options on any query: no retry can help)"
-				}
+			if xe.UsageError() && blast.Preflight(ctx, w.cfg.Program, w.cfg.Options) != nil {
+				f.Config = true
+				f.Error += " (BLAST+ refuses the search's options on any query: no retry can help)"
 			}
 		}
 		if err := w.tr.Send(0, encode(&envelope{Failed: f})); err != nil {

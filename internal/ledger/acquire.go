@@ -24,19 +24,16 @@ var errExhausted = errors.New("attempts exhausted")
 // an *InvalidSearchError (ErrInvalidSearch) once BLAST+ refused the search.
 func (l *Ledger) Acquire(ctx context.Context, holder string) (*Lease, error) {
 	for {
-		leaves, objs, _, err := l.scan(ctx)
+		sc, err := l.scan(ctx)
 		if err != nil {
 			return nil, err
 		}
-		if reason, err := l.invalid(ctx, objs); err != nil || reason != nil {
-			if err != nil {
-				return nil, err
-			}
-			return nil, &InvalidSearchError{Reason: *reason}
+		if sc.invalid != nil {
+			return nil, &InvalidSearchError{Reason: *sc.invalid}
 		}
 		var until time.Time
 		open, rescan := false, false
-		for _, lf := range leaves {
+		for _, lf := range sc.leaves {
 			if lf.state != leafOpen {
 				continue
 			}

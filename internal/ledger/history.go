@@ -26,12 +26,12 @@ type ChunkHistory struct {
 // plus one GET per chunk that was ever leased, so it is for reports, not
 // for a polling loop.
 func (l *Ledger) History(ctx context.Context) ([]ChunkHistory, error) {
-	objs, err := l.list(ctx)
+	ls, err := l.list(ctx)
 	if err != nil {
 		return nil, err
 	}
 	var out []ChunkHistory
-	for r, o := range objs {
+	for r, o := range ls.chunks {
 		info, ok := o[attemptsName]
 		if !ok {
 			continue

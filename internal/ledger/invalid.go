@@ -16,10 +16,6 @@ import (
 // sees it without another request.
 const invalidKey = chunksDir + "invalid.json"
 
-// invalidRange is where a listing (list) files the invalid marker: no
-// chunk has it.
-var invalidRange = Range{-1, -1}
-
 // ErrInvalidSearch: the campaign's search is refused by BLAST+; no chunk
 // will be leased again. errors.As an *InvalidSearchError for the reason.
 var ErrInvalidSearch = errors.New("the campaign's search is invalid")
@@ -50,10 +46,9 @@ func (l *Ledger) MarkInvalid(ctx context.Context, holder string, reason FailureR
 	return nil
 }
 
-// invalid reads the invalid marker if the listing objs shows one.
-func (l *Ledger) invalid(ctx context.Context, objs map[Range]chunkObjs) (*FailureReason, error) {
-	listed, ok := objs[invalidRange][invalidKey]
-	if !ok {
+// invalid reads the invalid marker a listing showed, if any.
+func (l *Ledger) invalid(ctx context.Context, listed *objstore.Info) (*FailureReason, error) {
+	if listed == nil {
 		return nil, nil
 	}
 	data, _, err := l.readSmall(ctx, invalidKey, listed.ETag)

@@ -13,25 +13,33 @@ import (
 // chunkObjs is what one List shows of a chunk: object name → Info.
 type chunkObjs map[string]objstore.Info
 
+// listing is what one List of chunks/ shows: each chunk's objects, and the
+// campaign's invalid marker when a partition wrote one.
+type listing struct {
+	chunks  map[Range]chunkObjs
+	invalid *objstore.Info
+}
+
 // list reads the whole chunk state's index in one List of chunks/.
-func (l *Ledger) list(ctx context.Context) (map[Range]chunkObjs, error) {
+func (l *Ledger) list(ctx context.Context) (listing, error) {
 	infos, err := l.st.List(ctx, chunksDir)
 	if err != nil {
-		return nil, fmt.Errorf("reading ledger: %w", err)
+		return listing{}, fmt.Errorf("reading ledger: %w", err)
 	}
-	out := map[Range]chunkObjs{}
+	out := listing{chunks: map[Range]chunkObjs{}}
 	for _, in := range infos {
-		r, name, ok := parseChunkKey(in.Key)
 		if in.Key == invalidKey {
-			r, name, ok = invalidRange, invalidKey, true
+			out.invalid = &in
+			continue
 		}
+		r, name, ok := parseChunkKey(in.Key)
 		if !ok {
 			continue
 		}
-		if out[r] == nil {
-			out[r] = chunkObjs{}
+		if out.chunks[r] == nil {
+			out.chunks[r] = chunkObjs{}
 		}
-		out[r][name] = in
+		out.chunks[r][name] = in
 	}
 	return out, nil
 }
@@ -56,22 +64,32 @@ type leaf struct {
 	decisionETag string
 }
 
+// scanned is one scan of the ledger.
+type scanned struct {
+	leaves   []leaf
+	objs     map[Range]chunkObjs
+	problems []string
+	invalid  *FailureReason // set once BLAST+ refused the search
+}
+
 // scan lists the ledger and expands the plan's chunks through their splits
 // into leaves, in query order. Problems found (corrupt markers, bad
 // results) are voided on the way and reported.
-func (l *Ledger) scan(ctx context.Context) ([]leaf, map[Range]chunkObjs, []string, error) {
-	objs, err := l.list(ctx)
+func (l *Ledger) scan(ctx context.Context) (*scanned, error) {
+	ls, err := l.list(ctx)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, err
 	}
-	var leaves []leaf
-	var problems []string
+	sc := &scanned{objs: ls.chunks}
+	if sc.invalid, err = l.invalid(ctx, ls.invalid); err != nil {
+		return nil, err
+	}
 	for _, c := range l.plan.Chunks {
-		if err := l.expand(ctx, c.Range(), objs, &leaves, &problems); err != nil {
-			return nil, nil, nil, err
+		if err := l.expand(ctx, c.Range(), ls.chunks, &sc.leaves, &sc.problems); err != nil {
+			return nil, err
 		}
 	}
-	return leaves, objs, problems, nil
+	return sc, nil
 }
 
 // maxDecisionReads bounds re-reading a commit marker that keeps changing

@@ -55,16 +55,13 @@ func (l *Ledger) Status(ctx context.Context) (*Status, error) {
 }
 
 func (l *Ledger) status(ctx context.Context) (*Status, []leaf, error) {
-	leaves, objs, problems, err := l.scan(ctx)
+	sc, err := l.scan(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
-	invalid, err := l.invalid(ctx, objs)
-	if err != nil {
-		return nil, nil, err
-	}
-	s := &Status{Name: l.plan.Name, Chunks: len(leaves), Queries: l.plan.Chunks[len(l.plan.Chunks)-1].End, Problems: problems,
-		Invalid: invalid}
+	leaves, objs := sc.leaves, sc.objs
+	s := &Status{Name: l.plan.Name, Chunks: len(leaves), Queries: l.plan.Chunks[len(l.plan.Chunks)-1].End, Problems: sc.problems,
+		Invalid: sc.invalid}
 	for _, lf := range leaves {
 		switch lf.state {
 		case leafCommitted:

@@ -34,6 +34,17 @@ type Options struct {
 	FlankMax    int     // members get random flanks of 0..FlankMax letters each side: equal scores, other lengths
 }
 
+// BatchingSensitive is 16S-like data on which one `blastn -task blastn`
+// run of all its queries differs from the queries searched one by one
+// (6 lines of 15,374): families mutated from one root with internal
+// repeats of root motifs, members 0.5-2% apart with indels, and long
+// chimeric queries beside fragments, 176,000 query letters in all. The
+// determinism tests use it to prove they can fail (docs/concepts.md).
+func BatchingSensitive() Options {
+	return Options{Seed: 6, Families: 2, Members: 4, MinLen: 1300, MaxLen: 1600, Mutation: 0.005,
+		Related: 0.04, Indels: 0.003, Motifs: 6, Queries: 60, QueryFrac: 0.8, LongQueries: 20}
+}
+
 const (
 	nucl = "ACGT"
 	prot = "ACDEFGHIKLMNPQRSTVWY"

@@ -95,15 +95,6 @@ func nuclFamilies() synth.Options {
 		Queries: 30, QueryFrac: 0.6, Unrelated: 40, Duplicates: 2}
 }
 
-// batchingData is 16S-like data on which one `blastn -task blastn` run of
-// all queries differs from the queries searched alone (test/engine's
-// nearIdentical): the campaign path must give the queries-alone answer
-// whatever its chunks, partitions and takeovers.
-func batchingData() synth.Options {
-	return synth.Options{Seed: 6, Families: 2, Members: 4, MinLen: 1300, MaxLen: 1600, Mutation: 0.005,
-		Related: 0.04, Indels: 0.003, Motifs: 6, Queries: 60, QueryFrac: 0.8, LongQueries: 20}
-}
-
 var (
 	fixOnce, batchOnce sync.Once
 	fix, batchFix      *fixture
@@ -124,7 +115,7 @@ func getFixture(t *testing.T) *fixture {
 func getBatchingFixture(t *testing.T) *fixture {
 	t.Helper()
 	requireTools(t, "mpirun", "blastn", "makeblastdb")
-	batchOnce.Do(func() { batchFix, batchErr = buildFixture(batchingData(), "-task=blastn") })
+	batchOnce.Do(func() { batchFix, batchErr = buildFixture(synth.BatchingSensitive(), "-task=blastn") })
 	if batchErr != nil {
 		t.Fatalf("fixture: %v", batchErr)
 	}

@@ -11,19 +11,6 @@ import (
 	"github.com/blastfleet/blastfleet/internal/synth"
 )
 
-// nearIdentical is a 16S-like set: families mutated from one root, with
-// internal repeats of root motifs, members 0.5-2% apart with indels, and
-// long chimeric queries beside fragments, 176,000 query letters in all.
-// BLAST+ searches a batch of queries as one concatenated query and sizes
-// its lookup table by the batch's letters (docs/concepts.md): with -task
-// blastn, one run of these queries reports 6 lines more than the queries
-// searched one by one, so an engine that let its blocks reach BLAST as
-// batches would answer differently with other block sizes.
-func nearIdentical() synth.Options {
-	return synth.Options{Seed: 6, Families: 2, Members: 4, MinLen: 1300, MaxLen: 1600, Mutation: 0.005,
-		Related: 0.04, Indels: 0.003, Motifs: 6, Queries: 60, QueryFrac: 0.8, LongQueries: 20}
-}
-
 // TestDeterminismMatrix runs one search every way the engine can cut and
 // place it: in-process with 1, 2 and 4 workers, under mpirun with 2 to 5
 // ranks, with blocks of one query and one block of all, with every output
@@ -33,7 +20,7 @@ func nearIdentical() synth.Options {
 func TestDeterminismMatrix(t *testing.T) {
 	requireTools(t, "mpirun", "blastn", "makeblastdb")
 	b := bins(t)
-	f := newFixture(t, nearIdentical())
+	f := newFixture(t, synth.BatchingSensitive())
 	const outfmt = "6 qseqid sseqid pident length evalue bitscore qstart qend sstart send"
 	want := f.reference(t, outfmt, "-task", "blastn")
 	oneRun, err := refsearch.Search(context.Background(), "blastn", f.unsharded, f.queries, outfmt,
@@ -72,20 +59,24 @@ func TestDeterminismMatrix(t *testing.T) {
 	for _, s := range strategies[1:] {
 		cases = append(cases, runCase{"np=3/strategy=" + s, 3, []string{"--strategy", s, "--write-buffer", "64KiB"}})
 	}
+	// search runs the engine on the shards (np ranks under mpirun; 0:
+	// in-process) and returns its output.
+	search := func(t *testing.T, np int, args ...string) []byte {
+		dir := t.TempDir()
+		out := filepath.Join(dir, "out.tsv")
+		argv := []string{b.engine}
+		if np > 0 {
+			argv = append(mpirun(np), b.engine)
+		}
+		argv = append(argv, "--database", db, "--queries", f.queries, "--program", "blastn",
+			"--blast-option=-task=blastn", "--outfmt", outfmt, "--output", out, "--cache-dir", filepath.Join(dir, "cache"))
+		r := mustRun(t, mpiTimeout, mpiEnv, append(argv, args...)...)
+		t.Logf("%s: %s", t.Name(), r.elapsed.Round(time.Millisecond))
+		return readFile(t, out)
+	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			dir := t.TempDir()
-			out := filepath.Join(dir, "out.tsv")
-			argv := []string{b.engine}
-			if c.np > 0 {
-				argv = append(mpirun(c.np), b.engine)
-			}
-			argv = append(argv, "--database", db, "--queries", f.queries, "--program", "blastn",
-				"--blast-option=-task=blastn", "--outfmt", outfmt, "--output", out, "--cache-dir", filepath.Join(dir, "cache"))
-			argv = append(argv, c.args...)
-			r := mustRun(t, mpiTimeout, mpiEnv, argv...)
-			t.Logf("%s: %s", c.name, r.elapsed.Round(time.Millisecond))
-			if got := readFile(t, out); !bytes.Equal(got, want) {
+			if got := search(t, c.np, c.args...); !bytes.Equal(got, want) {
 				t.Fatalf("%s: output differs from each query searched alone: %s", c.name, refsearch.Diff(got, want))
 			}
 		})
@@ -94,12 +85,8 @@ func TestDeterminismMatrix(t *testing.T) {
 	// with one block of every query answers as one blastn run does: the
 	// difference the matrix guards against is real in the engine too.
 	t.Run("blast-batches/block-letters=all", func(t *testing.T) {
-		dir := t.TempDir()
-		out := filepath.Join(dir, "out.tsv")
-		mustRun(t, mpiTimeout, nil, b.engine, "--database", db, "--queries", f.queries, "--program", "blastn",
-			"--blast-option=-task=blastn", "--outfmt", outfmt, "--output", out, "--cache-dir", filepath.Join(dir, "cache"),
-			"--workers", "1", "--block-letters", "100000000", "--blast-batches")
-		if d := refsearch.Diff(readFile(t, out), oneRun); d != "" {
+		got := search(t, 0, "--workers", "1", "--block-letters", "100000000", "--blast-batches")
+		if d := refsearch.Diff(got, oneRun); d != "" {
 			t.Fatalf("--blast-batches with one block differs from one blastn run of all queries: %s", d)
 		}
 	})

@@ -164,15 +164,17 @@ func TestCRDBlastOptionValuesMatchEngine(t *testing.T) {
 	for _, m := range regexp.MustCompile(`'([a-z_]+)': '([^']*)'`).FindAllStringSubmatch(first, -1) {
 		crd[m[1]] = m[2]
 	}
-	engine := blast.ValuePatterns()
-	for name := range engine {
-		if !slices.Contains(blast.CampaignOptions(), name) {
-			delete(engine, name) // the engine's own (num_threads)
+	// The engine's rules for the options a campaign takes (num_threads is
+	// the engine's own).
+	engine := map[string]blast.ValueSyntax{}
+	for name, sx := range blast.ValueSyntaxes() {
+		if slices.Contains(blast.CampaignOptions(), name) {
+			engine[name] = sx
 		}
 	}
-	for name, p := range engine {
-		if crd[name] != p {
-			t.Errorf("-%s: the CRD's pattern %q, the engine's %q", name, crd[name], p)
+	for name, sx := range engine {
+		if crd[name] != sx.Pattern {
+			t.Errorf("-%s: the CRD's pattern %q, the engine's %q", name, crd[name], sx.Pattern)
 		}
 	}
 	for name := range crd {
@@ -183,10 +185,8 @@ func TestCRDBlastOptionValuesMatchEngine(t *testing.T) {
 
 	env := kubetest.Start(t)
 	ctx := context.Background()
-	samples := blast.ValueSamples()
-	names := slices.Sorted(maps.Keys(engine))
-	for i, name := range names {
-		good, bad := samples[name][0], samples[name][1]
+	for i, name := range slices.Sorted(maps.Keys(engine)) {
+		good, bad := engine[name].Good, engine[name].Bad
 		if _, err := blast.ParseOption("-"+name+"="+good, 1); err != nil {
 			t.Fatalf("the engine refuses its own good sample: %v", err)
 		}
