@@ -22,10 +22,12 @@ type Campaign struct {
 // campaignSource leases chunks; each becomes a unit whose output is the
 // chunk's result object, committed through the ledger.
 type campaignSource struct {
-	c            *Campaign
-	policy       ledger.Policy
-	done         bool
-	failingSince time.Time // first of an unbroken run of ledger errors
+	c      *Campaign
+	policy ledger.Policy
+	// failingSince is the first of an unbroken run of ledger errors; only
+	// the storage lane reads or writes it.
+	failingSince time.Time
+	renewer      *renewer
 }
 
 // giveUpAfter bounds how long a partition keeps retrying an object store
@@ -36,7 +38,7 @@ const giveUpAfter = 10 * time.Minute
 // failed before asking the ledger again.
 const retryAfterError = 2 * time.Second
 
-func newCampaignSource(ctx context.Context, cfg *Config, queriesSHA string, queries int) (*campaignSource, error) {
+func newCampaignSource(ctx context.Context, cfg *Config, queriesSHA string, queries int, m *master) (*campaignSource, error) {
 	plan := cfg.Campaign.Ledger.Plan()
 	if plan.Queries.SHA256 != "" && plan.Queries.SHA256 != queriesSHA {
 		return nil, fmt.Errorf("campaign %s: queries object %s has SHA-256 %s, the plan says %s (changed or truncated since planning)",
@@ -45,10 +47,14 @@ func newCampaignSource(ctx context.Context, cfg *Config, queriesSHA string, quer
 	if plan.Queries.Count != 0 && plan.Queries.Count != queries {
 		return nil, fmt.Errorf("campaign %s: queries object holds %d queries, the plan says %d", cfg.Campaign.Location, queries, plan.Queries.Count)
 	}
-	return &campaignSource{c: cfg.Campaign, policy: plan.Policy}, nil
+	s := &campaignSource{c: cfg.Campaign, policy: plan.Policy}
+	s.renewer = newRenewer(ctx, plan.Policy.Renew(), m.ledgerOp, func(err error, chunk string) {
+		cfg.Log.Error(err, "renewing lease", "queries", chunk)
+	})
+	return s, nil
 }
 
-func (s *campaignSource) next(ctx context.Context, m *master) (*unit, time.Time, error) {
+func (s *campaignSource) take(ctx context.Context, m *master) taken {
 	var lease *ledger.Lease
 	err := m.ledgerOp("acquire", func() (err error) {
 		lease, err = s.c.Ledger.Acquire(ctx, s.c.Holder)
@@ -60,32 +66,31 @@ func (s *campaignSource) next(ctx context.Context, m *master) (*unit, time.Time,
 		// Every chunk is decided: assemble while the workers are still
 		// here, since reading the results may void a corrupted commit
 		// and make its chunk leasable again.
-		done, err := s.assemble(ctx, m)
-		if err != nil || !done {
+		output, err := s.assemble(ctx, m)
+		if err != nil || output == "" {
 			if err != nil {
 				m.cfg.Log.Error(err, "assembling the campaign's result; will retry")
 			}
-			return nil, time.Now().Add(retryAfterError / 4), nil
+			return taken{retry: time.Now().Add(retryAfterError / 4)}
 		}
-		s.done = true
-		return nil, time.Time{}, nil
+		return taken{last: true, output: output}
 	case errors.As(err, &all):
 		// Others hold the rest: ask again when their leases may expire,
 		// or sooner, since they may also commit or fail.
-		return nil, earliest(all.Until, time.Now().Add(5*time.Second)), nil
+		return taken{retry: earliest(all.Until, time.Now().Add(5*time.Second))}
 	case errors.Is(err, ledger.ErrInvalidSearch):
 		// BLAST+ refused the search: no chunk can succeed, here or
 		// elsewhere. The operator fails the campaign with the reason.
-		return nil, time.Time{}, fmt.Errorf("campaign %s: %w", s.c.Location, err)
+		return taken{err: fmt.Errorf("campaign %s: %w", s.c.Location, err)}
 	case err != nil:
 		if s.failingSince.IsZero() {
 			s.failingSince = time.Now()
 		}
 		if time.Since(s.failingSince) > giveUpAfter {
-			return nil, time.Time{}, fmt.Errorf("campaign %s: the ledger has failed for %v: %w", s.c.Location, giveUpAfter, err)
+			return taken{err: fmt.Errorf("campaign %s: the ledger has failed for %v: %w", s.c.Location, giveUpAfter, err)}
 		}
 		m.cfg.Log.Error(err, "leasing a chunk; will retry")
-		return nil, time.Now().Add(retryAfterError), nil
+		return taken{retry: time.Now().Add(retryAfterError)}
 	}
 	s.failingSince = time.Time{}
 	m.cfg.Log.Info("leased chunk", "queries", lease.Range.String(), "attempt", lease.Attempt)
@@ -93,10 +98,10 @@ func (s *campaignSource) next(ctx context.Context, m *master) (*unit, time.Time,
 	if err != nil {
 		_ = m.ledgerOp("release", func() error { return lease.Release(ctx) })
 		m.cfg.Log.Error(err, "starting a chunk's output; will retry")
-		return nil, time.Now().Add(retryAfterError), nil
+		return taken{retry: time.Now().Add(retryAfterError)}
 	}
 	u.lease, u.leased = lease, time.Now()
-	return u, time.Time{}, nil
+	return taken{unit: u}
 }
 
 func earliest(a, b time.Time) time.Time {
@@ -106,14 +111,10 @@ func earliest(a, b time.Time) time.Time {
 	return a
 }
 
-func (s *campaignSource) exhausted() bool { return s.done }
-
-func (s *campaignSource) committed(ctx context.Context, m *master, u *unit) error {
+func (s *campaignSource) commit(ctx context.Context, m *master, u *unit) error {
 	err := m.ledgerOp("commit", func() error { return u.lease.CommitUploaded(ctx) })
 	switch {
 	case err == nil:
-		m.sum.ChunksCommitted++
-		m.metrics.Chunk(time.Since(u.leased).Seconds())
 		m.cfg.Log.Info("committed chunk", "queries", u.lease.Range.String(), "attempt", u.lease.Attempt)
 	case errors.Is(err, ledger.ErrAlreadyCommitted):
 		m.cfg.Log.Info("chunk was committed by another partition first; ours is discarded", "queries", u.lease.Range.String())
@@ -121,36 +122,33 @@ func (s *campaignSource) committed(ctx context.Context, m *master, u *unit) erro
 		// The lease will expire and another attempt will redo the chunk.
 		m.cfg.Log.Error(err, "committing chunk", "queries", u.lease.Range.String())
 	}
-	return nil
+	return err
 }
 
-func (s *campaignSource) renewEvery() time.Duration { return s.policy.Renew() }
-
-func (s *campaignSource) renew(ctx context.Context, m *master) {
-	for _, u := range m.units {
-		if u.lease == nil {
-			continue
-		}
-		if err := m.ledgerOp("renew", func() error { return u.lease.Renew(ctx) }); err != nil {
-			// Keep going: the commit marker decides who wins.
-			m.cfg.Log.Error(err, "renewing lease", "queries", u.lease.Range.String())
-		}
+func (s *campaignSource) committed(m *master, u *unit, err error) {
+	if err == nil {
+		m.sum.ChunksCommitted++
+		m.metrics.Chunk(time.Since(u.leased).Seconds())
 	}
 }
 
-// assemble builds the campaign's result once every chunk is decided;
-// false when a chunk turned out to need redoing.
-func (s *campaignSource) assemble(ctx context.Context, m *master) (bool, error) {
+func (s *campaignSource) hold(u *unit) { s.renewer.hold(u.lease) }
+func (s *campaignSource) drop(u *unit) { s.renewer.drop(u.lease) }
+func (s *campaignSource) close()       { s.renewer.stop() }
+
+// assemble builds the campaign's result once every chunk is decided and
+// returns its location; empty when a chunk turned out to need redoing.
+func (s *campaignSource) assemble(ctx context.Context, m *master) (string, error) {
 	var st *ledger.Status
 	err := m.ledgerOp("status", func() (err error) {
 		st, err = s.c.Ledger.Status(ctx)
 		return err
 	})
 	if err != nil {
-		return false, err
+		return "", err
 	}
 	if !st.Complete {
-		return false, nil
+		return "", nil
 	}
 	var key string
 	err = m.ledgerOp("assemble", func() (err error) {
@@ -159,19 +157,15 @@ func (s *campaignSource) assemble(ctx context.Context, m *master) (bool, error) 
 	})
 	if errors.Is(err, ledger.ErrIncomplete) {
 		m.cfg.Log.Info("a committed result failed its check and will be redone", "error", err.Error())
-		return false, nil
+		return "", nil
 	}
 	if err != nil {
-		return false, err
+		return "", err
 	}
-	m.sum.Output = s.c.Ledger.Store().URL(key)
-	m.cfg.Log.Info("campaign complete", "result", m.sum.Output, "queriesFailed", st.QueriesFailed)
-	return true, nil
+	output := s.c.Ledger.Store().URL(key)
+	m.cfg.Log.Info("campaign complete", "result", output, "queriesFailed", st.QueriesFailed)
+	return output, nil
 }
-
-// finish runs after the workers stopped: the result was assembled, if
-// this partition saw the campaign complete, when the ledger ran dry.
-func (s *campaignSource) finish(ctx context.Context, m *master) error { return nil }
 
 // ledgerOp runs one ledger operation and sends its time to /metrics; the
 // ledger's answers that are news, not failures, are not counted as errors.

@@ -43,9 +43,16 @@ type master struct {
 	letters int64
 
 	source unitSource
-	units  []*unit // active, in the order they were taken
-	nextID int
-	retry  time.Time // when the source may have work again
+	// Storage work beside the loop: leasing and failure records in one
+	// lane, output commits, aborts and run records in the other, so a
+	// slow commit does not hold up the next lease.
+	leasing, storing *lane
+	completions      chan func() error // from both lanes, run by the loop
+	acquiring        bool              // a take is in the lane
+	drained          bool              // the source has nothing more
+	units            []*unit           // active, in the order they were taken
+	nextID           int
+	retry            time.Time // when the source may have work again
 
 	sched  *scheduler.Scheduler
 	own    map[int]*scheduler.Scheduler // static schedules: per worker
@@ -81,7 +88,15 @@ func runMaster(ctx context.Context, cfg *Config, tr transport.Transport) (*Summa
 		return nil, fmt.Errorf("the engine needs at least one worker (run with --workers W, or mpirun -np >= 2)")
 	}
 	m.run = newRunRecorder(cfg.Campaign, m.clock.start, cfg.Log)
+	m.completions = make(chan func() error)
+	m.leasing, m.storing = newLane(m.completions), newLane(m.completions)
+	defer func() {
+		if m.source != nil {
+			m.source.close()
+		}
+	}()
 	if err := m.setup(ctx); err != nil {
+		m.stopLanes(0)
 		m.broadcast(&envelope{Setup: &setupMsg{Error: err.Error()}})
 		m.collectSummaries(ctx)
 		m.run.write(ctx, m.final(), RunFailed, err)
@@ -91,6 +106,9 @@ func runMaster(ctx context.Context, cfg *Config, tr transport.Transport) (*Summa
 	m.run.write(ctx, m.snapshot(), RunRunning, nil)
 	m.broadcast(&envelope{Setup: &setupMsg{}})
 	err := m.loop(ctx)
+	// What the lane still holds runs now, and later storage work runs
+	// inline: the loop that would act on it has ended.
+	m.stopLanes(stopSummaryWait)
 	if err != nil {
 		m.broadcast(&envelope{Stop: &stopMsg{Abort: err.Error()}})
 		// Stopped (SIGTERM) or failed, the workers' accounts still come
@@ -110,10 +128,6 @@ func runMaster(ctx context.Context, cfg *Config, tr transport.Transport) (*Summa
 	}
 	m.broadcast(&envelope{Stop: &stopMsg{}})
 	m.collectSummaries(ctx)
-	if err := m.source.finish(ctx, m); err != nil {
-		m.run.write(ctx, m.final(), RunFailed, err)
-		return nil, err
-	}
 	sum := m.final()
 	m.run.write(ctx, sum, RunComplete, nil)
 	return sum, nil
@@ -171,11 +185,13 @@ func (m *master) setup(ctx context.Context) error {
 	}
 	m.threshold = max(cfg.WriteBuffer, output.MinBlock(cfg.Output))
 	if cfg.Campaign != nil {
-		if m.source, err = newCampaignSource(ctx, cfg, sum, len(m.queries)); err != nil {
+		src, err := newCampaignSource(ctx, cfg, sum, len(m.queries), m)
+		if err != nil {
 			return err
 		}
+		m.source = src
 	} else {
-		m.source = &singleSource{}
+		m.source = singleSource{}
 	}
 	m.sum = Summary{Program: string(cfg.Program), Output: cfg.Output, Strategy: cfg.Strategy.Name(), QuerySync: cfg.QuerySync,
 		Backend: "blast", Schedule: cfg.Schedule.String(),
@@ -232,14 +248,12 @@ func (m *master) send(w int, e *envelope) error { return m.tr.Send(w, encode(e))
 // finished: the source has nothing more, every unit is done, and no rank
 // waits at a barrier.
 func (m *master) finished() bool {
-	return m.source.exhausted() && len(m.units) == 0 && !m.syncing() && len(m.deferred) == 0
+	return m.drained && len(m.units) == 0 && m.leasing.idle() && m.storing.idle() && !m.syncing() && len(m.deferred) == 0
 }
 
 func (m *master) loop(ctx context.Context) error {
 	progress := time.NewTicker(10 * time.Second)
 	defer progress.Stop()
-	renew := time.NewTicker(m.source.renewEvery())
-	defer renew.Stop()
 	retry := time.NewTimer(time.Hour)
 	defer retry.Stop()
 	for !m.finished() {
@@ -267,12 +281,14 @@ func (m *master) loop(ctx context.Context) error {
 			return ctx.Err()
 		case <-progress.C:
 			waited()
-			m.run.maybeUpdate(ctx, m.snapshot)
+			m.updateRun(ctx)
 			m.cfg.Log.Info("progress", "queriesWritten", m.sum.QueriesWritten, "queries", len(m.queries),
 				"tasks", m.sum.Tasks, "activeUnits", len(m.units), "bytesWritten", m.sum.BytesWritten)
-		case <-renew.C:
+		case c := <-m.completions:
 			waited()
-			m.source.renew(ctx, m)
+			if err := c(); err != nil {
+				return err
+			}
 		case <-retry.C:
 			waited()
 			m.retry = time.Time{}
@@ -475,24 +491,73 @@ func (m *master) addBlock(ctx context.Context) (bool, error) {
 		}
 	}
 	if u == nil {
-		if m.source.exhausted() || (!m.retry.IsZero() && time.Now().Before(m.retry)) {
-			return false, nil
-		}
-		var err error
-		u, m.retry, err = m.source.next(ctx, m)
-		if err != nil || u == nil {
-			return false, err
-		}
-		u.id = m.nextID
-		m.nextID++
-		m.units = append(m.units, u)
-		if m.cfg.Schedule.static() {
-			return true, m.splitUnit(u)
-		}
+		m.takeUnit(ctx)
+		return false, nil
 	}
 	first, end := u.blk.take()
 	m.newBlock(u, first+u.first, end+u.first, 0)
 	return true, nil
+}
+
+// takeUnit asks the source for the next unit in the storage lane, unless
+// a take is under way, the source is drained, or it said to wait.
+func (m *master) takeUnit(ctx context.Context) {
+	if m.acquiring || m.drained || (!m.retry.IsZero() && time.Now().Before(m.retry)) {
+		return
+	}
+	m.acquiring = true
+	m.leasing.do(func() func() error {
+		t := m.source.take(ctx, m)
+		return func() error { return m.took(ctx, t) }
+	})
+}
+
+// took is the loop's side of a take: a new unit joins the active ones and
+// the idle workers are served.
+func (m *master) took(ctx context.Context, t taken) error {
+	m.acquiring = false
+	if t.err != nil {
+		return t.err
+	}
+	m.retry = t.retry
+	if t.last {
+		m.drained = true
+		if t.output != "" {
+			m.sum.Output = t.output
+		}
+	}
+	if u := t.unit; u != nil {
+		u.id = m.nextID
+		m.nextID++
+		m.units = append(m.units, u)
+		if u.lease != nil {
+			m.source.hold(u)
+		}
+		if m.cfg.Schedule.static() {
+			if err := m.splitUnit(u); err != nil {
+				return err
+			}
+		}
+	}
+	return m.dispatch(ctx)
+}
+
+// stopLanes ends both lanes, each within wait.
+func (m *master) stopLanes(wait time.Duration) {
+	m.leasing.stop(wait)
+	m.storing.stop(wait)
+}
+
+// updateRun refreshes the run record, when due, in the storage lane.
+func (m *master) updateRun(ctx context.Context) {
+	if !m.run.due() {
+		return
+	}
+	sum := m.snapshot()
+	m.storing.do(func() func() error {
+		m.run.write(ctx, sum, RunRunning, nil)
+		return nil
+	})
 }
 
 // newBlock queues the queries [first, end) of unit u as a block: for

@@ -106,8 +106,10 @@ const runUpdateEvery = time.Minute
 // ledger alone decides the campaign's result.
 type runRecorder struct {
 	c   *Campaign
-	rec RunRecord // rec.Updated: when it was last written
+	rec RunRecord // written by one goroutine at a time: setup, the lane, the end
 	log logr.Logger
+	// asked is when the loop last asked for a refresh; the loop's own.
+	asked time.Time
 }
 
 // newRunRecorder is nil outside campaigns; a nil recorder writes nothing.
@@ -116,7 +118,7 @@ func newRunRecorder(c *Campaign, started time.Time, log logr.Logger) *runRecorde
 		return nil
 	}
 	return &runRecorder{c: c, log: log, rec: RunRecord{Holder: c.Holder, Namespace: c.Namespace, Campaign: c.Name,
-		Partition: c.Partition, Started: started}}
+		Partition: c.Partition, Started: started}, asked: started}
 }
 
 func (r *runRecorder) write(ctx context.Context, sum *Summary, state string, cause error) {
@@ -136,10 +138,12 @@ func (r *runRecorder) write(ctx context.Context, sum *Summary, state string, cau
 	}
 }
 
-// maybeUpdate refreshes a running record at most every runUpdateEvery.
-func (r *runRecorder) maybeUpdate(ctx context.Context, snapshot func() *Summary) {
-	if r == nil || time.Since(r.rec.Updated) < runUpdateEvery {
-		return
+// due says whether a running record should be refreshed now (at most
+// every runUpdateEvery), and if so counts the refresh as asked for.
+func (r *runRecorder) due() bool {
+	if r == nil || time.Since(r.asked) < runUpdateEvery {
+		return false
 	}
-	r.write(ctx, snapshot(), RunRunning, nil)
+	r.asked = time.Now()
+	return true
 }

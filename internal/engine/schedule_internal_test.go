@@ -36,7 +36,7 @@ func staticMaster(t *testing.T, sched Schedule, workers int, lengths ...int) (*m
 		}
 	})
 	m := &master{cfg: &Config{Schedule: sched}, tr: trs[0], workers: workers, groups: [][]int{{0}, {1}},
-		queries: queriesOfLengths(lengths...), cached: map[int]map[int]bool{}, source: &singleSource{taken: true},
+		queries: queriesOfLengths(lengths...), cached: map[int]map[int]bool{}, source: singleSource{}, drained: true,
 		sched: scheduler.New(2), own: map[int]*scheduler.Scheduler{}}
 	for w := 1; w <= workers; w++ {
 		m.own[w] = scheduler.New(2)

@@ -120,22 +120,35 @@ func (m *master) releaseNow(task int) {
 	_ = m.send(m.tasks[task].worker, &envelope{Release: &releaseMsg{Tasks: []int{task}}})
 }
 
-// maybeFinish makes a done unit's output whole (and commits it).
+// maybeFinish makes a done unit's output whole and commits it, in the
+// storage lane: the unit leaves the loop's books now, and the loop hears
+// how the commit went when it has. Its lease is renewed until then: a
+// commit may outlast a lease, and a lapsed lease would be taken over,
+// here or elsewhere, and its chunk searched again for nothing.
 func (m *master) maybeFinish(ctx context.Context, u *unit) error {
 	if u.failed || !u.done() {
 		return nil
 	}
-	t := time.Now()
-	defer func() { m.clock.since("write", t) }()
-	// Parts arrive in any order; the upload's Complete sorts them.
-	if err := output.Finish(ctx, u.target, u.parts); err != nil {
-		return m.fail(ctx, u, fmt.Errorf("finishing output %s: %w", u.target.Location, err), nil)
-	}
 	m.removeUnit(u)
-	// A chunk decided may change what the ledger has to lease: ask again
-	// now rather than when a wait for others' leases ends.
-	m.retry = time.Time{}
-	return m.source.committed(ctx, m, u)
+	m.storing.do(func() func() error {
+		defer m.source.drop(u)
+		// Parts arrive in any order; the upload's Complete sorts them.
+		if err := output.Finish(ctx, u.target, u.parts); err != nil {
+			return func() error {
+				return m.fail(ctx, u, fmt.Errorf("finishing output %s: %w", u.target.Location, err), nil)
+			}
+		}
+		err := m.source.commit(ctx, m, u)
+		return func() error {
+			m.source.committed(m, u, err)
+			// A chunk decided may change what the ledger has to lease:
+			// ask again now rather than when a wait for others' leases
+			// ends.
+			m.retry = time.Time{}
+			return m.dispatch(ctx)
+		}
+	})
+	return nil
 }
 
 // fail ends a unit after an error: outside campaigns the whole run fails;
@@ -151,16 +164,21 @@ func (m *master) fail(ctx context.Context, u *unit, cause error, f *failedMsg) e
 		reason.ExitCode, reason.Signal, reason.StderrTail, reason.Config = f.ExitCode, f.Signal, f.StderrTail, f.Config
 	}
 	m.abandon(ctx, u, cause)
-	if err := m.ledgerOp("fail", func() error { return u.lease.Fail(ctx, reason) }); err != nil {
-		m.cfg.Log.Error(err, "recording a chunk failure", "queries", fmt.Sprintf("%d-%d", u.first, u.end))
-	}
-	if reason.Config {
-		// Every chunk would fail alike: stop the campaign, everywhere,
-		// instead of retrying and bisecting down to single queries.
-		if err := m.ledgerOp("invalid", func() error { return m.source.markInvalid(ctx, reason) }); err != nil {
-			m.cfg.Log.Error(err, "recording that BLAST+ refuses the search")
+	// The lane keeps order: the next lease is asked for after this
+	// failure is on record.
+	m.leasing.do(func() func() error {
+		if err := m.ledgerOp("fail", func() error { return u.lease.Fail(ctx, reason) }); err != nil {
+			m.cfg.Log.Error(err, "recording a chunk failure", "queries", fmt.Sprintf("%d-%d", u.first, u.end))
 		}
-	}
+		if reason.Config {
+			// Every chunk would fail alike: stop the campaign, everywhere,
+			// instead of retrying and bisecting down to single queries.
+			if err := m.ledgerOp("invalid", func() error { return m.source.markInvalid(ctx, reason) }); err != nil {
+				m.cfg.Log.Error(err, "recording that BLAST+ refuses the search")
+			}
+		}
+		return nil
+	})
 	m.sum.ChunksFailed++
 	m.retry = time.Time{}
 	// A barrier may have waited only for the abandoned unit's writes.
@@ -177,44 +195,56 @@ func (m *master) abandon(ctx context.Context, u *unit, cause error) {
 		}
 	}
 	m.removeUnit(u)
+	m.source.drop(u)
 	m.syncAbandoned(u.id)
-	if err := output.Abort(ctx, u.target); err != nil {
-		m.cfg.Log.Error(err, "cleaning up output", "location", u.target.Location)
-	}
+	m.storing.do(func() func() error {
+		if err := output.Abort(ctx, u.target); err != nil {
+			m.cfg.Log.Error(err, "cleaning up output", "location", u.target.Location)
+		}
+		return nil
+	})
 }
 
-// unitSource is where a master's units of work come from.
+// unitSource is where a master's units of work come from. take and
+// commit talk to storage and run in the lane; the rest run on the loop.
 type unitSource interface {
-	// next returns a new unit, or nil and when to ask again.
-	next(ctx context.Context, m *master) (*unit, time.Time, error)
-	exhausted() bool
-	committed(ctx context.Context, m *master, u *unit) error
-	renewEvery() time.Duration
-	renew(ctx context.Context, m *master)
-	finish(ctx context.Context, m *master) error
+	// take returns a new unit, or when to ask again, or that nothing
+	// follows.
+	take(ctx context.Context, m *master) taken
+	// commit records a unit whose output is whole.
+	commit(ctx context.Context, m *master, u *unit) error
+	// committed is the loop's account of commit's outcome.
+	committed(m *master, u *unit, err error)
+	// hold and drop start and stop keeping a unit's lease alive.
+	hold(u *unit)
+	drop(u *unit)
+	close()
 	// markInvalid records that BLAST+ refuses the search (campaigns).
 	markInvalid(ctx context.Context, reason ledger.FailureReason) error
 }
 
+// taken is what a source's take found.
+type taken struct {
+	unit   *unit
+	retry  time.Time // no unit now: ask again then
+	last   bool      // nothing follows
+	output string    // with last: where the result is, if not --output
+	err    error
+}
+
 // singleSource is one search to one --output.
-type singleSource struct{ taken bool }
+type singleSource struct{}
 
-func (s *singleSource) next(ctx context.Context, m *master) (*unit, time.Time, error) {
-	if s.taken {
-		return nil, time.Time{}, nil
-	}
-	s.taken = true
+func (singleSource) take(ctx context.Context, m *master) taken {
 	u, err := m.newUnit(ctx, 0, len(m.queries), m.cfg.Output)
-	return u, time.Time{}, err
+	return taken{unit: u, last: true, err: err}
 }
 
-func (s *singleSource) exhausted() bool { return s.taken }
-func (s *singleSource) committed(context.Context, *master, *unit) error {
-	return nil
-}
-func (s *singleSource) renewEvery() time.Duration             { return time.Hour }
-func (s *singleSource) renew(context.Context, *master)        {}
-func (s *singleSource) finish(context.Context, *master) error { return nil }
+func (singleSource) commit(context.Context, *master, *unit) error { return nil }
+func (singleSource) committed(*master, *unit, error)              {}
+func (singleSource) hold(*unit)                                   {}
+func (singleSource) drop(*unit)                                   {}
+func (singleSource) close()                                       {}
 
 // markInvalid: outside campaigns the failure itself ends the run.
-func (s *singleSource) markInvalid(context.Context, ledger.FailureReason) error { return nil }
+func (singleSource) markInvalid(context.Context, ledger.FailureReason) error { return nil }

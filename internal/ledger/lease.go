@@ -31,13 +31,21 @@ func (ls *Lease) ExpiresAt() time.Time {
 	return ls.rec.ExpiresAt
 }
 
+// Released: this holder gave the lease up (released, failed, committed)
+// or learnt it was taken over.
+func (ls *Lease) Released() bool {
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	return ls.released
+}
+
 // Renew extends the lease by CAS on our last ETag: losing means it was
 // taken over (or released) and gives ErrLeaseLost.
 func (ls *Lease) Renew(ctx context.Context) error {
 	ls.mu.Lock()
 	defer ls.mu.Unlock()
 	if ls.released {
-		return fmt.Errorf("renewing chunk %s: %w (released)", ls.Range, ErrLeaseLost)
+		return fmt.Errorf("renewing chunk %s: %w", ls.Range, ErrReleased)
 	}
 	now := ls.l.now().UTC()
 	rec := ls.rec

@@ -21,6 +21,9 @@ var (
 	ErrAllLeased = errors.New("every remaining chunk is leased")
 	// ErrLeaseLost: the lease was taken over (or released) by another.
 	ErrLeaseLost = errors.New("lease lost")
+	// ErrReleased: renewing a lease its own holder has given up
+	// (committed, failed, released). It matches ErrLeaseLost too.
+	ErrReleased = fmt.Errorf("%w: released by its holder", ErrLeaseLost)
 	// ErrAlreadyCommitted: the chunk was decided by someone else first (a
 	// commit, or a split or failure after its attempts ran out). Not a
 	// failure: discard the work.
