@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/dustin/go-humanize"
 	"github.com/go-logr/logr"
@@ -109,6 +110,10 @@ the --sim-* flags), to measure strategies and --schedule with many ranks.`,
 	}
 }
 
+// workerIdleLimit is the longest sleep between a worker rank's polls
+// (the master keeps the transport's 5 ms: Done messages wait on it).
+const workerIdleLimit = 50 * time.Millisecond
+
 // errReported is an error another rank reports.
 var errReported = errors.New("reported by rank 0")
 
@@ -201,6 +206,12 @@ func run(ctx context.Context, f *flags) error {
 			return err
 		}
 		rank = tr.Rank()
+		if l, ok := tr.(mpi.IdleLimiter); ok && rank != 0 {
+			// A worker waits for nothing urgent while BLAST runs: its own
+			// Done restarts its back-off, so the next task is still picked
+			// up at once. Polling less leaves the cores to BLAST.
+			l.SetIdleLimit(workerIdleLimit)
+		}
 	}
 	log := funcr.New(func(prefix, args string) {
 		fmt.Fprintf(os.Stderr, "%s rank=%d %s\n", prefix, rank, args)

@@ -1,6 +1,15 @@
 package mpi
 
-import "os"
+import (
+	"os"
+	"time"
+)
+
+// IdleLimiter is the MPI transport's knob for how long an idle rank
+// sleeps between polls (Init's transport implements it).
+type IdleLimiter interface {
+	SetIdleLimit(time.Duration)
+}
 
 // MaxMessage is the largest message Send accepts: MPI counts are C ints.
 const MaxMessage = 1<<31 - 1
