@@ -94,7 +94,7 @@ func (s *campaignSource) take(ctx context.Context, m *master) taken {
 	}
 	s.failingSince = time.Time{}
 	m.cfg.Log.Info("leased chunk", "queries", lease.Range.String(), "attempt", lease.Attempt)
-	u, err := m.newUnit(ctx, lease.Range.First, lease.Range.End, s.c.Ledger.Store().URL(lease.ResultKey()))
+	u, err := m.newUnit(ctx, lease.Range.First, lease.Range.End, s.c.Ledger.Store().URL(lease.ResultKey()), lease.Later > 0)
 	if err != nil {
 		_ = m.ledgerOp("release", func() error { return lease.Release(ctx) })
 		m.cfg.Log.Error(err, "starting a chunk's output; will retry")

@@ -82,7 +82,7 @@ func TestBlockerFixed(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			b := newBlocker(queriesOfLengths(tt.lengths...), tt.fixed, 4)
+			b := newBlocker(queriesOfLengths(tt.lengths...), tt.fixed, 4, false)
 			if got := takeAll(t, b); !slices.Equal(got, tt.want) {
 				t.Errorf("blocks %v, want %v", got, tt.want)
 			}
@@ -98,7 +98,7 @@ func TestBlockerGuidedUniform(t *testing.T) {
 				lengths[i] = 100
 			}
 			qs := queriesOfLengths(lengths...)
-			spans := takeAll(t, newBlocker(qs, 0, workers))
+			spans := takeAll(t, newBlocker(qs, 0, workers, false))
 			sizes := make([]int64, len(spans))
 			for i, s := range spans {
 				sizes[i] = spanLetters(qs, s)
@@ -123,6 +123,27 @@ func TestBlockerGuidedUniform(t *testing.T) {
 	}
 }
 
+// A unit that more work follows is cut into about one block per worker,
+// with no small blocks at its end: the next unit keeps the workers busy.
+func TestBlockerMoreFollows(t *testing.T) {
+	lengths := make([]int, 60)
+	for i := range lengths {
+		lengths[i] = 100
+	}
+	qs := queriesOfLengths(lengths...)
+	for _, c := range []struct{ workers, blocks int }{{1, 1}, {2, 2}, {4, 4}, {16, 10}} {
+		spans := takeAll(t, newBlocker(qs, 0, c.workers, true))
+		if len(spans) != c.blocks {
+			t.Errorf("%d workers: %d blocks, want %d (6000 letters, at least %d a block)", c.workers, len(spans), c.blocks, minGuidedLetters)
+		}
+	}
+	// Without more work after it, the same unit is guided: more, smaller
+	// blocks towards its end.
+	if g := takeAll(t, newBlocker(qs, 0, 2, false)); len(g) <= 2 {
+		t.Errorf("guided: %d blocks, want more than 2", len(g))
+	}
+}
+
 func TestBlockerGuidedRandomLengths(t *testing.T) {
 	for seed := uint64(1); seed <= 10; seed++ {
 		r := rand.New(rand.NewPCG(seed, 5))
@@ -132,7 +153,7 @@ func TestBlockerGuidedRandomLengths(t *testing.T) {
 		}
 		qs := queriesOfLengths(lengths...)
 		workers := 1 + r.IntN(8)
-		b := newBlocker(qs, 0, workers)
+		b := newBlocker(qs, 0, workers, false)
 		var prevTarget int64 = -1
 		for !b.done() {
 			target := max(b.left/int64(2*workers), minGuidedLetters)
@@ -155,7 +176,7 @@ func TestBlockerGuidedRandomLengths(t *testing.T) {
 			t.Fatalf("seed %d: blocker ended at %d of %d with %d letters left", seed, b.next, len(qs), b.left)
 		}
 		// And a fresh blocker tiles the same queries.
-		takeAll(t, newBlocker(qs, 0, workers))
+		takeAll(t, newBlocker(qs, 0, workers, false))
 	}
 }
 

@@ -70,13 +70,17 @@ func loadQueries(ctx context.Context, location string, p blast.Program) ([]query
 // blocker cuts the query list into blocks on demand. With a fixed size each
 // block holds about that many letters; otherwise blocks are guided: each
 // takes a share of what is left, so early blocks are large (few BLAST
-// start-ups) and the last ones small (workers finish together).
+// start-ups) and the last ones small (workers finish together). A unit
+// that more work follows (a campaign chunk that is not among the last)
+// needs no small blocks, since the next unit's blocks keep the workers
+// busy: it is cut into one block per worker.
 type blocker struct {
 	queries []query
 	next    int
 	left    int64
 	fixed   int
 	workers int
+	even    int64 // letters per block of a unit more work follows; 0: guided
 }
 
 // minGuidedLetters keeps guided blocks large enough that BLAST's per-call
@@ -86,9 +90,13 @@ type blocker struct {
 const minGuidedLetters = 600
 
 // newBlocker cuts queries into blocks of fixed letters (0: guided, as
-// for workers workers).
-func newBlocker(queries []query, fixed, workers int) *blocker {
-	return &blocker{queries: queries, left: sumLetters(queries), fixed: fixed, workers: workers}
+// for workers workers, or with more following, one block per worker).
+func newBlocker(queries []query, fixed, workers int, more bool) *blocker {
+	b := &blocker{queries: queries, left: sumLetters(queries), fixed: fixed, workers: workers}
+	if more {
+		b.even = max((b.left+int64(workers)-1)/int64(workers), minGuidedLetters)
+	}
+	return b
 }
 
 func sumLetters(qs []query) int64 {
@@ -104,7 +112,11 @@ func (b *blocker) done() bool { return b.next >= len(b.queries) }
 // take returns the next block as [first, end).
 func (b *blocker) take() (first, end int) {
 	target := int64(b.fixed)
-	if target <= 0 {
+	switch {
+	case target > 0:
+	case b.even > 0:
+		target = b.even
+	default:
 		target = max(b.left/int64(2*b.workers), minGuidedLetters)
 	}
 	first, end = b.next, b.next

@@ -70,7 +70,7 @@ func (m *master) splitUnit(u *unit) error {
 		// Blocks within a span are guided as for one worker: the span's
 		// worker alone searches them, so their size only spreads BLAST's
 		// start-up cost and lets its output go out before the span ends.
-		blk := newBlocker(qs[s.First:s.End], m.cfg.BlockLetters, 1)
+		blk := newBlocker(qs[s.First:s.End], m.cfg.BlockLetters, 1, false)
 		for !blk.done() {
 			first, end := blk.take()
 			m.newBlock(u, u.first+s.First+first, u.first+s.First+end, w)

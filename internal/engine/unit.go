@@ -38,8 +38,10 @@ type pendingLine struct {
 	worker, task, index, size int
 }
 
-func (m *master) newUnit(ctx context.Context, first, end int, location string) (*unit, error) {
-	u := &unit{first: first, end: end, blk: newBlocker(m.queries[first:end], m.cfg.BlockLetters, m.workers)}
+// newUnit starts the output of queries [first, end); more says that more
+// work follows it (its blocks need not shrink towards its end).
+func (m *master) newUnit(ctx context.Context, first, end int, location string, more bool) (*unit, error) {
+	u := &unit{first: first, end: end, blk: newBlocker(m.queries[first:end], m.cfg.BlockLetters, m.workers, more)}
 	var err error
 	if u.target, err = output.Begin(ctx, location); err != nil {
 		return nil, err
@@ -236,7 +238,7 @@ type taken struct {
 type singleSource struct{}
 
 func (singleSource) take(ctx context.Context, m *master) taken {
-	u, err := m.newUnit(ctx, 0, len(m.queries), m.cfg.Output)
+	u, err := m.newUnit(ctx, 0, len(m.queries), m.cfg.Output, false)
 	return taken{unit: u, last: true, err: err}
 }
 

@@ -33,7 +33,7 @@ func (l *Ledger) Acquire(ctx context.Context, holder string) (*Lease, error) {
 		}
 		var until time.Time
 		open, rescan := false, false
-		for _, lf := range sc.leaves {
+		for i, lf := range sc.leaves {
 			if lf.state != leafOpen {
 				continue
 			}
@@ -41,6 +41,7 @@ func (l *Ledger) Acquire(ctx context.Context, holder string) (*Lease, error) {
 			ls, err := l.tryLeaf(ctx, lf, holder, &until)
 			switch {
 			case err == nil && ls != nil:
+				ls.Later = openLeaves(sc.leaves[i+1:])
 				return ls, nil
 			case errors.Is(err, errExhausted):
 				rescan = true // decided: the split's children are new leaves
@@ -59,6 +60,16 @@ func (l *Ledger) Acquire(ctx context.Context, holder string) (*Lease, error) {
 		}
 		return nil, &AllLeasedError{Until: until}
 	}
+}
+
+func openLeaves(lfs []leaf) int {
+	n := 0
+	for _, lf := range lfs {
+		if lf.state == leafOpen {
+			n++
+		}
+	}
+	return n
 }
 
 // tryLeaf leases lf if it can: nil, nil means it is held by a live lease

@@ -16,6 +16,10 @@ type Lease struct {
 	Range   Range
 	Holder  string
 	Attempt int // 1-based, counted in attempts.json before work starts
+	// Later counts the undecided chunks after this one in query order
+	// when it was leased: 0 means it is among the campaign's last, whose
+	// searches should end together.
+	Later int
 
 	mu       sync.Mutex
 	rec      leaseRecord
