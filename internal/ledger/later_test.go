@@ -31,4 +31,3 @@ func TestLeaseLater(t *testing.T) {
 		}
 	})
 }
-
