@@ -11,8 +11,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-
-	"github.com/blastfleet/blastfleet/internal/enginemetrics"
 )
 
 // MPIJobExecutor runs partitions as kubeflow.org/v2beta1 MPIJobs: the
@@ -22,10 +20,6 @@ type MPIJobExecutor struct {
 	// logs) this long.
 	TTLSecondsAfterFinished int32
 }
-
-// scratchDir is where workers cache shards: an emptyDir, since the root
-// filesystem may be read-only and the home directory unwritable.
-const scratchDir = "/scratch"
 
 // The worker image's non-root sshd (images/worker).
 const (
@@ -45,28 +39,21 @@ func (MPIJobExecutor) Items(list client.ObjectList) []client.Object {
 	return out
 }
 
-// Build makes the MPIJob. It is validated with the MPI operator's own
-// validation, since the MPI operator never requeues an invalid MPIJob.
+// Build wraps the partition's command in an MPIJob: mpirun in the
+// launcher over the worker pods' slots. It is validated with the MPI
+// operator's own validation, since the MPI operator never requeues an
+// invalid MPIJob.
 func (e MPIJobExecutor) Build(p *PartitionRequest) (client.Object, error) {
 	c := p.Campaign
 	spec := c.Spec.Partitions
-	ranks := spec.Workers * spec.SlotsPerWorker
-	name := PartitionName(c.Name, p.Index, p.Restart)
+	cmd := NewPartitionCommand(p)
+	name := cmd.Name
 
 	labels := partitionLabels(c, p.Index, p.Restart)
 	podLabels := map[string]string{LabelCampaign: c.Name, LabelPartition: labels[LabelPartition]}
 
-	env := append(storageEnv(c.Spec.Output), corev1.EnvVar{Name: "OMPI_MCA_btl_vader_single_copy_mechanism", Value: "none"})
-	env = append(env, engineEnv(c.Namespace, c.Name, name)...)
-	args := []string{"-np", strconv.Itoa(int(ranks)), "--bind-to", "none"}
-	for _, e := range env {
-		args = append(args, "-x", e.Name) // forwarded by name: values stay in the environment
-	}
-	args = append(args, "blastfleet-engine",
-		"--campaign", p.Location,
-		"--partition-id", name,
-		"--strategy", string(c.Spec.OutputStrategy),
-		"--cache-dir", scratchDir+"/shards")
+	env := cmd.Env
+	args := mpirunArgs(cmd)
 
 	launcher := corev1.PodTemplateSpec{
 		ObjectMeta: metav1.ObjectMeta{Labels: podLabels},
@@ -99,8 +86,8 @@ func (e MPIJobExecutor) Build(p *PartitionRequest) (client.Object, error) {
 				Name:         "worker",
 				Image:        p.Image,
 				Resources:    spec.Resources,
-				VolumeMounts: []corev1.VolumeMount{{Name: "scratch", MountPath: scratchDir}},
-				Ports:        append([]corev1.ContainerPort{{Name: "ssh", ContainerPort: workerSSHPort}}, metricsPorts(spec.SlotsPerWorker)...),
+				VolumeMounts: []corev1.VolumeMount{{Name: "scratch", MountPath: cmd.Scratch}},
+				Ports:        append([]corev1.ContainerPort{{Name: "ssh", ContainerPort: workerSSHPort}}, cmd.Ports...),
 				// Ready once sshd listens, so WaitForWorkersReady starts the
 				// launcher only when mpirun can reach every worker.
 				ReadinessProbe: &corev1.Probe{
@@ -177,28 +164,13 @@ func (MPIJobExecutor) State(obj client.Object) PartitionState {
 	return PartitionState{Phase: PartitionQueued, Reason: "Starting"}
 }
 
-// engineEnv tells every rank where to serve /metrics and what run it is
-// (its series' labels and its run record).
-func engineEnv(namespace, campaign, partition string) []corev1.EnvVar {
-	return []corev1.EnvVar{
-		{Name: enginemetrics.PortBaseEnv, Value: strconv.Itoa(enginemetrics.DefaultPort)},
-		{Name: enginemetrics.NamespaceEnv, Value: namespace},
-		{Name: enginemetrics.CampaignEnv, Value: campaign},
-		{Name: enginemetrics.PartitionEnv, Value: partition},
+// mpirunArgs launches the command's ranks with the launcher's mpirun,
+// forwarding the environment by name (the values stay in the pods'
+// environment, Secrets included).
+func mpirunArgs(cmd PartitionCommand) []string {
+	args := []string{"-np", strconv.Itoa(int(cmd.Ranks)), "--bind-to", "none"}
+	for _, e := range cmd.Env {
+		args = append(args, "-x", e.Name)
 	}
-}
-
-// metricsPorts declares a worker pod's metrics ports: its ranks serve on
-// the base port plus their index on the pod. The PodMonitor scrapes the
-// one named "metrics" (the pod's first rank).
-func metricsPorts(slots int32) []corev1.ContainerPort {
-	ports := make([]corev1.ContainerPort, slots)
-	for i := range ports {
-		name := "metrics"
-		if i > 0 {
-			name = fmt.Sprintf("metrics-%d", i)
-		}
-		ports[i] = corev1.ContainerPort{Name: name, ContainerPort: int32(enginemetrics.DefaultPort + i)}
-	}
-	return ports
+	return append(args, cmd.Engine...)
 }

@@ -140,7 +140,7 @@ func (run *campaignRun) reconcilePartitions(ctx context.Context) (bool, error) {
 	count := int(c.Spec.Partitions.Count)
 	latest := run.latest()
 	budget := int(c.Spec.RetryPolicy.MaxPartitionRestarts)
-	used := int(c.Status.Partitions.Replaced)
+	policy := replacement{policy: c.Spec.RetryPolicy, used: int(c.Status.Partitions.Replaced), ledger: run.status != nil, now: run.now}
 	exhausted := 0
 	var lastFailure string
 
@@ -154,34 +154,27 @@ func (run *campaignRun) reconcilePartitions(ctx context.Context) (bool, error) {
 	}
 	for i := 0; i < count; i++ {
 		p, ok := latest[i]
-		switch {
-		case !ok:
+		d := policy.decide(p, ok)
+		if d.failure != "" {
+			lastFailure = d.failure
+		}
+		switch d.action {
+		case slotCreate:
 			if err := run.createPartition(ctx, i, 0); err != nil {
 				return false, err
 			}
-		case p.active():
-			// Running or waiting for admission: nothing to do.
-		case p.state.Phase == PartitionSucceeded && run.status == nil:
-			// Partitions exit 0 when the campaign is done; confirm with
-			// the ledger before replacing one.
-		default: // Failed, or Succeeded while chunks remain
-			lastFailure = fmt.Sprintf("partition %s %s: %s %s", p.obj.GetName(), p.state.Phase, p.state.Reason, p.state.Message)
-			if used >= budget {
-				exhausted++
-				continue
-			}
-			wait := backoff(c.Spec.RetryPolicy, p.restart+1) - run.now.Sub(p.state.FinishedAt)
-			if wait > 0 {
-				run.requeueWithin(wait)
-				continue
-			}
-			if err := run.createPartition(ctx, i, p.restart+1); err != nil {
+		case slotExhausted:
+			exhausted++
+		case slotWait:
+			run.requeueWithin(d.wait)
+		case slotReplace:
+			if err := run.createPartition(ctx, i, d.restart); err != nil {
 				return false, err
 			}
-			used++
+			policy.used++
 			c.Status.Partitions.Replaced++
 			run.warn("PartitionReplaced", "Replace", fmt.Sprintf("%s; replaced by %s (%d of %d restarts used)",
-				lastFailure, PartitionName(c.Name, i, p.restart+1), used, budget))
+				d.failure, PartitionName(c.Name, i, d.restart), policy.used, budget))
 			// The failed one has done its job as a record; its replacement
 			// carries on, and the event keeps the reason.
 			if err := run.deletePartition(ctx, p, "replaced"); err != nil {
@@ -261,35 +254,6 @@ func (run *campaignRun) cleanupPartitions(ctx context.Context, why string) error
 			if err := run.deletePartition(ctx, p, why); err != nil {
 				return err
 			}
-		}
-	}
-	return nil
-}
-
-// windDownPartitions ends a finished campaign's partitions: queued ones
-// at once, running ones once they had WindDown since the campaign
-// finished to exit by themselves (they find no chunk left).
-func (run *campaignRun) windDownPartitions(ctx context.Context) error {
-	if run.parts == nil {
-		parts, err := run.listPartitions(ctx)
-		if err != nil {
-			return err
-		}
-		run.parts = parts
-	}
-	end := run.now
-	if t := run.c.Status.CompletionTime; t != nil {
-		end = t.Add(run.r.WindDown)
-	}
-	for _, p := range run.parts {
-		switch {
-		case !p.active():
-		case p.state.Phase == PartitionQueued || !run.now.Before(end):
-			if err := run.deletePartition(ctx, p, "campaign finished"); err != nil {
-				return err
-			}
-		default:
-			run.requeueWithin(end.Sub(run.now))
 		}
 	}
 	return nil
