@@ -20,6 +20,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/blastfleet/blastfleet/api/v1alpha1"
 	"github.com/blastfleet/blastfleet/internal/kubescheme"
 )
 
@@ -84,6 +85,43 @@ func (k *kubeOptions) connect(cmd *cobra.Command) (*kube, error) {
 		}
 	}
 	return &kube{c: c, cfg: cfg, namespace: ns, nsGiven: k.namespace != "", context: ctxName, bin: bin}, nil
+}
+
+// watchCampaign signals each change of campaign c that the API server
+// reports, until ctx ends. It is nil (never ready) where no watch can be
+// opened: callers poll as well.
+func (k *kube) watchCampaign(ctx context.Context, c *v1alpha1.SearchCampaign) <-chan struct{} {
+	if k.cfg == nil {
+		return nil
+	}
+	wc, err := client.NewWithWatch(k.cfg, client.Options{Scheme: kubescheme.New()})
+	if err != nil {
+		return nil
+	}
+	w, err := wc.Watch(ctx, &v1alpha1.SearchCampaignList{}, client.InNamespace(c.Namespace),
+		client.MatchingFields{"metadata.name": c.Name})
+	if err != nil {
+		return nil
+	}
+	changes := make(chan struct{}, 1)
+	go func() {
+		defer w.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case _, ok := <-w.ResultChan():
+				if !ok {
+					return // the server closed it: polling goes on
+				}
+				select {
+				case changes <- struct{}{}:
+				default:
+				}
+			}
+		}
+	}()
+	return changes
 }
 
 // configError says how to point at a cluster when the kubeconfig is

@@ -173,6 +173,32 @@ func testStatusJSON(t *testing.T, f *kubeFixture) {
 	}
 }
 
+// The watch sees a change when the API server reports it, not at its next
+// poll: with a poll interval of an hour, Complete still ends it at once.
+func testStatusWatchEvents(t *testing.T, f *kubeFixture) {
+	old := watchInterval
+	watchInterval = time.Hour
+	t.Cleanup(func() { watchInterval = old })
+
+	f.campaign("default", "st-events")
+	f.setStatus("default", "st-events", running)
+	done := make(chan error, 1)
+	go func() {
+		_, _, err := f.cli("status", "st-events", "--watch")
+		done <- err
+	}()
+	time.Sleep(500 * time.Millisecond)
+	f.setStatus("default", "st-events", complete)
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("status --watch did not see the campaign complete within 10 s (it polls every hour here: only a watch event can end it)")
+	}
+}
+
 func testStatusWatch(t *testing.T, f *kubeFixture) {
 	old := watchInterval
 	watchInterval = 50 * time.Millisecond

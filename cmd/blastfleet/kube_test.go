@@ -22,6 +22,7 @@ func TestClusterCommands(t *testing.T) {
 		{"status", testStatus},
 		{"status/json", testStatusJSON},
 		{"status/watch", testStatusWatch},
+		{"status/watch-events", testStatusWatchEvents},
 		{"suspend-resume", testSuspendResume},
 		{"delete", testDelete},
 		{"not-found", testNotFound},

@@ -35,9 +35,11 @@ The ETA is the queries still to do divided by the rate at which queries
 finish. Without --watch the rate is the average since the campaign started
 (status.startTime); while --watch runs it is measured over what the watch
 saw in the last 5 minutes, once it has seen progress over 10 seconds. The
-operator refreshes the status from the ledger every 15 s by default.
+operator refreshes the status from the ledger every 15 s by default (every
+3 s or less once every chunk left is being searched).
 
---watch refreshes every 2 seconds until the campaign is Complete (exit 0)
+--watch follows the campaign's changes as the API server reports them, and
+refreshes at least every 2 seconds, until the campaign is Complete (exit 0)
 or Failed (exit 1): on a terminal it redraws in place with a live progress
 bar; on a pipe or in a log it prints one line per change. -o json|yaml
 prints the SearchCampaign object (each change, with --watch).`,
@@ -84,10 +86,13 @@ func (o *statusOptions) show(ctx context.Context, w io.Writer, kc *kube, c *v1al
 	return nil
 }
 
-// watchUntilDone polls the campaign every watchInterval (the operator
-// writes its status at most every few seconds, so a watch connection
-// would buy little) until it is Complete or Failed.
+// watchUntilDone reads the campaign again at each change the API server
+// reports and at least every watchInterval (the ages and the ETA move on),
+// until it is Complete or Failed: the last transition is seen at once.
 func (o *statusOptions) watchUntilDone(ctx context.Context, cmd *cobra.Command, kc *kube, c *v1alpha1.SearchCampaign, tracker *etaTracker) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	changes := kc.watchCampaign(ctx, c)
 	w := cmd.OutOrStdout()
 	redraw := isTerminal(w) && o.format == ""
 	last := ""
@@ -118,7 +123,7 @@ func (o *statusOptions) watchUntilDone(ctx context.Context, cmd *cobra.Command, 
 			}
 			return err
 		}
-		next, err := o.poll(ctx, cmd, kc, c)
+		next, err := o.poll(ctx, cmd, kc, c, changes)
 		if err != nil {
 			return err
 		}
@@ -127,14 +132,16 @@ func (o *statusOptions) watchUntilDone(ctx context.Context, cmd *cobra.Command, 
 	}
 }
 
-// poll waits watchInterval and reads the campaign again; an API server
-// that is away for a while (restarting) is reported and retried.
-func (o *statusOptions) poll(ctx context.Context, cmd *cobra.Command, kc *kube, c *v1alpha1.SearchCampaign) (*v1alpha1.SearchCampaign, error) {
+// poll waits for a change or watchInterval and reads the campaign again;
+// an API server that is away for a while (restarting) is reported and
+// retried.
+func (o *statusOptions) poll(ctx context.Context, cmd *cobra.Command, kc *kube, c *v1alpha1.SearchCampaign, changes <-chan struct{}) (*v1alpha1.SearchCampaign, error) {
 	for {
 		select {
 		case <-ctx.Done():
 			return nil, fmt.Errorf("stopped watching campaign %s before it finished: %w", c.Name, context.Cause(ctx))
 		case <-time.After(watchInterval):
+		case <-changes:
 		}
 		var next v1alpha1.SearchCampaign
 		err := kc.c.Get(ctx, client.ObjectKeyFromObject(c), &next)
