@@ -19,7 +19,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/blastfleet/blastfleet/internal/engine"
+	"github.com/blastfleet/blastfleet/internal/runrecord"
 )
 
 // MPIEnv is what OpenMPI needs here: ranks that wait yield their core
@@ -29,14 +29,14 @@ var MPIEnv = []string{"OMPI_MCA_mpi_yield_when_idle=1", "OMPI_ALLOW_RUN_AS_ROOT=
 
 // Run is one engine run.
 type Run struct {
-	NP      int             `json:"np"`
-	Args    []string        `json:"args"`
-	Wall    float64         `json:"wallSeconds"` // mpirun, start to exit
-	CPU     float64         `json:"cpuSeconds"`  // user+sys of mpirun and every rank
-	Load    string          `json:"loadAverage"` // /proc/loadavg when the run started
-	SHA256  string          `json:"outputSHA256"`
-	Bytes   int64           `json:"outputBytes"`
-	Summary *engine.Summary `json:"summary"`
+	NP      int                `json:"np"`
+	Args    []string           `json:"args"`
+	Wall    float64            `json:"wallSeconds"` // mpirun, start to exit
+	CPU     float64            `json:"cpuSeconds"`  // user+sys of mpirun and every rank
+	Load    string             `json:"loadAverage"` // /proc/loadavg when the run started
+	SHA256  string             `json:"outputSHA256"`
+	Bytes   int64              `json:"outputBytes"`
+	Summary *runrecord.Summary `json:"summary"`
 }
 
 // Command is the run's command line, as a person would type it.
@@ -91,7 +91,7 @@ func Engine(ctx context.Context, bin, work string, np int, args []string) (*Run,
 	if err != nil {
 		return nil, fmt.Errorf("%s: reading its summary: %w", r.Command(), err)
 	}
-	r.Summary = &engine.Summary{}
+	r.Summary = &runrecord.Summary{}
 	if err := json.Unmarshal(data, r.Summary); err != nil {
 		return nil, fmt.Errorf("%s: %w", sj, err)
 	}

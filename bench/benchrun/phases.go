@@ -1,16 +1,16 @@
 package benchrun
 
-import "github.com/blastfleet/blastfleet/internal/engine"
+import "github.com/blastfleet/blastfleet/internal/runrecord"
 
 // MeanPhases is the mean time per rank in each phase, over all ranks
 // (master and workers), as S3aSim's phase breakdowns report.
-func MeanPhases(s *engine.Summary) map[string]float64 {
+func MeanPhases(s *runrecord.Summary) map[string]float64 {
 	m := map[string]float64{}
 	if len(s.Ranks) == 0 {
 		return m
 	}
 	for _, r := range s.Ranks {
-		for _, p := range engine.Phases {
+		for _, p := range runrecord.Phases {
 			m[p] += r.Phases[p]
 		}
 	}
@@ -21,7 +21,7 @@ func MeanPhases(s *engine.Summary) map[string]float64 {
 }
 
 // Share is phase's share of all ranks' time.
-func Share(s *engine.Summary, phase string) float64 {
+func Share(s *runrecord.Summary, phase string) float64 {
 	var in, all float64
 	for _, r := range s.Ranks {
 		in += r.Phases[phase]
@@ -49,7 +49,7 @@ func (b Balance) Ratio() float64 {
 }
 
 // WorkerBalance gathers the workers' compute times.
-func WorkerBalance(s *engine.Summary) Balance {
+func WorkerBalance(s *runrecord.Summary) Balance {
 	var b Balance
 	for _, r := range s.Ranks {
 		if r.Role != "worker" {

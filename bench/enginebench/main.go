@@ -30,8 +30,8 @@ import (
 	"time"
 
 	"github.com/blastfleet/blastfleet/internal/blast"
-	"github.com/blastfleet/blastfleet/internal/engine"
 	"github.com/blastfleet/blastfleet/internal/refsearch"
+	"github.com/blastfleet/blastfleet/internal/runrecord"
 )
 
 const (
@@ -86,7 +86,7 @@ func main() {
 }
 
 // summary is the engine's --summary-json.
-type summary = engine.Summary
+type summary = runrecord.Summary
 
 // idle lists each worker's "other" phase: time waiting for work.
 func idle(s *summary) string {

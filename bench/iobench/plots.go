@@ -7,7 +7,7 @@ import (
 
 	"github.com/blastfleet/blastfleet/bench/benchrun"
 	"github.com/blastfleet/blastfleet/bench/svgplot"
-	"github.com/blastfleet/blastfleet/internal/engine"
+	"github.com/blastfleet/blastfleet/internal/runrecord"
 )
 
 // notes are every figure's caption: machine, command, seed.
@@ -63,7 +63,7 @@ func (b *bench) ranksWall() []byte {
 
 func (b *bench) ranksPhases(sync bool) []byte {
 	c := svgplot.StackedBars{Title: "Phase breakdown, " + syncName(sync) + ": mean seconds per rank",
-		YLabel: "seconds per rank (mean over all ranks)", XLabel: "ranks", Segments: engine.Phases,
+		YLabel: "seconds per rank (mean over all ranks)", XLabel: "ranks", Segments: runrecord.Phases,
 		Notes: b.notes("Bars per rank count: WM worker-merge, WI worker-individual, WC worker-collective, MW master-writing.")}
 	for _, np := range b.o.ranks {
 		for _, s := range strategies {
@@ -73,7 +73,7 @@ func (b *bench) ranksPhases(sync bool) []byte {
 			}
 			m := benchrun.MeanPhases(p.Run.Summary)
 			bar := svgplot.Bar{Label: short[s], Group: fmt.Sprint(np)}
-			for _, ph := range engine.Phases {
+			for _, ph := range runrecord.Phases {
 				bar.Values = append(bar.Values, m[ph])
 			}
 			c.Bars = append(c.Bars, bar)

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/blastfleet/blastfleet/bench/benchrun"
-	"github.com/blastfleet/blastfleet/internal/engine"
+	"github.com/blastfleet/blastfleet/internal/runrecord"
 )
 
 // short names the strategies in table headers.
@@ -136,11 +136,11 @@ func ratio(a, b float64) string {
 func (b *bench) reportPhases(sync bool) {
 	fmt.Printf("### Phase breakdown, %s: mean seconds per rank (master and workers)\n\n", syncName(sync))
 	fmt.Print("| ranks | strategy | wall |")
-	for _, ph := range engine.Phases {
+	for _, ph := range runrecord.Phases {
 		fmt.Printf(" %s |", ph)
 	}
 	fmt.Println(" master merge+send | write share | worker compute max/mean |")
-	fmt.Println("| ---: | --- | ---: |" + strings.Repeat(" ---: |", len(engine.Phases)) + " ---: | ---: | ---: |")
+	fmt.Println("| ---: | --- | ---: |" + strings.Repeat(" ---: |", len(runrecord.Phases)) + " ---: | ---: | ---: |")
 	for _, np := range b.o.ranks {
 		for _, s := range strategies {
 			p := b.find("ranks", s, sync, np, 1)
@@ -149,7 +149,7 @@ func (b *bench) reportPhases(sync bool) {
 			}
 			m := benchrun.MeanPhases(p.Run.Summary)
 			fmt.Printf("| %d | %s | %.2f |", np, short[s], p.Run.Summary.WallSeconds)
-			for _, ph := range engine.Phases {
+			for _, ph := range runrecord.Phases {
 				fmt.Printf(" %.3f |", m[ph])
 			}
 			fmt.Printf(" %.3f | %.4f%% | %.2f |\n", masterMerge(p), 100*p.Run.Summary.WriteShare, p.Run.Summary.ComputeImbalance)

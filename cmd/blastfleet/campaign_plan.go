@@ -17,10 +17,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/blastfleet/blastfleet/internal/blast"
-	"github.com/blastfleet/blastfleet/internal/engine"
 	"github.com/blastfleet/blastfleet/internal/fasta"
 	"github.com/blastfleet/blastfleet/internal/ledger"
 	"github.com/blastfleet/blastfleet/internal/manifest"
+	"github.com/blastfleet/blastfleet/internal/merge"
 	"github.com/blastfleet/blastfleet/internal/objstore"
 )
 
@@ -86,7 +86,7 @@ database at the recorded locations.`,
 	f.IntVar(&o.chunkQueries, "chunk-queries", 0, "cut chunks of this many queries")
 	f.StringVar(&o.program, "program", "", "blastn, blastp, blastx, tblastn or tblastx (required)")
 	f.StringVar(&o.outfmt, "outfmt", "6", `tabular output format and columns, e.g. "6 qseqid sseqid evalue bitscore"`)
-	f.IntVar(&o.maxTargetSeqs, "max-target-seqs", engine.DefaultMaxTargetSeqs, "keep at most this many subjects per query, applied globally after the merge")
+	f.IntVar(&o.maxTargetSeqs, "max-target-seqs", blast.DefaultMaxTargetSeqs, "keep at most this many subjects per query, applied globally after the merge")
 	f.Float64Var(&o.evalue, "evalue", 0, "E-value cut-off (default: BLAST's, 10)")
 	f.StringArrayVar(&o.blastOptions, "blast-option", nil, "extra BLAST option from the allowlist, e.g. --blast-option=-word_size=11 (repeatable)")
 	f.StringVar(&o.topHits, "top-hits", "auto", "how shard groups are searched under --max-target-seqs: auto, exact or overfetch[=F] (see blastfleet-engine --help)")
@@ -159,7 +159,7 @@ func (o *campaignPlanOptions) validate() (*planSearch, error) {
 		}
 		s.search.Options = append(s.search.Options, canon)
 	}
-	if _, err := engine.ParseTopHits(o.topHits); err != nil {
+	if _, err := merge.ParseTopHits(o.topHits); err != nil {
 		add(err)
 	}
 	if o.maxTargetSeqs < 1 {

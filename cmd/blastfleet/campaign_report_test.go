@@ -10,22 +10,22 @@ import (
 	"testing"
 	"time"
 
-	"github.com/blastfleet/blastfleet/internal/engine"
 	"github.com/blastfleet/blastfleet/internal/ledger"
 	"github.com/blastfleet/blastfleet/internal/ledger/ledgertest"
+	"github.com/blastfleet/blastfleet/internal/runrecord"
 )
 
 // testRun is a finished run record of a master and one worker.
-func testRun(holder, partition string) *engine.RunRecord {
+func testRun(holder, partition string) *runrecord.RunRecord {
 	start := time.Now().Add(-time.Minute).UTC()
-	ranks := []engine.RankSummary{
+	ranks := []runrecord.RankSummary{
 		{Rank: 0, Role: "master", Started: start, WallSeconds: 30, Phases: map[string]float64{"setup": 1, "distribution": 29},
-			Timeline: []engine.Interval{{Phase: "setup", Start: 0, End: 1}, {Phase: "distribution", Start: 1, End: 30}}},
+			Timeline: []runrecord.Interval{{Phase: "setup", Start: 0, End: 1}, {Phase: "distribution", Start: 1, End: 30}}},
 		{Rank: 1, Role: "worker", Started: start, WallSeconds: 30, Phases: map[string]float64{"setup": 2, "compute": 28},
-			Timeline: []engine.Interval{{Phase: "setup", Start: 0, End: 2}, {Phase: "compute", Start: 2, End: 30}}},
+			Timeline: []runrecord.Interval{{Phase: "setup", Start: 0, End: 2}, {Phase: "compute", Start: 2, End: 30}}},
 	}
-	return &engine.RunRecord{Holder: holder, Partition: partition, State: engine.RunComplete, Started: start, Updated: start.Add(30 * time.Second),
-		Summary: &engine.Summary{Program: "blastn", Started: start, WallSeconds: 30, Tasks: 3, Ranks: ranks}}
+	return &runrecord.RunRecord{Holder: holder, Partition: partition, State: runrecord.RunComplete, Started: start, Updated: start.Add(30 * time.Second),
+		Summary: &runrecord.Summary{Program: "blastn", Started: start, WallSeconds: 30, Tasks: 3, Ranks: ranks}}
 }
 
 var wroteLine = regexp.MustCompile(`^wrote (.+) \((\d+) KiB\): (.+)\n$`)
@@ -60,7 +60,7 @@ func TestCampaignReport(t *testing.T) {
 		}
 		return &ledger.FailureReason{Message: "blastn failed", ExitCode: 99, StderrTail: "injected"}
 	})
-	if err := engine.WriteRun(ctx, st, testRun("slurm-1-abcd", "")); err != nil {
+	if err := runrecord.WriteRun(ctx, st, testRun("slurm-1-abcd", "")); err != nil {
 		t.Fatal(err)
 	}
 	stdout, stderr, err = run(t, "blastfleet", "campaign", "report", loc, "-o", "-")

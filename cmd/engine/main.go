@@ -22,8 +22,10 @@ import (
 
 	"github.com/blastfleet/blastfleet/internal/blast"
 	"github.com/blastfleet/blastfleet/internal/engine"
+	"github.com/blastfleet/blastfleet/internal/merge"
 	"github.com/blastfleet/blastfleet/internal/mpi"
 	"github.com/blastfleet/blastfleet/internal/output"
+	"github.com/blastfleet/blastfleet/internal/runrecord"
 	"github.com/blastfleet/blastfleet/internal/transport"
 )
 
@@ -75,7 +77,7 @@ the --sim-* flags), to measure strategies and --schedule with many ranks.`,
 	fl.StringVar(&f.program, "program", "", "blastn, blastp, blastx, tblastn or tblastx")
 	fl.StringVar(&f.outfmt, "outfmt", "6", `tabular output format and columns, e.g. "6 qseqid sseqid evalue bitscore"`)
 	fl.StringVar(&f.output, "output", "", "where the merged result goes: FILE or s3://bucket/key")
-	fl.IntVar(&f.maxTargetSeqs, "max-target-seqs", engine.DefaultMaxTargetSeqs, "keep at most this many subjects per query, applied globally after the merge")
+	fl.IntVar(&f.maxTargetSeqs, "max-target-seqs", blast.DefaultMaxTargetSeqs, "keep at most this many subjects per query, applied globally after the merge")
 	fl.Float64Var(&f.evalue, "evalue", 0, "E-value cut-off (default: BLAST's, 10)")
 	fl.StringArrayVar(&f.blastOptions, "blast-option", nil, "extra BLAST option from the allowlist, e.g. --blast-option=-word_size=11 (repeatable)")
 	fl.IntVar(&f.blockLetters, "block-letters", 0, "query letters per task (default: guided, shrinking as work runs out)")
@@ -162,7 +164,7 @@ func config(ctx context.Context, f *flags, rank int, log logr.Logger) (*engine.C
 		}
 		cfg.Options = append(cfg.Options, o)
 	}
-	if cfg.TopHits, err = engine.ParseTopHits(f.topHits); err != nil {
+	if cfg.TopHits, err = merge.ParseTopHits(f.topHits); err != nil {
 		return nil, err
 	}
 	if cfg.Strategy, err = output.ParseStrategy(f.strategy); err != nil {
@@ -234,7 +236,7 @@ func run(ctx context.Context, f *flags) error {
 		}
 		return err
 	}
-	var sum *engine.Summary
+	var sum *runrecord.Summary
 	if tr != nil {
 		sum, err = engine.Run(ctx, cfg, tr)
 		if cerr := tr.Close(); err == nil && cerr != nil {

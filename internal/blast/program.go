@@ -61,3 +61,6 @@ func (p Program) LengthDependentEvalues() bool {
 	}
 	return false
 }
+
+// DefaultMaxTargetSeqs is BLAST+'s own default -max_target_seqs.
+const DefaultMaxTargetSeqs = 500

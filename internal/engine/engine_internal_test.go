@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/blastfleet/blastfleet/internal/manifest"
+	"github.com/blastfleet/blastfleet/internal/merge"
 	"github.com/blastfleet/blastfleet/internal/output"
 )
 
@@ -383,58 +384,23 @@ func TestGroupAliasUnwritableDir(t *testing.T) {
 	}
 }
 
-func TestParseTopHits(t *testing.T) {
-	tests := []struct {
-		in     string
-		want   TopHits
-		string string
-	}{
-		{"", TopHits{Auto: true, Factor: DefaultOverfetch}, fmt.Sprintf("auto (as BLAST with one shard group, else overfetch=%d)", DefaultOverfetch)},
-		{"auto", TopHits{Auto: true, Factor: DefaultOverfetch}, fmt.Sprintf("auto (as BLAST with one shard group, else overfetch=%d)", DefaultOverfetch)},
-		{"exact", TopHits{Exact: true}, "exact"},
-		{"overfetch", TopHits{Factor: DefaultOverfetch}, fmt.Sprintf("overfetch=%d", DefaultOverfetch)},
-		{"overfetch=1", TopHits{Factor: 1}, "overfetch=1"},
-		{"overfetch=10", TopHits{Factor: 10}, "overfetch=10"},
-	}
-	for _, tt := range tests {
-		got, err := ParseTopHits(tt.in)
-		if err != nil {
-			t.Errorf("ParseTopHits(%q): %v", tt.in, err)
-			continue
-		}
-		if got != tt.want {
-			t.Errorf("ParseTopHits(%q) = %+v, want %+v", tt.in, got, tt.want)
-		}
-		if s := got.String(); s != tt.string {
-			t.Errorf("ParseTopHits(%q).String() = %q, want %q", tt.in, s, tt.string)
-		}
-	}
-	for _, bad := range []string{"overfetch=0", "overfetch=-1", "overfetch=x", "overfetch=", "Exact", "top", "overfetch=2.5"} {
-		if got, err := ParseTopHits(bad); err == nil {
-			t.Errorf("ParseTopHits(%q) = %+v, want an error", bad, got)
-		} else if !strings.Contains(err.Error(), "--top-hits") {
-			t.Errorf("ParseTopHits(%q) error %q does not name the flag", bad, err)
-		}
-	}
-}
-
 func TestShardTargetSeqs(t *testing.T) {
 	tests := []struct {
 		name     string
-		top      TopHits
+		top      merge.TopHits
 		maxSeqs  int
 		dbSeqs   int64
 		groups   int
 		expected int
 	}{
-		{"exact: every database sequence", TopHits{Exact: true}, 50, 100000, 5, 100000},
-		{"exact: at least N", TopHits{Exact: true}, 500, 20, 5, 500},
-		{"exact with one group", TopHits{Exact: true}, 50, 1000, 1, 1000},
-		{"overfetch", TopHits{Factor: 4}, 50, 100000, 5, 200},
-		{"overfetch=1", TopHits{Factor: 1}, 50, 100000, 5, 50},
-		{"overfetch with one group", TopHits{Factor: 3}, 50, 100000, 1, 150},
-		{"auto with one group: as BLAST", TopHits{Auto: true, Factor: 4}, 50, 100000, 1, 50},
-		{"auto with several groups: overfetch", TopHits{Auto: true, Factor: 4}, 50, 100000, 2, 200},
+		{"exact: every database sequence", merge.TopHits{Exact: true}, 50, 100000, 5, 100000},
+		{"exact: at least N", merge.TopHits{Exact: true}, 500, 20, 5, 500},
+		{"exact with one group", merge.TopHits{Exact: true}, 50, 1000, 1, 1000},
+		{"overfetch", merge.TopHits{Factor: 4}, 50, 100000, 5, 200},
+		{"overfetch=1", merge.TopHits{Factor: 1}, 50, 100000, 5, 50},
+		{"overfetch with one group", merge.TopHits{Factor: 3}, 50, 100000, 1, 150},
+		{"auto with one group: as BLAST", merge.TopHits{Auto: true, Factor: 4}, 50, 100000, 1, 50},
+		{"auto with several groups: overfetch", merge.TopHits{Auto: true, Factor: 4}, 50, 100000, 2, 200},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

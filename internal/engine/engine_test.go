@@ -16,6 +16,7 @@ import (
 	"github.com/blastfleet/blastfleet/internal/engine"
 	"github.com/blastfleet/blastfleet/internal/ledger"
 	"github.com/blastfleet/blastfleet/internal/manifest"
+	"github.com/blastfleet/blastfleet/internal/merge"
 	"github.com/blastfleet/blastfleet/internal/objstore"
 	"github.com/blastfleet/blastfleet/internal/output"
 	"github.com/blastfleet/blastfleet/internal/refsearch"
@@ -97,7 +98,7 @@ func (s search) config(t *testing.T, db, queries, out string) *engine.Config {
 	if err != nil {
 		t.Fatal(err)
 	}
-	th, err := engine.ParseTopHits(s.topHits)
+	th, err := merge.ParseTopHits(s.topHits)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +112,7 @@ func (s search) config(t *testing.T, db, queries, out string) *engine.Config {
 	}
 	mts := s.maxTargetSeqs
 	if mts == 0 {
-		mts = engine.DefaultMaxTargetSeqs
+		mts = blast.DefaultMaxTargetSeqs
 	}
 	return &engine.Config{Database: db, Queries: queries, Program: s.program, Format: format, Output: out,
 		MaxTargetSeqs: mts, Evalue: s.evalue, Options: opts, TopHits: th, Threads: 1,
@@ -127,7 +128,7 @@ func (s search) reference(t *testing.T, f *fixture, untruncated bool) []byte {
 	var args []string
 	mts := s.maxTargetSeqs
 	if mts == 0 {
-		mts = engine.DefaultMaxTargetSeqs
+		mts = blast.DefaultMaxTargetSeqs
 	}
 	if untruncated {
 		mts = 1_000_000

@@ -12,6 +12,7 @@ import (
 	"github.com/blastfleet/blastfleet/internal/merge"
 	"github.com/blastfleet/blastfleet/internal/objstore"
 	"github.com/blastfleet/blastfleet/internal/output"
+	"github.com/blastfleet/blastfleet/internal/runrecord"
 	"github.com/blastfleet/blastfleet/internal/scheduler"
 	"github.com/blastfleet/blastfleet/internal/transport"
 )
@@ -99,11 +100,11 @@ func runMaster(ctx context.Context, cfg *Config, tr transport.Transport) (*Summa
 		m.stopLanes(0)
 		m.broadcast(&envelope{Setup: &setupMsg{Error: err.Error()}})
 		m.collectSummaries(ctx)
-		m.run.write(ctx, m.final(), RunFailed, err)
+		m.run.write(ctx, m.final(), runrecord.RunFailed, err)
 		return nil, err
 	}
 	m.clock.since("setup", m.clock.start)
-	m.run.write(ctx, m.snapshot(), RunRunning, nil)
+	m.run.write(ctx, m.snapshot(), runrecord.RunRunning, nil)
 	m.broadcast(&envelope{Setup: &setupMsg{}})
 	err := m.loop(ctx)
 	// What the lane still holds runs now, and later storage work runs
@@ -119,9 +120,9 @@ func runMaster(ctx context.Context, cfg *Config, tr transport.Transport) (*Summa
 		for _, u := range m.units {
 			m.abandon(context.WithoutCancel(ctx), u, err)
 		}
-		state := RunFailed
+		state := runrecord.RunFailed
 		if ctx.Err() != nil {
-			state = RunStopped
+			state = runrecord.RunStopped
 		}
 		m.run.write(ctx, m.final(), state, err)
 		return nil, err
@@ -129,7 +130,7 @@ func runMaster(ctx context.Context, cfg *Config, tr transport.Transport) (*Summa
 	m.broadcast(&envelope{Stop: &stopMsg{}})
 	m.collectSummaries(ctx)
 	sum := m.final()
-	m.run.write(ctx, sum, RunComplete, nil)
+	m.run.write(ctx, sum, runrecord.RunComplete, nil)
 	return sum, nil
 }
 
@@ -137,7 +138,7 @@ func runMaster(ctx context.Context, cfg *Config, tr transport.Transport) (*Summa
 // workers' summaries are in.
 func (m *master) final() *Summary {
 	m.sum = m.account(m.clock.finish, m.sum.Ranks)
-	m.sum.finish()
+	m.sum.Finish()
 	return &m.sum
 }
 
@@ -555,7 +556,7 @@ func (m *master) updateRun(ctx context.Context) {
 	}
 	sum := m.snapshot()
 	m.storing.do(func() func() error {
-		m.run.write(ctx, sum, RunRunning, nil)
+		m.run.write(ctx, sum, runrecord.RunRunning, nil)
 		return nil
 	})
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/blastfleet/blastfleet/internal/blast"
 	"github.com/blastfleet/blastfleet/internal/engine"
 	"github.com/blastfleet/blastfleet/internal/enginemetrics"
+	"github.com/blastfleet/blastfleet/internal/merge"
 	"github.com/blastfleet/blastfleet/internal/output"
 	"github.com/blastfleet/blastfleet/internal/simulate"
 )
@@ -39,7 +40,7 @@ func BenchmarkObservabilityOverhead(b *testing.B) {
 	const workers = 8
 	run := func(metrics bool) (time.Duration, int) {
 		cfg := &engine.Config{Program: blast.Blastn, Format: format, Output: filepath.Join(b.TempDir(), "out.tsv"),
-			MaxTargetSeqs: 100000, TopHits: engine.TopHits{Auto: true, Factor: engine.DefaultOverfetch}, Threads: 1,
+			MaxTargetSeqs: 100000, TopHits: merge.TopHits{Auto: true, Factor: merge.DefaultOverfetch}, Threads: 1,
 			GroupBytes: 1, BlockLetters: 400, WriteBuffer: 1 << 20, Strategy: output.WorkerMerge{},
 			Sim: &engine.Simulation{Model: m, Generate: true}, Log: logr.Discard()}
 		if metrics {

@@ -11,6 +11,7 @@ import (
 	"github.com/go-logr/logr/testr"
 
 	"github.com/blastfleet/blastfleet/internal/blast"
+	"github.com/blastfleet/blastfleet/internal/merge"
 	"github.com/blastfleet/blastfleet/internal/objstore"
 	"github.com/blastfleet/blastfleet/internal/output"
 	"github.com/blastfleet/blastfleet/internal/shard"
@@ -55,7 +56,7 @@ func TestBlastnLclQueryID(t *testing.T) {
 	}
 	out := filepath.Join(dir, "out.tsv")
 	cfg := &Config{Database: filepath.Join(dir, "shards"), Queries: queries, Program: blast.Blastn, Format: format,
-		Output: out, MaxTargetSeqs: DefaultMaxTargetSeqs, TopHits: TopHits{Exact: true}, Threads: 1,
+		Output: out, MaxTargetSeqs: blast.DefaultMaxTargetSeqs, TopHits: merge.TopHits{Exact: true}, Threads: 1,
 		CacheDir: t.TempDir(), WriteBuffer: 4 << 20, Strategy: output.WorkerMerge{}, Log: testr.New(t)}
 	if _, err := RunLocal(ctx, cfg, 2); err != nil {
 		t.Fatalf("engine: %v", err)

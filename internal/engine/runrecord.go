@@ -1,101 +1,13 @@
 package engine
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"fmt"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/go-logr/logr"
 
-	"github.com/blastfleet/blastfleet/internal/objstore"
+	"github.com/blastfleet/blastfleet/internal/runrecord"
 )
-
-// RunsPrefix is where, beside a campaign's ledger, each partition run
-// keeps its record: what `blastfleet report` draws.
-const RunsPrefix = "runs/"
-
-// Run states.
-const (
-	RunRunning  = "running"
-	RunComplete = "complete"
-	RunFailed   = "failed"
-	// RunStopped: the run was told to stop (SIGTERM: its pod deleted,
-	// the campaign suspended or scaled down) before it ran out of work.
-	RunStopped = "stopped"
-)
-
-// RunRecord is one partition run's account of itself in a campaign. The
-// master writes it when it starts and when it ends; a run whose record
-// still says running long after Updated ended without saying so.
-type RunRecord struct {
-	Holder    string    `json:"holder"`
-	Namespace string    `json:"namespace,omitempty"`
-	Campaign  string    `json:"campaign,omitempty"`
-	Partition string    `json:"partition,omitempty"`
-	State     string    `json:"state"`
-	Error     string    `json:"error,omitempty"`
-	Started   time.Time `json:"started"`
-	Updated   time.Time `json:"updated"`
-	Summary   *Summary  `json:"summary,omitempty"`
-}
-
-// RunKey is the record's key for a run holding leases as holder.
-func RunKey(holder string) string { return RunsPrefix + safeKey(holder) + ".json" }
-
-func safeKey(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r == '-' || r == '_' || r == '.' || ('a' <= r && r <= 'z') || ('A' <= r && r <= 'Z') || ('0' <= r && r <= '9') {
-			return r
-		}
-		return '_'
-	}, s)
-}
-
-// WriteRun stores the record (replacing the run's earlier one).
-func WriteRun(ctx context.Context, st objstore.Store, r *RunRecord) error {
-	data, err := json.Marshal(r)
-	if err != nil {
-		return err
-	}
-	if err := st.Put(ctx, RunKey(r.Holder), bytes.NewReader(data), int64(len(data))); err != nil {
-		return fmt.Errorf("writing run record %s: %w", RunKey(r.Holder), err)
-	}
-	return nil
-}
-
-// ReadRuns reads every run record of a campaign, oldest start first. A
-// record that does not parse is an error naming it.
-func ReadRuns(ctx context.Context, st objstore.Store) ([]RunRecord, error) {
-	infos, err := st.List(ctx, RunsPrefix)
-	if err != nil {
-		return nil, fmt.Errorf("listing run records: %w", err)
-	}
-	var out []RunRecord
-	for _, in := range infos {
-		if !strings.HasSuffix(in.Key, ".json") {
-			continue
-		}
-		data, _, err := st.GetBytes(ctx, in.Key)
-		if err != nil {
-			return nil, fmt.Errorf("reading run record %s: %w", in.Key, err)
-		}
-		var r RunRecord
-		if err := json.Unmarshal(data, &r); err != nil {
-			return nil, fmt.Errorf("run record %s: %w", in.Key, err)
-		}
-		out = append(out, r)
-	}
-	sortRuns(out)
-	return out, nil
-}
-
-func sortRuns(rs []RunRecord) {
-	slices.SortStableFunc(rs, func(a, b RunRecord) int { return a.Started.Compare(b.Started) })
-}
 
 // runUpdateEvery is how often a running partition refreshes its record:
 // the report's sign of life, at one small PUT a minute.
@@ -106,7 +18,7 @@ const runUpdateEvery = time.Minute
 // ledger alone decides the campaign's result.
 type runRecorder struct {
 	c   *Campaign
-	rec RunRecord // written by one goroutine at a time: setup, the lane, the end
+	rec runrecord.RunRecord // written by one goroutine at a time: setup, the lane, the end
 	log logr.Logger
 	// asked is when the loop last asked for a refresh; the loop's own.
 	asked time.Time
@@ -117,7 +29,7 @@ func newRunRecorder(c *Campaign, started time.Time, log logr.Logger) *runRecorde
 	if c == nil {
 		return nil
 	}
-	return &runRecorder{c: c, log: log, rec: RunRecord{Holder: c.Holder, Namespace: c.Namespace, Campaign: c.Name,
+	return &runRecorder{c: c, log: log, rec: runrecord.RunRecord{Holder: c.Holder, Namespace: c.Namespace, Campaign: c.Name,
 		Partition: c.Partition, Started: started}, asked: started}
 }
 
@@ -133,7 +45,7 @@ func (r *runRecorder) write(ctx context.Context, sum *Summary, state string, cau
 	// store that does not answer must not hold the master up.
 	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 15*time.Second)
 	defer cancel()
-	if err := WriteRun(wctx, r.c.Ledger.Store(), &r.rec); err != nil {
+	if err := runrecord.WriteRun(wctx, r.c.Ledger.Store(), &r.rec); err != nil {
 		r.log.Error(err, "writing the run record (for reports only; the search goes on)")
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/blastfleet/blastfleet/internal/engine"
 	"github.com/blastfleet/blastfleet/internal/enginemetrics"
 	"github.com/blastfleet/blastfleet/internal/ledger"
+	"github.com/blastfleet/blastfleet/internal/runrecord"
 )
 
 // A campaign run leaves its record beside the ledger, with every rank's
@@ -34,7 +35,7 @@ func TestCampaignRunRecordAndMetrics(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	runs, err := engine.ReadRuns(context.Background(), st)
+	runs, err := runrecord.ReadRuns(context.Background(), st)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +43,7 @@ func TestCampaignRunRecordAndMetrics(t *testing.T) {
 		t.Fatalf("%d run records, want 1", len(runs))
 	}
 	r := runs[0]
-	if r.State != engine.RunComplete || r.Holder != "p0-abcd" || r.Campaign != "c" || r.Partition != "c-p0-r0" || r.Summary == nil {
+	if r.State != runrecord.RunComplete || r.Holder != "p0-abcd" || r.Campaign != "c" || r.Partition != "c-p0-r0" || r.Summary == nil {
 		t.Fatalf("run record %+v, want complete, holder p0-abcd, campaign c, partition c-p0-r0, with a summary", r)
 	}
 	if len(r.Summary.Ranks) != 3 {
@@ -164,12 +165,12 @@ func TestCampaignRunStopped(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("the run did not stop within 30 s of its cancellation")
 	}
-	runs, err := engine.ReadRuns(context.Background(), st)
+	runs, err := runrecord.ReadRuns(context.Background(), st)
 	if err != nil || len(runs) != 1 {
 		t.Fatalf("run records %+v (%v), want 1", runs, err)
 	}
 	r := runs[0]
-	if r.State != engine.RunStopped || r.Error == "" || r.Summary == nil || len(r.Summary.Ranks) != 3 {
+	if r.State != runrecord.RunStopped || r.Error == "" || r.Summary == nil || len(r.Summary.Ranks) != 3 {
 		t.Fatalf("record state %q error %q with %d ranks, want stopped, the cause, and all 3 ranks", r.State, r.Error, len(r.Summary.Ranks))
 	}
 	status, err := l.Status(context.Background())

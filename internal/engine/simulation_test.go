@@ -13,6 +13,7 @@ import (
 	"github.com/blastfleet/blastfleet/internal/blast"
 	"github.com/blastfleet/blastfleet/internal/engine"
 	"github.com/blastfleet/blastfleet/internal/ledger"
+	"github.com/blastfleet/blastfleet/internal/merge"
 	"github.com/blastfleet/blastfleet/internal/output"
 	"github.com/blastfleet/blastfleet/internal/simulate"
 )
@@ -43,7 +44,7 @@ func simConfig(t *testing.T, m *simulate.Model, out string) *engine.Config {
 		t.Fatal(err)
 	}
 	return &engine.Config{Program: blast.Blastn, Format: format, Output: out, MaxTargetSeqs: 100000,
-		TopHits: engine.TopHits{Auto: true, Factor: engine.DefaultOverfetch}, Threads: 1, WriteBuffer: 1,
+		TopHits: merge.TopHits{Auto: true, Factor: merge.DefaultOverfetch}, Threads: 1, WriteBuffer: 1,
 		Strategy: output.WorkerMerge{}, Sim: &engine.Simulation{Model: m, Generate: true}, Log: testr.New(t)}
 }
 

@@ -1,83 +1,26 @@
 package engine
 
 import (
-	"fmt"
-	"io"
 	"slices"
-	"sort"
 	"time"
 
 	"github.com/blastfleet/blastfleet/internal/enginemetrics"
+	"github.com/blastfleet/blastfleet/internal/runrecord"
+)
+
+// The run's account lives in runrecord, which the CLI and the report read
+// without linking the engine; these names keep the engine's code short.
+type (
+	Summary     = runrecord.Summary
+	RankSummary = runrecord.RankSummary
+	SimSummary  = runrecord.SimSummary
+	Interval    = runrecord.Interval
+	Histogram   = runrecord.Histogram
+	TaskRecord  = runrecord.TaskRecord
 )
 
 // Phases are S3aSim's names for where a rank's time goes.
-var Phases = []string{"setup", "distribution", "compute", "merge", "gather", "write", "sync", "other"}
-
-// RankSummary is one rank's account of the run.
-type RankSummary struct {
-	Rank          int                `json:"rank"`
-	Role          string             `json:"role"`
-	Started       time.Time          `json:"started"`
-	WallSeconds   float64            `json:"wallSeconds"`
-	Phases        map[string]float64 `json:"phases"`
-	Tasks         int                `json:"tasks"`
-	BlastSeconds  float64            `json:"blastSeconds"`
-	CacheHits     int64              `json:"cacheHits"`
-	CacheMisses   int64              `json:"cacheMisses"`
-	BytesFetched  int64              `json:"bytesFetched"`
-	BytesWritten  int64              `json:"bytesWritten"`
-	BlocksWritten int                `json:"blocksWritten"`
-	// Timeline is where the rank's time went, interval by interval.
-	Timeline []Interval `json:"timeline,omitempty"`
-}
-
-// Summary is the run's account: what ran, how long, and per rank.
-type Summary struct {
-	Program   string `json:"program"`
-	Output    string `json:"output"`
-	Strategy  string `json:"strategy"`
-	QuerySync bool   `json:"querySync"`
-	Backend   string `json:"backend"`
-	Schedule  string `json:"schedule"`
-	// Simulation is what the simulate backend ran with (nil for BLAST).
-	Simulation   *SimSummary `json:"simulation,omitempty"`
-	TopHits      string      `json:"topHits"`
-	Queries      int         `json:"queries"`
-	QueryLetters int64       `json:"queryLetters"`
-	Shards       int         `json:"shards"`
-	ShardGroups  int         `json:"shardGroups"`
-	Blocks       int         `json:"blocks"`
-	Tasks        int         `json:"tasks"`
-	Hits         int64       `json:"hits"`
-	// QueriesWritten counts queries merged and handed to writers.
-	QueriesWritten  int     `json:"queriesWritten"`
-	ChunksCommitted int     `json:"chunksCommitted,omitempty"`
-	ChunksFailed    int     `json:"chunksFailed,omitempty"`
-	BytesWritten    int64   `json:"bytesWritten"`
-	WallSeconds     float64 `json:"wallSeconds"`
-	// Efficiency is BLAST busy time over workers x wall time.
-	Efficiency float64 `json:"parallelEfficiency"`
-	WriteShare float64 `json:"writeShare"`
-	// ComputeImbalance is the workers' largest compute time over their
-	// mean (the Blue Gene/P paper's max/mean group time; 1 is perfect).
-	ComputeImbalance float64   `json:"computeImbalance"`
-	Started          time.Time `json:"started"`
-	// TaskSeconds is the distribution of task times (BLAST's, or the
-	// model's), SlowestTasks the slowest of them.
-	TaskSeconds  *Histogram    `json:"taskSeconds,omitempty"`
-	SlowestTasks []TaskRecord  `json:"slowestTasks,omitempty"`
-	Ranks        []RankSummary `json:"ranks"`
-}
-
-// SimSummary is the simulate backend's setting: with the command line it
-// identifies the output (every run with the same seed writes the same).
-type SimSummary struct {
-	Seed      uint64  `json:"seed"`
-	Speed     float64 `json:"speed"`
-	Spend     string  `json:"spend"`
-	Subjects  int     `json:"subjects"`
-	Generated bool    `json:"generatedQueries"`
-}
+var Phases = runrecord.Phases
 
 // clock accumulates time per phase, and feeds the rank's timeline and
 // its /metrics as it goes.
@@ -151,66 +94,4 @@ func (c *clock) snapshot(r *RankSummary) {
 	}
 	r.Phases["other"] = max(0, r.WallSeconds-named)
 	r.Timeline = slices.Clone(c.timeline.intervals)
-}
-
-// BlastSeconds is the workers' summed BLAST time.
-func (s *Summary) BlastSeconds() float64 {
-	var t float64
-	for _, r := range s.Ranks {
-		t += r.BlastSeconds
-	}
-	return t
-}
-
-func (s *Summary) finish() {
-	sort.Slice(s.Ranks, func(i, j int) bool { return s.Ranks[i].Rank < s.Ranks[j].Rank })
-	var write, wall, compute, maxCompute float64
-	workers := 0
-	for _, r := range s.Ranks {
-		wall += r.WallSeconds
-		write += r.Phases["write"]
-		if r.Role == "worker" {
-			workers++
-			compute += r.Phases["compute"]
-			maxCompute = max(maxCompute, r.Phases["compute"])
-		}
-	}
-	if compute > 0 {
-		s.ComputeImbalance = maxCompute / (compute / float64(workers))
-	}
-	if workers > 0 && s.WallSeconds > 0 {
-		s.Efficiency = s.BlastSeconds() / (float64(workers) * s.WallSeconds)
-	}
-	if wall > 0 {
-		s.WriteShare = write / wall
-	}
-}
-
-// Print writes the summary for people.
-func (s *Summary) Print(w io.Writer) {
-	fmt.Fprintf(w, "%s: %d queries (%d letters), %d shards in %d groups, %d blocks, %d tasks, %d hits, %d bytes written to %s\n",
-		s.Program, s.Queries, s.QueryLetters, s.Shards, s.ShardGroups, s.Blocks, s.Tasks, s.Hits, s.BytesWritten, s.Output)
-	sync := ""
-	if s.QuerySync {
-		sync = " with query sync"
-	}
-	fmt.Fprintf(w, "wall %.2fs, parallel efficiency %.3f, write share %.4f%%, strategy %s%s, top hits %s\n",
-		s.WallSeconds, s.Efficiency, 100*s.WriteShare, s.Strategy, sync, s.TopHits)
-	backend := s.Backend
-	if sim := s.Simulation; sim != nil {
-		backend = fmt.Sprintf("simulate (seed %d, speed %g, %s)", sim.Seed, sim.Speed, sim.Spend)
-	}
-	fmt.Fprintf(w, "backend %s, schedule %s, worker compute max/mean %.3f\n", backend, s.Schedule, s.ComputeImbalance)
-	fmt.Fprintf(w, "%-5s %-7s %6s", "rank", "role", "tasks")
-	for _, p := range Phases {
-		fmt.Fprintf(w, " %12s", p)
-	}
-	fmt.Fprintf(w, " %6s %6s\n", "hits", "misses")
-	for _, r := range s.Ranks {
-		fmt.Fprintf(w, "%-5d %-7s %6d", r.Rank, r.Role, r.Tasks)
-		for _, p := range Phases {
-			fmt.Fprintf(w, " %11.3fs", r.Phases[p])
-		}
-		fmt.Fprintf(w, " %6d %6d\n", r.CacheHits, r.CacheMisses)
-	}
 }

@@ -14,7 +14,7 @@ func TestTimelineMergesAndBounds(t *testing.T) {
 	tl.add("write", at(2), at(2.5))
 	tl.add("compute", at(3), at(4)) // a second compute interval
 	tl.add("sync", at(5), at(5))    // empty: dropped
-	want := []Interval{{"compute", 0, 2}, {"write", 2, 2.5}, {"compute", 3, 4}}
+	want := []Interval{{Phase: "compute", Start: 0, End: 2}, {Phase: "write", Start: 2, End: 2.5}, {Phase: "compute", Start: 3, End: 4}}
 	if len(tl.intervals) != len(want) {
 		t.Fatalf("intervals %+v, want %+v", tl.intervals, want)
 	}

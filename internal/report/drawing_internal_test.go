@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/blastfleet/blastfleet/internal/engine"
+	"github.com/blastfleet/blastfleet/internal/runrecord"
 )
 
 func TestTimeTicks(t *testing.T) {
@@ -41,31 +41,31 @@ func TestSeconds(t *testing.T) {
 // TestEnclosingSpanBeneath: a span drawn around others (the master
 // writing inside a merge) comes first, so it lies beneath them.
 func TestEnclosingSpanBeneath(t *testing.T) {
-	run := engine.RunRecord{Holder: "h", Summary: &engine.Summary{Ranks: []engine.RankSummary{{Rank: 0, Role: "master",
-		Timeline: []engine.Interval{{Phase: "write", Start: 2, End: 3}, {Phase: "merge", Start: 1, End: 5}}}}}}
-	v := buildTimeline([]engine.RunRecord{run})
+	run := runrecord.RunRecord{Holder: "h", Summary: &runrecord.Summary{Ranks: []runrecord.RankSummary{{Rank: 0, Role: "master",
+		Timeline: []runrecord.Interval{{Phase: "write", Start: 2, End: 3}, {Phase: "merge", Start: 1, End: 5}}}}}}
+	v := buildTimeline([]runrecord.RunRecord{run})
 	if r := v.Rows[0].Rects; len(r) != 2 || r[0].Phase != "merge" || r[1].Phase != "write" {
 		t.Errorf("rects %+v: want the merge span first", r)
 	}
 }
 
 func TestCoarsen(t *testing.T) {
-	ivs := []engine.Interval{{Phase: "compute", Start: 0, End: 9}, {Phase: "write", Start: 9, End: 10}, {Phase: "compute", Start: 10, End: 30}}
+	ivs := []runrecord.Interval{{Phase: "compute", Start: 0, End: 9}, {Phase: "write", Start: 9, End: 10}, {Phase: "compute", Start: 10, End: 30}}
 	got := coarsen(ivs, 10)
-	if len(got) != 1 || got[0] != (engine.Interval{Phase: "compute", Start: 0, End: 30}) {
+	if len(got) != 1 || got[0] != (runrecord.Interval{Phase: "compute", Start: 0, End: 30}) {
 		t.Errorf("coarsen: %+v", got)
 	}
 }
 
 func TestRunName(t *testing.T) {
 	for _, c := range []struct {
-		r    engine.RunRecord
+		r    runrecord.RunRecord
 		want string
 	}{
-		{engine.RunRecord{Holder: "demo-p1-r0-7473500e", Partition: "demo-p1-r0", Campaign: "demo"}, "p1-r0-7473500e"},
-		{engine.RunRecord{Holder: "node7-ab12", Partition: "site-a"}, "site-a/node7-ab12"},
-		{engine.RunRecord{Holder: "node7-ab12"}, "node7-ab12"},
-		{engine.RunRecord{Holder: "demo-", Campaign: "demo"}, "demo-"},
+		{runrecord.RunRecord{Holder: "demo-p1-r0-7473500e", Partition: "demo-p1-r0", Campaign: "demo"}, "p1-r0-7473500e"},
+		{runrecord.RunRecord{Holder: "node7-ab12", Partition: "site-a"}, "site-a/node7-ab12"},
+		{runrecord.RunRecord{Holder: "node7-ab12"}, "node7-ab12"},
+		{runrecord.RunRecord{Holder: "demo-", Campaign: "demo"}, "demo-"},
 	} {
 		if got := runName(&c.r); got != c.want {
 			t.Errorf("runName(%+v) = %q, want %q", c.r, got, c.want)

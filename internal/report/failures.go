@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/blastfleet/blastfleet/internal/engine"
 	"github.com/blastfleet/blastfleet/internal/ledger"
+	"github.com/blastfleet/blastfleet/internal/runrecord"
 )
 
 // silentAfter is how long a running run may go without refreshing its
@@ -70,10 +70,10 @@ func buildFailures(r *Report) *failuresView {
 	for i := range r.Runs {
 		run := &r.Runs[i]
 		switch {
-		case run.State == engine.RunFailed:
+		case run.State == runrecord.RunFailed:
 			f.FailedRuns = append(f.FailedRuns, runProblem{Run: runName(run),
 				Text: fmt.Sprintf("failed at %s, after %s", stamp(run.Updated), seconds(run.Updated.Sub(run.Started).Seconds())), Error: run.Error})
-		case run.State == engine.RunRunning && r.Meta.Generated.Sub(run.Updated) > silentAfter:
+		case run.State == runrecord.RunRunning && r.Meta.Generated.Sub(run.Updated) > silentAfter:
 			f.SilentRuns = append(f.SilentRuns, runProblem{Run: runName(run),
 				Text: fmt.Sprintf("still says running, but no report since %s (%s before this report): it ended without saying how",
 					stamp(run.Updated), seconds(r.Meta.Generated.Sub(run.Updated).Seconds()))})

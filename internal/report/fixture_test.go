@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/blastfleet/blastfleet/internal/engine"
 	"github.com/blastfleet/blastfleet/internal/ledger"
 	"github.com/blastfleet/blastfleet/internal/objstore"
+	"github.com/blastfleet/blastfleet/internal/runrecord"
 )
 
 // campaignDir writes a plan of queries in chunks of two to a directory
@@ -38,8 +38,8 @@ func campaignDir(t *testing.T, queries int, policy ledger.Policy) (string, objst
 var t0 = time.Date(2025, 3, 4, 10, 0, 0, 0, time.UTC)
 
 // rank is a synthetic rank whose timeline is the intervals given.
-func rank(n int, role string, started time.Time, ivs ...engine.Interval) engine.RankSummary {
-	r := engine.RankSummary{Rank: n, Role: role, Started: started, Phases: map[string]float64{}, Timeline: ivs}
+func rank(n int, role string, started time.Time, ivs ...runrecord.Interval) runrecord.RankSummary {
+	r := runrecord.RankSummary{Rank: n, Role: role, Started: started, Phases: map[string]float64{}, Timeline: ivs}
 	for _, iv := range ivs {
 		r.Phases[iv.Phase] += iv.End - iv.Start
 		r.WallSeconds = max(r.WallSeconds, iv.End)
@@ -52,15 +52,15 @@ func rank(n int, role string, started time.Time, ivs ...engine.Interval) engine.
 	return r
 }
 
-func iv(phase string, s, e float64) engine.Interval {
-	return engine.Interval{Phase: phase, Start: s, End: e}
+func iv(phase string, s, e float64) runrecord.Interval {
+	return runrecord.Interval{Phase: phase, Start: s, End: e}
 }
 
 // histogram is a task histogram with the engine's bounds shape: values
 // go in the first bucket whose bound is at least the value.
-func histogram(values ...float64) *engine.Histogram {
+func histogram(values ...float64) *runrecord.Histogram {
 	bounds := []float64{0.001, 0.01, 0.1, 1, 10, 100, 1000}
-	h := &engine.Histogram{Bounds: bounds, Counts: make([]int64, len(bounds)+1)}
+	h := &runrecord.Histogram{Bounds: bounds, Counts: make([]int64, len(bounds)+1)}
 	for _, v := range values {
 		i := 0
 		for i < len(bounds) && v > bounds[i] {
@@ -77,32 +77,32 @@ func histogram(values ...float64) *engine.Histogram {
 // many timeline intervals they hold.
 func writeRuns(t *testing.T, st objstore.Store) int {
 	t.Helper()
-	complete := engine.RunRecord{Holder: "p0-aaaa1111", Partition: "0", State: engine.RunComplete, Started: t0, Updated: t0.Add(95 * time.Second),
-		Summary: &engine.Summary{Program: "blastp", Started: t0, WallSeconds: 95, Tasks: 8, QueriesWritten: 4, ChunksCommitted: 2, BytesWritten: 4096,
+	complete := runrecord.RunRecord{Holder: "p0-aaaa1111", Partition: "0", State: runrecord.RunComplete, Started: t0, Updated: t0.Add(95 * time.Second),
+		Summary: &runrecord.Summary{Program: "blastp", Started: t0, WallSeconds: 95, Tasks: 8, QueriesWritten: 4, ChunksCommitted: 2, BytesWritten: 4096,
 			TaskSeconds: histogram(0.5, 2, 3, 20, 40),
-			SlowestTasks: []engine.TaskRecord{
+			SlowestTasks: []runrecord.TaskRecord{
 				{Rank: 1, Group: 0, Shards: []int{0, 1, 2, 5}, FirstQuery: "<script>alert(1)</script>", LastQuery: "<script>alert(1)</script>", Queries: 1, Letters: 300, Seconds: 40, Chunk: "[2,4)"},
 				{Rank: 2, Group: 1, Shards: []int{3}, FirstQuery: "q7", LastQuery: "q9", Queries: 3, Letters: 900, Seconds: 20, Chunk: "[4,6)"},
 			},
-			Ranks: []engine.RankSummary{
+			Ranks: []runrecord.RankSummary{
 				rank(0, "master", t0, iv("setup", 0, 2), iv("distribution", 2, 90), iv("merge", 40, 41), iv("write", 40.2, 40.6)),
 				rank(1, "worker", t0.Add(time.Second), iv("setup", 0, 1.5), iv("compute", 1.5, 60), iv("write", 60, 61), iv("compute", 61, 90)),
 				rank(2, "worker", t0.Add(time.Second), iv("setup", 0, 1.2), iv("compute", 1.2, 80), iv("sync", 80, 90)),
 			}}}
-	failed := engine.RunRecord{Holder: "p1-bbbb2222", Partition: "1", State: engine.RunFailed, Error: "worker 2: <b>blastp</b> killed", Started: t0.Add(30 * time.Second), Updated: t0.Add(70 * time.Second),
-		Summary: &engine.Summary{Program: "blastp", Started: t0.Add(30 * time.Second), WallSeconds: 40, Tasks: 2,
+	failed := runrecord.RunRecord{Holder: "p1-bbbb2222", Partition: "1", State: runrecord.RunFailed, Error: "worker 2: <b>blastp</b> killed", Started: t0.Add(30 * time.Second), Updated: t0.Add(70 * time.Second),
+		Summary: &runrecord.Summary{Program: "blastp", Started: t0.Add(30 * time.Second), WallSeconds: 40, Tasks: 2,
 			TaskSeconds:  histogram(1.5, 7),
-			SlowestTasks: []engine.TaskRecord{{Rank: 1, Group: 0, Shards: []int{0}, FirstQuery: "q1", LastQuery: "q1", Queries: 1, Letters: 50, Seconds: 7}},
-			Ranks: []engine.RankSummary{
+			SlowestTasks: []runrecord.TaskRecord{{Rank: 1, Group: 0, Shards: []int{0}, FirstQuery: "q1", LastQuery: "q1", Queries: 1, Letters: 50, Seconds: 7}},
+			Ranks: []runrecord.RankSummary{
 				rank(0, "master", t0.Add(30*time.Second), iv("setup", 0, 3), iv("distribution", 3, 40)),
 				rank(1, "worker", t0.Add(31*time.Second), iv("setup", 0, 2), iv("compute", 2, 39)),
 			}}}
-	silent := engine.RunRecord{Holder: "p1-cccc3333", Partition: "1", State: engine.RunRunning, Started: t0.Add(80 * time.Second), Updated: t0.Add(100 * time.Second),
-		Summary: &engine.Summary{Program: "blastp", Started: t0.Add(80 * time.Second), WallSeconds: 20,
-			Ranks: []engine.RankSummary{rank(0, "master", t0.Add(80*time.Second), iv("setup", 0, 4), iv("distribution", 4, 20))}}}
+	silent := runrecord.RunRecord{Holder: "p1-cccc3333", Partition: "1", State: runrecord.RunRunning, Started: t0.Add(80 * time.Second), Updated: t0.Add(100 * time.Second),
+		Summary: &runrecord.Summary{Program: "blastp", Started: t0.Add(80 * time.Second), WallSeconds: 20,
+			Ranks: []runrecord.RankSummary{rank(0, "master", t0.Add(80*time.Second), iv("setup", 0, 4), iv("distribution", 4, 20))}}}
 	n := 0
-	for _, r := range []engine.RunRecord{complete, failed, silent} {
-		if err := engine.WriteRun(context.Background(), st, &r); err != nil {
+	for _, r := range []runrecord.RunRecord{complete, failed, silent} {
+		if err := runrecord.WriteRun(context.Background(), st, &r); err != nil {
 			t.Fatal(err)
 		}
 		for _, rk := range r.Summary.Ranks {

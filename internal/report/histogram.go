@@ -5,7 +5,7 @@ import (
 	"math"
 	"slices"
 
-	"github.com/blastfleet/blastfleet/internal/engine"
+	"github.com/blastfleet/blastfleet/internal/runrecord"
 )
 
 // Histogram chart geometry, in SVG pixels.
@@ -45,8 +45,8 @@ func (h *histView) Empty() bool      { return h == nil || h.Count == 0 }
 
 // sumHistograms adds the runs' task histograms that share the first
 // one's bounds; the others are counted as mismatched.
-func sumHistograms(runs []engine.RunRecord) (*engine.Histogram, int) {
-	var sum *engine.Histogram
+func sumHistograms(runs []runrecord.RunRecord) (*runrecord.Histogram, int) {
+	var sum *runrecord.Histogram
 	mismatched := 0
 	for _, r := range runs {
 		if r.Summary == nil || r.Summary.TaskSeconds == nil {
@@ -58,7 +58,7 @@ func sumHistograms(runs []engine.RunRecord) (*engine.Histogram, int) {
 			continue
 		}
 		if sum == nil {
-			sum = &engine.Histogram{Bounds: slices.Clone(h.Bounds), Counts: make([]int64, len(h.Counts))}
+			sum = &runrecord.Histogram{Bounds: slices.Clone(h.Bounds), Counts: make([]int64, len(h.Counts))}
 		}
 		if !slices.Equal(sum.Bounds, h.Bounds) {
 			mismatched++
@@ -72,7 +72,7 @@ func sumHistograms(runs []engine.RunRecord) (*engine.Histogram, int) {
 	return sum, mismatched
 }
 
-func buildHistogram(runs []engine.RunRecord, slowest []slowTask) *histView {
+func buildHistogram(runs []runrecord.RunRecord, slowest []slowTask) *histView {
 	h, mismatched := sumHistograms(runs)
 	v := &histView{Mismatched: mismatched}
 	if h == nil {
@@ -142,7 +142,7 @@ func isDecade(b float64) bool {
 }
 
 // quantileBound is the upper bound of the bucket holding quantile q.
-func quantileBound(h *engine.Histogram, q float64) string {
+func quantileBound(h *runrecord.Histogram, q float64) string {
 	total := h.Count()
 	want := int64(math.Ceil(q * float64(total)))
 	var seen int64

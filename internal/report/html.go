@@ -7,7 +7,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/blastfleet/blastfleet/internal/engine"
+	"github.com/blastfleet/blastfleet/internal/runrecord"
 )
 
 var (
@@ -53,7 +53,7 @@ func (r *Report) page() *page {
 		Report:   r,
 		CSS:      template.CSS(pageCSS),
 		JS:       template.JS(pageJS),
-		Phases:   engine.Phases,
+		Phases:   runrecord.Phases,
 		Totals:   sumRuns(r.Runs),
 		Progress: newProgress(r.Status.QueriesDone, r.Status.QueriesFailed, r.Status.Queries),
 		Timeline: buildTimeline(r.Runs),

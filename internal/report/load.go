@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/blastfleet/blastfleet/internal/engine"
 	"github.com/blastfleet/blastfleet/internal/ledger"
 	"github.com/blastfleet/blastfleet/internal/objstore"
+	"github.com/blastfleet/blastfleet/internal/runrecord"
 )
 
 // ErrNotPlanned: the location holds no plan, so there is nothing to report.
@@ -29,7 +29,7 @@ type Report struct {
 	Plan    *ledger.Plan
 	Status  *ledger.Status
 	History []ledger.ChunkHistory
-	Runs    []engine.RunRecord
+	Runs    []runrecord.RunRecord
 }
 
 // Load reads the campaign at st: its plan, status and attempts from the
@@ -59,7 +59,7 @@ func Load(ctx context.Context, st objstore.Store, meta Meta) (*Report, error) {
 	if r.History, err = l.History(ctx); err != nil {
 		return nil, fmt.Errorf("reading the campaign's attempts at %s: %w", loc, err)
 	}
-	if r.Runs, err = engine.ReadRuns(ctx, st); err != nil {
+	if r.Runs, err = runrecord.ReadRuns(ctx, st); err != nil {
 		return nil, fmt.Errorf("reading the campaign's run records at %s: %w", loc, err)
 	}
 	return r, nil

@@ -11,11 +11,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/blastfleet/blastfleet/internal/engine"
 	"github.com/blastfleet/blastfleet/internal/ledger"
 	"github.com/blastfleet/blastfleet/internal/ledger/ledgertest"
 	"github.com/blastfleet/blastfleet/internal/objstore"
 	"github.com/blastfleet/blastfleet/internal/report"
+	"github.com/blastfleet/blastfleet/internal/runrecord"
 )
 
 var sections = []string{`id="summary"`, `id="timeline-section"`, `id="tasks"`, `id="slowest"`, `id="failures"`, `id="runs"`}
@@ -85,7 +85,7 @@ func TestReport(t *testing.T) {
 			t.Errorf("rect coloured %s for phase %s", m[1], m[2])
 		}
 	}
-	for _, p := range engine.Phases {
+	for _, p := range runrecord.Phases {
 		if !strings.Contains(page, `data-legend-phase="`+p+`"`) {
 			t.Errorf("legend lacks %s", p)
 		}
@@ -179,14 +179,14 @@ func TestLoadErrors(t *testing.T) {
 // grain, not interval by interval.
 func TestReportBounded(t *testing.T) {
 	loc, st := campaignDir(t, 2, ledger.Policy{})
-	var ivs []engine.Interval
+	var ivs []runrecord.Interval
 	phases := []string{"compute", "write", "distribution"}
 	for i := 0; i < 60000; i++ {
 		ivs = append(ivs, iv(phases[i%3], float64(i)*10, float64(i)*10+9))
 	}
-	run := engine.RunRecord{Holder: "long", State: engine.RunComplete, Started: t0, Updated: t0.Add(600000 * time.Second),
-		Summary: &engine.Summary{Started: t0, WallSeconds: 600000, Ranks: []engine.RankSummary{rank(0, "master", t0, ivs...)}}}
-	if err := engine.WriteRun(context.Background(), st, &run); err != nil {
+	run := runrecord.RunRecord{Holder: "long", State: runrecord.RunComplete, Started: t0, Updated: t0.Add(600000 * time.Second),
+		Summary: &runrecord.Summary{Started: t0, WallSeconds: 600000, Ranks: []runrecord.RankSummary{rank(0, "master", t0, ivs...)}}}
+	if err := runrecord.WriteRun(context.Background(), st, &run); err != nil {
 		t.Fatal(err)
 	}
 	_, page := render(t, st, report.Meta{Location: loc})
@@ -207,9 +207,9 @@ func TestReportBounded(t *testing.T) {
 // and labels escaped too.
 func TestReportEscapesTitles(t *testing.T) {
 	loc, st := campaignDir(t, 2, ledger.Policy{})
-	run := engine.RunRecord{Holder: `x</title><script>alert(1)</script>`, Partition: `"><img src=x>`, State: engine.RunRunning, Started: t0, Updated: t0,
-		Summary: &engine.Summary{Started: t0, WallSeconds: 2, Ranks: []engine.RankSummary{rank(0, "master", t0, iv("setup", 0, 2))}}}
-	if err := engine.WriteRun(context.Background(), st, &run); err != nil {
+	run := runrecord.RunRecord{Holder: `x</title><script>alert(1)</script>`, Partition: `"><img src=x>`, State: runrecord.RunRunning, Started: t0, Updated: t0,
+		Summary: &runrecord.Summary{Started: t0, WallSeconds: 2, Ranks: []runrecord.RankSummary{rank(0, "master", t0, iv("setup", 0, 2))}}}
+	if err := runrecord.WriteRun(context.Background(), st, &run); err != nil {
 		t.Fatal(err)
 	}
 	_, page := render(t, st, report.Meta{Location: loc, Generated: t0})

@@ -1,6 +1,6 @@
 package report
 
-import "github.com/blastfleet/blastfleet/internal/engine"
+import "github.com/blastfleet/blastfleet/internal/runrecord"
 
 // runRow is one run in the runs table.
 type runRow struct {
@@ -10,7 +10,7 @@ type runRow struct {
 	QueriesWritten, Committed int
 }
 
-func buildRuns(runs []engine.RunRecord) []runRow {
+func buildRuns(runs []runrecord.RunRecord) []runRow {
 	out := make([]runRow, 0, len(runs))
 	for _, r := range runs {
 		row := runRow{Holder: r.Holder, Partition: r.Partition, State: r.State, Started: stamp(r.Started)}

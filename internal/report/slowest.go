@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/blastfleet/blastfleet/internal/engine"
+	"github.com/blastfleet/blastfleet/internal/runrecord"
 )
 
 // slowestShown is how many of the slowest tasks the page lists.
@@ -14,12 +14,12 @@ const slowestShown = 25
 
 // slowTask is one of the slowest tasks with the run it ran in.
 type slowTask struct {
-	engine.TaskRecord
+	runrecord.TaskRecord
 	Run string
 }
 
 // mergeSlowest takes every run's slowest tasks and keeps the slowest.
-func mergeSlowest(runs []engine.RunRecord) []slowTask {
+func mergeSlowest(runs []runrecord.RunRecord) []slowTask {
 	var all []slowTask
 	for i := range runs {
 		if runs[i].Summary == nil {

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/blastfleet/blastfleet/internal/engine"
+	"github.com/blastfleet/blastfleet/internal/runrecord"
 )
 
 // Timeline geometry, in SVG pixels. Rows are one rank each; the x axis is
@@ -76,13 +76,13 @@ func (v *timelineView) AxisY() float64 { return tlAxisH - 4 }
 
 // rankRow is one rank of one run, placed in time.
 type rankRow struct {
-	run    *engine.RunRecord
-	rank   *engine.RankSummary
+	run    *runrecord.RunRecord
+	rank   *runrecord.RankSummary
 	start  time.Time // zero when the record has no clock at all
 	offset float64   // seconds from the timeline's origin to the rank's start
 }
 
-func buildTimeline(runs []engine.RunRecord) *timelineView {
+func buildTimeline(runs []runrecord.RunRecord) *timelineView {
 	var rows []rankRow
 	var origin time.Time
 	for i := range runs {
@@ -135,7 +135,7 @@ func buildTimeline(runs []engine.RunRecord) *timelineView {
 
 // rankStart is when the rank's clock started; records without it fall
 // back to the run's start.
-func rankStart(run *engine.RunRecord, rk *engine.RankSummary) time.Time {
+func rankStart(run *runrecord.RunRecord, rk *runrecord.RankSummary) time.Time {
 	switch {
 	case !rk.Started.IsZero():
 		return rk.Started
@@ -160,7 +160,7 @@ func (v *timelineView) drawRow(rr rankRow, y float64, budget int) timelineRow {
 	// Longest first, so a span that encloses others (the master writing
 	// inside a merge) lies beneath them.
 	ivs = slices.Clone(ivs)
-	slices.SortStableFunc(ivs, func(a, b engine.Interval) int { return cmp.Compare(b.End-b.Start, a.End-a.Start) })
+	slices.SortStableFunc(ivs, func(a, b runrecord.Interval) int { return cmp.Compare(b.End-b.Start, a.End-a.Start) })
 	for _, iv := range ivs {
 		x0, x1 := v.x(rr.offset+iv.Start), v.x(rr.offset+iv.End)
 		row.Rects = append(row.Rects, rect{X: x0, Y: y, W: max(tlMinRect, x1-x0), H: tlBarH,
@@ -173,9 +173,9 @@ func (v *timelineView) drawRow(rr rankRow, y float64, budget int) timelineRow {
 }
 
 // phaseTotals is the rank's time by phase as one stacked bar.
-func phaseTotals(rk *engine.RankSummary, y float64, who string) []rect {
+func phaseTotals(rk *runrecord.RankSummary, y float64, who string) []rect {
 	var sum float64
-	for _, p := range engine.Phases {
+	for _, p := range runrecord.Phases {
 		sum += rk.Phases[p]
 	}
 	if sum <= 0 {
@@ -183,7 +183,7 @@ func phaseTotals(rk *engine.RankSummary, y float64, who string) []rect {
 	}
 	var out []rect
 	x := tlTotX
-	for _, p := range engine.Phases {
+	for _, p := range runrecord.Phases {
 		d := rk.Phases[p]
 		if d <= 0 {
 			continue
@@ -199,7 +199,7 @@ func phaseTotals(rk *engine.RankSummary, y float64, who string) []rect {
 // runName names a run briefly: the holder says the partition already when
 // it starts with it (the operator's "<campaign>-p<i>-r<k>-<random>"), and
 // the page is about one campaign, so its name is dropped.
-func runName(r *engine.RunRecord) string {
+func runName(r *runrecord.RunRecord) string {
 	name := r.Holder
 	if r.Partition != "" && !strings.HasPrefix(r.Holder, r.Partition) {
 		name = r.Partition + "/" + r.Holder
@@ -221,7 +221,7 @@ func shorten(s string, n int) string {
 // phaseClass is the CSS class colouring a phase; phases this build does
 // not know are drawn as "other".
 func phaseClass(p string) string {
-	if slices.Contains(engine.Phases, p) {
+	if slices.Contains(runrecord.Phases, p) {
 		return "ph-" + p
 	}
 	return "ph-other"
@@ -230,7 +230,7 @@ func phaseClass(p string) string {
 // coarsen redraws a timeline too detailed for the page in bins of width
 // seconds, each showing the phase that held most of it, merging
 // neighbours of one phase.
-func coarsen(ivs []engine.Interval, width float64) []engine.Interval {
+func coarsen(ivs []runrecord.Interval, width float64) []runrecord.Interval {
 	if width <= 0 {
 		return ivs
 	}
@@ -245,7 +245,7 @@ func coarsen(ivs []engine.Interval, width float64) []engine.Interval {
 			last = max(last, b)
 		}
 	}
-	var out []engine.Interval
+	var out []runrecord.Interval
 	for b := 0; b <= last; b++ {
 		best, held := "", 0.0
 		for p, d := range bins[b] {
@@ -261,7 +261,7 @@ func coarsen(ivs []engine.Interval, width float64) []engine.Interval {
 			out[k].End = e
 			continue
 		}
-		out = append(out, engine.Interval{Phase: best, Start: s, End: e})
+		out = append(out, runrecord.Interval{Phase: best, Start: s, End: e})
 	}
 	return out
 }

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/blastfleet/blastfleet/internal/engine"
+	"github.com/blastfleet/blastfleet/internal/runrecord"
 )
 
 // totals are the runs' accounts added up: the summary's numbers.
@@ -26,7 +26,7 @@ type totals struct {
 	BytesWritten int64
 }
 
-func sumRuns(runs []engine.RunRecord) totals {
+func sumRuns(runs []runrecord.RunRecord) totals {
 	var t totals
 	states := map[string]int{}
 	for _, r := range runs {

@@ -27,11 +27,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/blastfleet/blastfleet/internal/engine"
 	"github.com/blastfleet/blastfleet/internal/ledger"
 	"github.com/blastfleet/blastfleet/internal/manifest"
 	"github.com/blastfleet/blastfleet/internal/objstore"
 	"github.com/blastfleet/blastfleet/internal/refsearch"
+	"github.com/blastfleet/blastfleet/internal/runrecord"
 	"github.com/blastfleet/blastfleet/internal/shard"
 	"github.com/blastfleet/blastfleet/internal/synth"
 	"github.com/blastfleet/blastfleet/internal/testenv"
@@ -516,13 +516,13 @@ func (p *partition) waitCommitted(t *testing.T, n int) {
 // realBLAST is the environment entry that undoes the slow blastn.
 func realBLAST() string { return "PATH=" + os.Getenv("PATH") }
 
-func (p *partition) readSummary(t *testing.T) *engine.Summary {
+func (p *partition) readSummary(t *testing.T) *runrecord.Summary {
 	t.Helper()
 	b, err := os.ReadFile(p.summary)
 	if err != nil {
 		t.Fatalf("partition %s: --summary-json: %v", p.id, err)
 	}
-	var s engine.Summary
+	var s runrecord.Summary
 	if err := json.Unmarshal(b, &s); err != nil {
 		t.Fatalf("partition %s: --summary-json: %v", p.id, err)
 	}

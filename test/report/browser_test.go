@@ -16,7 +16,7 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
-	"github.com/blastfleet/blastfleet/internal/engine"
+	"github.com/blastfleet/blastfleet/internal/runrecord"
 	"github.com/blastfleet/blastfleet/internal/testenv"
 )
 
@@ -138,11 +138,11 @@ func TestReportInBrowser(t *testing.T) {
 	if facts.Rendered != "ok" || facts.Intervals == 0 || facts.Said != fmt.Sprint(facts.Intervals) {
 		t.Errorf("timeline: rendered %q, %d interval rects (the page counted %s)", facts.Rendered, facts.Intervals, facts.Said)
 	}
-	if !slices.Equal(facts.Legend, engine.Phases) {
-		t.Errorf("legend %v, want every phase %v", facts.Legend, engine.Phases)
+	if !slices.Equal(facts.Legend, runrecord.Phases) {
+		t.Errorf("legend %v, want every phase %v", facts.Legend, runrecord.Phases)
 	}
 	for _, p := range facts.Phases {
-		if !slices.Contains(engine.Phases, p) {
+		if !slices.Contains(runrecord.Phases, p) {
 			t.Errorf("an interval of unknown phase %q", p)
 		}
 	}
