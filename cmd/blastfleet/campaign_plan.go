@@ -2,13 +2,10 @@ package main
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"os/exec"
 	"strings"
 	"time"
@@ -17,11 +14,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/blastfleet/blastfleet/internal/blast"
-	"github.com/blastfleet/blastfleet/internal/fasta"
 	"github.com/blastfleet/blastfleet/internal/ledger"
 	"github.com/blastfleet/blastfleet/internal/manifest"
-	"github.com/blastfleet/blastfleet/internal/merge"
 	"github.com/blastfleet/blastfleet/internal/objstore"
+	"github.com/blastfleet/blastfleet/internal/planning"
 )
 
 type campaignPlanOptions struct {
@@ -100,18 +96,10 @@ database at the recorded locations.`,
 	return cmd
 }
 
-// planSearch is the validated search of a plan.
-type planSearch struct {
-	program blast.Program
-	options []blast.Option // parsed, for BLAST's own check
-	search  ledger.Search
-}
-
 // validate checks every flag before anything is read or written, with
-// errors that name the flag to fix; the search is checked exactly as
-// blastfleet-engine checks its flags, and recorded in a canonical form so
-// equal searches give equal plans.
-func (o *campaignPlanOptions) validate() (*planSearch, error) {
+// errors that name the flag to fix; the search is checked by the planner,
+// which records it in a canonical form so equal searches give equal plans.
+func (o *campaignPlanOptions) validate() (*planning.Parsed, error) {
 	var errs []error
 	add := func(err error) { errs = append(errs, err) }
 	for _, fl := range []struct{ name, value string }{{"queries", o.queries}, {"database", o.database}, {"output", o.output}} {
@@ -129,44 +117,10 @@ func (o *campaignPlanOptions) validate() (*planSearch, error) {
 	case o.byQueries && o.chunkQueries < 1:
 		add(fmt.Errorf("--chunk-queries must be ≥ 1, not %d", o.chunkQueries))
 	}
-	s := &planSearch{}
-	var err error
-	if s.program, err = blast.ParseProgram(o.program); err != nil {
-		add(fmt.Errorf("--program: %w", err))
-	}
-	format, err := blast.ParseFormat(o.outfmt)
+	search, err := planning.Search{Program: o.program, Outfmt: o.outfmt, Options: o.blastOptions,
+		MaxTargetSeqs: o.maxTargetSeqs, Evalue: o.evalue, TopHits: o.topHits}.Parse()
 	if err != nil {
-		add(fmt.Errorf("--outfmt: %w", err))
-	} else {
-		s.search.Outfmt = format.UserArg()
-	}
-	for _, v := range o.blastOptions {
-		// Any -num_threads is checked here only for its form: threads are
-		// a partition's resource, set by blastfleet-engine --threads.
-		opt, err := blast.ParseOption(v, math.MaxInt32)
-		if err != nil {
-			add(err)
-			continue
-		}
-		if opt.Name == "num_threads" {
-			add(fmt.Errorf("--blast-option %q: -num_threads is not part of a plan: give blastfleet-engine --threads to each partition", v))
-			continue
-		}
-		s.options = append(s.options, opt)
-		canon := "-" + opt.Name
-		if opt.Value != "" {
-			canon += "=" + opt.Value
-		}
-		s.search.Options = append(s.search.Options, canon)
-	}
-	if _, err := merge.ParseTopHits(o.topHits); err != nil {
 		add(err)
-	}
-	if o.maxTargetSeqs < 1 {
-		add(fmt.Errorf("--max-target-seqs must be ≥ 1, not %d", o.maxTargetSeqs))
-	}
-	if o.evalue < 0 || math.IsNaN(o.evalue) || math.IsInf(o.evalue, 0) {
-		add(fmt.Errorf("--evalue must be > 0 (or 0 for BLAST's default), not %v", o.evalue))
 	}
 	for _, fl := range []struct {
 		name  string
@@ -183,26 +137,19 @@ func (o *campaignPlanOptions) validate() (*planSearch, error) {
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
-	s.search.Program = string(s.program)
-	s.search.MaxTargetSeqs = o.maxTargetSeqs
-	s.search.Evalue = o.evalue
-	s.search.TopHits = o.topHits
-	if s.search.TopHits == "" {
-		s.search.TopHits = "auto"
-	}
-	return s, nil
+	return search, nil
 }
 
-func (o *campaignPlanOptions) run(ctx context.Context, cmd *cobra.Command, root *rootOptions, s *planSearch) error {
+func (o *campaignPlanOptions) run(ctx context.Context, cmd *cobra.Command, root *rootOptions, s *planning.Parsed) error {
 	log := root.logger(cmd.ErrOrStderr())
 	// BLAST's own word on the options, before any chunk runs: combinations
 	// and program limits the value syntax cannot see.
-	if _, err := exec.LookPath(string(s.program)); err == nil {
-		if err := blast.Preflight(ctx, s.program, s.options); err != nil {
+	if _, err := exec.LookPath(string(s.Program)); err == nil {
+		if err := blast.Preflight(ctx, s.Program, s.Options); err != nil {
 			return fmt.Errorf("--blast-option: %w", err)
 		}
 	} else {
-		log.Info("BLAST+ is not on PATH here: the search's options will first meet BLAST in the partitions", "program", s.program)
+		log.Info("BLAST+ is not on PATH here: the search's options will first meet BLAST in the partitions", "program", s.Program)
 	}
 	queriesLoc, err := absLocation(o.queries)
 	if err != nil {
@@ -216,49 +163,24 @@ func (o *campaignPlanOptions) run(ctx context.Context, cmd *cobra.Command, root 
 	if err != nil {
 		return fmt.Errorf("--output: %w", err)
 	}
-
-	log.V(1).Info("reading the database manifest", "database", dbLoc)
-	db, m, err := readDatabase(ctx, dbLoc)
-	if err != nil {
-		return err
-	}
-	if string(m.Type) != s.program.DBType() {
-		return fmt.Errorf("--program %s searches a %s database, but --database %s is %s", s.program, s.program.DBType(), dbLoc, m.Type)
-	}
-
-	log.V(1).Info("reading and validating the queries", "queries", queriesLoc)
-	q, lengths, err := readQueries(ctx, queriesLoc, s.program)
-	if err != nil {
-		return err
-	}
-
-	var chunks []ledger.Chunk
-	if o.byLetters {
-		chunks = ledger.ChunkByLetters(lengths, o.chunkLetters)
-	} else {
-		chunks = ledger.ChunkByQueries(len(lengths), o.chunkQueries)
-		for i := range chunks {
-			for _, n := range lengths[chunks[i].First:chunks[i].End] {
-				chunks[i].Letters += int64(n)
-			}
-		}
-	}
-
 	name := o.name
 	if name == "" {
 		name = defaultCampaignName(outLoc)
 	}
-	created := time.Now().UTC()
-	plan := &ledger.Plan{
-		Name:      name,
-		CreatedAt: created,
-		Queries:   q,
-		Database:  db,
-		Search:    s.search,
-		Chunks:    chunks,
+	req := planning.Request{Name: name, Queries: queriesLoc, Database: dbLoc, Search: s,
 		Policy: ledger.Policy{MaxAttempts: o.maxAttempts, LeaseSeconds: o.leaseSeconds,
-			RenewSeconds: o.renewSeconds, SkewSeconds: o.skewSeconds},
+			RenewSeconds: o.renewSeconds, SkewSeconds: o.skewSeconds}}
+	if o.byLetters {
+		req.ChunkLetters = o.chunkLetters
+	} else {
+		req.ChunkQueries = o.chunkQueries
 	}
+	log.V(1).Info("reading the database manifest and validating the queries", "database", dbLoc, "queries", queriesLoc)
+	plan, m, err := planning.Make(ctx, req)
+	if err != nil {
+		return err
+	}
+	created := plan.CreatedAt
 	st, err := objstore.Open(ctx, outLoc)
 	if err != nil {
 		return fmt.Errorf("--output: %w", err)
@@ -277,100 +199,6 @@ func (o *campaignPlanOptions) run(ctx context.Context, cmd *cobra.Command, root 
 	}
 	printPlanSummary(w, plan, m, outLoc, o.byLetters, o.chunkLetters, o.chunkQueries)
 	return nil
-}
-
-// readDatabase loads the database's manifest and hashes its bytes.
-func readDatabase(ctx context.Context, loc string) (ledger.Database, *manifest.Manifest, error) {
-	if !strings.HasPrefix(loc, "s3://") {
-		// objstore.Open would create a missing directory.
-		if _, err := os.Stat(loc); err != nil {
-			return ledger.Database{}, nil, fmt.Errorf("--database: %w", err)
-		}
-	}
-	st, err := objstore.Open(ctx, loc)
-	if err != nil {
-		return ledger.Database{}, nil, fmt.Errorf("--database: %w", err)
-	}
-	data, _, err := st.GetBytes(ctx, manifest.FileName)
-	if err != nil {
-		return ledger.Database{}, nil, fmt.Errorf("--database %s: reading %s (is it a sharded database, from blastfleet db shard?): %w", loc, manifest.FileName, err)
-	}
-	m, err := manifest.Load(ctx, st)
-	if err != nil {
-		return ledger.Database{}, nil, fmt.Errorf("--database: %w", err)
-	}
-	// Hash what Load read: the manifest may have been rewritten between
-	// the two reads.
-	again, _, err := st.GetBytes(ctx, manifest.FileName)
-	if err != nil {
-		return ledger.Database{}, nil, fmt.Errorf("--database %s: %w", loc, err)
-	}
-	if string(again) != string(data) {
-		return ledger.Database{}, nil, fmt.Errorf("--database %s: %s changed while it was read (is a db shard running?)", loc, manifest.FileName)
-	}
-	sum := sha256.Sum256(data)
-	return ledger.Database{Location: loc, Name: m.Name, Type: string(m.Type), ManifestSHA256: hex.EncodeToString(sum[:])}, m, nil
-}
-
-// readQueries reads and validates every query as the engine will, and
-// measures the object: SHA-256 and size of its bytes as stored (gzip or
-// not), query count and letters.
-func readQueries(ctx context.Context, loc string, p blast.Program) (ledger.Queries, []int, error) {
-	q := ledger.Queries{Location: loc}
-	st, key, err := objstore.OpenObject(ctx, loc)
-	if err != nil {
-		return q, nil, fmt.Errorf("--queries: %w", err)
-	}
-	rc, err := st.Get(ctx, key)
-	if err != nil {
-		return q, nil, fmt.Errorf("--queries %s: %w", loc, err)
-	}
-	defer rc.Close()
-	h := sha256.New()
-	cw := &byteCounter{}
-	src := io.TeeReader(rc, io.MultiWriter(h, cw))
-	alpha := fasta.Nucleotide
-	if p.QueryType() == "prot" {
-		alpha = fasta.Protein
-	}
-	r, err := fasta.NewReader(src, loc, alpha)
-	if err != nil {
-		return q, nil, fmt.Errorf("--queries: %w", err)
-	}
-	var lengths []int
-	for {
-		rec, err := r.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return q, nil, fmt.Errorf("--queries (%s queries for %s): %w", p.QueryType(), p, err)
-		}
-		if err := ctx.Err(); err != nil {
-			return q, nil, err
-		}
-		lengths = append(lengths, len(rec.Seq))
-		q.Letters += int64(len(rec.Seq))
-	}
-	if len(lengths) == 0 {
-		return q, nil, fmt.Errorf("--queries %s: no sequences", loc)
-	}
-	// The reader may stop at the last record before the stream's end; the
-	// checksum covers the whole object, as the engine's does.
-	if _, err := io.Copy(io.MultiWriter(h, cw), rc); err != nil {
-		return q, nil, fmt.Errorf("--queries %s: %w", loc, err)
-	}
-	q.SHA256 = hex.EncodeToString(h.Sum(nil))
-	q.Size = cw.n
-	q.Count = len(lengths)
-	return q, lengths, nil
-}
-
-type byteCounter struct{ n int64 }
-
-func (c *byteCounter) Write(p []byte) (int, error) {
-	c.n += int64(len(p))
-	return len(p), nil
 }
 
 func printPlanSummary(w io.Writer, p *ledger.Plan, m *manifest.Manifest, loc string, byLetters bool, letters, queries int) {

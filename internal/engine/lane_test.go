@@ -85,7 +85,7 @@ func TestRenewalsGoOnDuringSlowCommit(t *testing.T) {
 	s := search{program: blast.Blastn, outfmt: "6 std", workers: 2}
 	want := s.reference(t, f, false)
 	db := f.shards(t, 2)
-	loc, st := planCampaign(t, f, db, s, 10, 30)
+	loc, st := planCampaign(t, f, db, s, 5, 30)
 	ctx := context.Background()
 	// Renew every second on a 4 s lease, and make the first commit take
 	// longer than the lease.
@@ -111,8 +111,8 @@ func TestRenewalsGoOnDuringSlowCommit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sum.ChunksCommitted != 3 {
-		t.Errorf("committed %d chunks, want 3", sum.ChunksCommitted)
+	if sum.ChunksCommitted != 6 {
+		t.Errorf("committed %d chunks, want 6", sum.ChunksCommitted)
 	}
 	var got bytes.Buffer
 	if err := ledger.StreamResults(ctx, st, &got); err != nil {
@@ -124,12 +124,12 @@ func TestRenewalsGoOnDuringSlowCommit(t *testing.T) {
 
 	slow.mu.Lock()
 	defer slow.mu.Unlock()
-	if len(slow.commits) != 3 {
-		t.Fatalf("saw %d commits, want 3", len(slow.commits))
+	if len(slow.commits) != 6 {
+		t.Fatalf("saw %d commits, want 6 (no chunk searched twice)", len(slow.commits))
 	}
-	// The first commit overlaps the next chunk's search (leased before
-	// the first chunk's last block ended), and that chunk's end (the third
-	// is leased when its last block is cut).
+	// The first commit (5 s) overlaps the next chunks' searches (each
+	// chunk is leased when the one before has its last block cut), so
+	// other leases are renewed and later chunks leased during it.
 	w := slow.commits[0]
 	inside := func(es []event) (n int) {
 		for _, e := range es {

@@ -2,15 +2,10 @@ package engine
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"errors"
-	"fmt"
-	"io"
 
 	"github.com/blastfleet/blastfleet/internal/blast"
 	"github.com/blastfleet/blastfleet/internal/fasta"
-	"github.com/blastfleet/blastfleet/internal/objstore"
+	"github.com/blastfleet/blastfleet/internal/queries"
 )
 
 // query is one validated query sequence. A simulated query set
@@ -25,46 +20,15 @@ type query struct {
 // loadQueries reads and validates every query before any compute starts,
 // and returns the object's SHA-256 (a campaign checks it against its plan).
 func loadQueries(ctx context.Context, location string, p blast.Program) ([]query, int64, string, error) {
-	st, key, err := objstore.OpenObject(ctx, location)
-	if err != nil {
-		return nil, 0, "", fmt.Errorf("--queries: %w", err)
-	}
-	rc, err := st.Get(ctx, key)
-	if err != nil {
-		return nil, 0, "", fmt.Errorf("--queries %s: %w", location, err)
-	}
-	defer rc.Close()
-	h := sha256.New()
-	src := io.TeeReader(rc, h)
-	alpha := fasta.Nucleotide
-	if p.QueryType() == "prot" {
-		alpha = fasta.Protein
-	}
-	r, err := fasta.NewReader(src, location, alpha)
-	if err != nil {
-		return nil, 0, "", fmt.Errorf("--queries: %w", err)
-	}
 	var qs []query
-	var letters int64
-	for {
-		rec, err := r.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return nil, 0, "", fmt.Errorf("--queries: %w", err)
-		}
+	st, err := queries.Read(ctx, location, p, func(rec *fasta.Record) error {
 		qs = append(qs, query{ID: rec.ID, Defline: rec.Defline, Seq: rec.Seq, Len: len(rec.Seq)})
-		letters += int64(len(rec.Seq))
+		return nil
+	})
+	if err != nil {
+		return nil, 0, "", err
 	}
-	if len(qs) == 0 {
-		return nil, 0, "", fmt.Errorf("--queries %s: no sequences", location)
-	}
-	// The reader may stop at the last record before the stream's end.
-	if _, err := io.Copy(h, rc); err != nil {
-		return nil, 0, "", fmt.Errorf("--queries %s: %w", location, err)
-	}
-	return qs, letters, hex.EncodeToString(h.Sum(nil)), nil
+	return qs, st.Letters, st.SHA256, nil
 }
 
 // blocker cuts the query list into blocks on demand. With a fixed size each

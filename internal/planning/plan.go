@@ -1,0 +1,114 @@
+package planning
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/blastfleet/blastfleet/internal/blast"
+	"github.com/blastfleet/blastfleet/internal/fasta"
+	"github.com/blastfleet/blastfleet/internal/ledger"
+	"github.com/blastfleet/blastfleet/internal/manifest"
+	"github.com/blastfleet/blastfleet/internal/objstore"
+	"github.com/blastfleet/blastfleet/internal/queries"
+)
+
+// Request is what a plan is made from. Locations are absolute paths or
+// s3:// URLs, as partitions will read them.
+type Request struct {
+	Name              string
+	Queries, Database string
+	Search            *Parsed
+	// Exactly one of ChunkLetters (about that many letters a chunk) and
+	// ChunkQueries (that many queries a chunk) is set.
+	ChunkLetters, ChunkQueries int
+	Policy                     ledger.Policy
+}
+
+// Make reads the database's manifest and every query, and returns the
+// plan (not yet written) with the manifest it names.
+func Make(ctx context.Context, r Request) (*ledger.Plan, *manifest.Manifest, error) {
+	db, m, err := readDatabase(ctx, r.Database)
+	if err != nil {
+		return nil, nil, err
+	}
+	p := r.Search.Program
+	if string(m.Type) != p.DBType() {
+		return nil, nil, fmt.Errorf("--program %s searches a %s database, but --database %s is %s", p, p.DBType(), r.Database, m.Type)
+	}
+	q, lengths, err := readQueries(ctx, r.Queries, p)
+	if err != nil {
+		return nil, nil, err
+	}
+	var chunks []ledger.Chunk
+	if r.ChunkLetters > 0 {
+		chunks = ledger.ChunkByLetters(lengths, r.ChunkLetters)
+	} else {
+		chunks = ledger.ChunkByQueries(len(lengths), r.ChunkQueries)
+		for i := range chunks {
+			for _, n := range lengths[chunks[i].First:chunks[i].End] {
+				chunks[i].Letters += int64(n)
+			}
+		}
+	}
+	return &ledger.Plan{
+		Name:      r.Name,
+		CreatedAt: time.Now().UTC(),
+		Queries:   q,
+		Database:  db,
+		Search:    r.Search.Search,
+		Chunks:    chunks,
+		Policy:    r.Policy,
+	}, m, nil
+}
+
+// readDatabase loads the database's manifest and hashes its bytes.
+func readDatabase(ctx context.Context, loc string) (ledger.Database, *manifest.Manifest, error) {
+	if !strings.HasPrefix(loc, "s3://") {
+		// objstore.Open would create a missing directory.
+		if _, err := os.Stat(loc); err != nil {
+			return ledger.Database{}, nil, fmt.Errorf("--database: %w", err)
+		}
+	}
+	st, err := objstore.Open(ctx, loc)
+	if err != nil {
+		return ledger.Database{}, nil, fmt.Errorf("--database: %w", err)
+	}
+	data, _, err := st.GetBytes(ctx, manifest.FileName)
+	if err != nil {
+		return ledger.Database{}, nil, fmt.Errorf("--database %s: reading %s (is it a sharded database, from blastfleet db shard?): %w", loc, manifest.FileName, err)
+	}
+	m, err := manifest.Load(ctx, st)
+	if err != nil {
+		return ledger.Database{}, nil, fmt.Errorf("--database: %w", err)
+	}
+	// Hash what Load read: the manifest may have been rewritten between
+	// the two reads.
+	again, _, err := st.GetBytes(ctx, manifest.FileName)
+	if err != nil {
+		return ledger.Database{}, nil, fmt.Errorf("--database %s: %w", loc, err)
+	}
+	if string(again) != string(data) {
+		return ledger.Database{}, nil, fmt.Errorf("--database %s: %s changed while it was read (is a db shard running?)", loc, manifest.FileName)
+	}
+	sum := sha256.Sum256(data)
+	return ledger.Database{Location: loc, Name: m.Name, Type: string(m.Type), ManifestSHA256: hex.EncodeToString(sum[:])}, m, nil
+}
+
+// readQueries reads and validates every query as the engine will (the same
+// reader), and measures the object as the engine checks it.
+func readQueries(ctx context.Context, loc string, p blast.Program) (ledger.Queries, []int, error) {
+	var lengths []int
+	st, err := queries.Read(ctx, loc, p, func(rec *fasta.Record) error {
+		lengths = append(lengths, len(rec.Seq))
+		return nil
+	})
+	if err != nil {
+		return ledger.Queries{Location: loc}, nil, err
+	}
+	return ledger.Queries{Location: loc, SHA256: st.SHA256, Size: st.Size, Count: st.Count, Letters: st.Letters}, lengths, nil
+}
