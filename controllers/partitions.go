@@ -204,7 +204,8 @@ func (run *campaignRun) reconcilePartitions(ctx context.Context) (bool, error) {
 
 func (run *campaignRun) createPartition(ctx context.Context, index, restart int) error {
 	c := run.c
-	obj, err := run.r.Executor.Build(&PartitionRequest{Campaign: c, Index: index, Restart: restart, Location: run.loc, Image: run.r.image(c)})
+	spec := NewPartitionSpec(&PartitionRequest{Campaign: c, Index: index, Restart: restart, Location: run.loc, Image: run.r.image(c)})
+	obj, err := run.r.Executor.Build(spec)
 	if err != nil {
 		run.fail("InvalidPartition", err.Error())
 		return nil
