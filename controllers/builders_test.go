@@ -1,7 +1,10 @@
 package controllers
 
 import (
+	"time"
+
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/blastfleet/blastfleet/api/v1alpha1"
 )
@@ -53,4 +56,38 @@ func (b *campaignBuilder) build() *v1alpha1.SearchCampaign { return b.c.DeepCopy
 // request is partition index's request after restart replacements.
 func (b *campaignBuilder) request(index, restart int) *PartitionRequest {
 	return &PartitionRequest{Campaign: b.build(), Index: index, Restart: restart, Location: "s3://bucket/ns/camp", Image: "worker:test"}
+}
+
+// partitionBuilder makes observed partitions for the policies' tests:
+// running unless told otherwise.
+type partitionBuilder struct{ p partition }
+
+func aPartition(index, restart int) *partitionBuilder {
+	obj := &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Name: PartitionName("camp", index, restart)}}
+	return &partitionBuilder{partition{obj: obj, index: index, restart: restart, state: PartitionState{Phase: PartitionRunning}}}
+}
+
+func (b *partitionBuilder) queued() *partitionBuilder {
+	b.p.state = PartitionState{Phase: PartitionQueued, Reason: "Suspended"}
+	return b
+}
+
+func (b *partitionBuilder) failed(at time.Time) *partitionBuilder {
+	b.p.state = PartitionState{Phase: PartitionFailed, FinishedAt: at, Reason: "BackoffLimitExceeded", Message: "rank 3 exited 1"}
+	return b
+}
+
+func (b *partitionBuilder) succeeded(at time.Time) *partitionBuilder {
+	b.p.state = PartitionState{Phase: PartitionSucceeded, FinishedAt: at}
+	return b
+}
+
+func (b *partitionBuilder) build() partition { return b.p }
+
+func parts(bs ...*partitionBuilder) []partition {
+	out := make([]partition, len(bs))
+	for i, b := range bs {
+		out[i] = b.build()
+	}
+	return out
 }

@@ -64,8 +64,7 @@ func (run *campaignRun) listPartitions(ctx context.Context) ([]partition, error)
 
 func (run *campaignRun) countPartitions() {
 	var n v1alpha1.PartitionCounts
-	latest := run.latest()
-	for _, p := range latest {
+	for _, p := range latest(run.parts) {
 		switch p.state.Phase {
 		case PartitionRunning:
 			n.Running++
@@ -85,9 +84,9 @@ func (run *campaignRun) countPartitions() {
 }
 
 // latest is each index's newest partition (highest restart).
-func (run *campaignRun) latest() map[int]partition {
+func latest(parts []partition) map[int]partition {
 	m := map[int]partition{}
-	for _, p := range run.parts {
+	for _, p := range parts {
 		if q, ok := m[p.index]; !ok || p.restart > q.restart {
 			m[p.index] = p
 		}
@@ -138,51 +137,39 @@ func (run *campaignRun) reconcilePartitions(ctx context.Context) (bool, error) {
 	}
 
 	count := int(c.Spec.Partitions.Count)
-	latest := run.latest()
 	budget := int(c.Spec.RetryPolicy.MaxPartitionRestarts)
-	policy := replacement{policy: c.Spec.RetryPolicy, used: int(c.Status.Partitions.Replaced), ledger: run.status != nil, now: run.now}
-	exhausted := 0
-	var lastFailure string
-
-	// Scale down: partitions at or above the count go.
-	for _, p := range run.parts {
-		if p.index >= count {
-			if err := run.deletePartition(ctx, p, fmt.Sprintf("spec.partitions.count is %d", count)); err != nil {
-				return false, err
-			}
+	plan := planReplacements(replacementInput{
+		parts: run.parts, count: count, policy: c.Spec.RetryPolicy,
+		used: int(c.Status.Partitions.Replaced), ledgerRead: run.status != nil, now: run.now,
+	})
+	for _, p := range plan.remove {
+		if err := run.deletePartition(ctx, p, fmt.Sprintf("spec.partitions.count is %d", count)); err != nil {
+			return false, err
 		}
 	}
-	for i := 0; i < count; i++ {
-		p, ok := latest[i]
-		d := policy.decide(p, ok)
-		if d.failure != "" {
-			lastFailure = d.failure
-		}
-		switch d.action {
-		case slotCreate:
-			if err := run.createPartition(ctx, i, 0); err != nil {
+	for _, st := range plan.steps {
+		switch st.kind {
+		case stepCreate:
+			if err := run.createPartition(ctx, st.index, 0); err != nil {
 				return false, err
 			}
-		case slotExhausted:
-			exhausted++
-		case slotWait:
-			run.requeueWithin(d.wait)
-		case slotReplace:
-			if err := run.createPartition(ctx, i, d.restart); err != nil {
+		case stepWait:
+			run.requeueWithin(st.wait)
+		case stepReplace:
+			if err := run.createPartition(ctx, st.index, st.restart); err != nil {
 				return false, err
 			}
-			policy.used++
 			c.Status.Partitions.Replaced++
 			run.warn("PartitionReplaced", "Replace", fmt.Sprintf("%s; replaced by %s (%d of %d restarts used)",
-				d.failure, PartitionName(c.Name, i, d.restart), policy.used, budget))
+				describeEnd(st.old), PartitionName(c.Name, st.index, st.restart), st.used, budget))
 			// The failed one has done its job as a record; its replacement
 			// carries on, and the event keeps the reason.
-			if err := run.deletePartition(ctx, p, "replaced"); err != nil {
+			if err := run.deletePartition(ctx, st.old, "replaced"); err != nil {
 				return false, err
 			}
 		}
 	}
-
+	exhausted, lastFailure := plan.exhausted, plan.lastFailure
 	s := &c.Status
 	switch {
 	case exhausted == count:
@@ -241,14 +228,20 @@ func (run *campaignRun) deletePartition(ctx context.Context, p partition, why st
 	return nil
 }
 
+// ensureParts lists the partitions unless this reconcile already did.
+func (run *campaignRun) ensureParts(ctx context.Context) error {
+	if run.parts != nil {
+		return nil
+	}
+	parts, err := run.listPartitions(ctx)
+	run.parts = parts
+	return err
+}
+
 // cleanupPartitions deletes every partition still running or queued.
 func (run *campaignRun) cleanupPartitions(ctx context.Context, why string) error {
-	if run.parts == nil {
-		parts, err := run.listPartitions(ctx)
-		if err != nil {
-			return err
-		}
-		run.parts = parts
+	if err := run.ensureParts(ctx); err != nil {
+		return err
 	}
 	for _, p := range run.parts {
 		if p.active() {
@@ -256,6 +249,24 @@ func (run *campaignRun) cleanupPartitions(ctx context.Context, why string) error
 				return err
 			}
 		}
+	}
+	return nil
+}
+
+// windDownPartitions ends a finished campaign's partitions as windDown
+// says.
+func (run *campaignRun) windDownPartitions(ctx context.Context) error {
+	if err := run.ensureParts(ctx); err != nil {
+		return err
+	}
+	remove, wait := windDown(run.parts, run.c.Status.CompletionTime, run.r.WindDown, run.now)
+	for _, p := range remove {
+		if err := run.deletePartition(ctx, p, "campaign finished"); err != nil {
+			return err
+		}
+	}
+	if wait > 0 {
+		run.requeueWithin(wait)
 	}
 	return nil
 }
