@@ -150,13 +150,13 @@ func (run *campaignRun) reconcilePartitions(ctx context.Context) (bool, error) {
 	for _, st := range plan.steps {
 		switch st.kind {
 		case stepCreate:
-			if err := run.createPartition(ctx, st.index, 0); err != nil {
+			if ok, err := run.createPartition(ctx, st.index, 0); !ok || err != nil {
 				return false, err
 			}
 		case stepWait:
 			run.requeueWithin(st.wait)
 		case stepReplace:
-			if err := run.createPartition(ctx, st.index, st.restart); err != nil {
+			if ok, err := run.createPartition(ctx, st.index, st.restart); !ok || err != nil {
 				return false, err
 			}
 			c.Status.Partitions.Replaced++
@@ -189,22 +189,23 @@ func (run *campaignRun) reconcilePartitions(ctx context.Context) (bool, error) {
 	return true, nil
 }
 
-func (run *campaignRun) createPartition(ctx context.Context, index, restart int) error {
+// createPartition creates partition index's restart-th object; false when
+// the executor refused it and the campaign failed.
+func (run *campaignRun) createPartition(ctx context.Context, index, restart int) (bool, error) {
 	c := run.c
 	spec := NewPartitionSpec(&PartitionRequest{Campaign: c, Index: index, Restart: restart, Location: run.loc, Image: run.r.image(c)})
 	obj, err := run.r.Executor.Build(spec)
 	if err != nil {
-		run.fail("InvalidPartition", err.Error())
-		return nil
+		return run.fail("InvalidPartition", err.Error())
 	}
 	if err := controllerutil.SetControllerReference(c, obj, run.r.Scheme); err != nil {
-		return err
+		return false, fmt.Errorf("owning partition %s: %w", obj.GetName(), err)
 	}
 	if err := run.r.Create(ctx, obj); err != nil {
 		if apierrors.IsAlreadyExists(err) {
-			return nil // created by an earlier reconcile the cache has not seen yet
+			return true, nil // created by an earlier reconcile the cache has not seen yet
 		}
-		return fmt.Errorf("creating partition %s: %w", obj.GetName(), err)
+		return false, fmt.Errorf("creating partition %s: %w", obj.GetName(), err)
 	}
 	if c.Status.StartTime == nil {
 		t := metav1.NewTime(run.now)
@@ -214,7 +215,7 @@ func (run *campaignRun) createPartition(ctx context.Context, index, restart int)
 	if restart == 0 {
 		run.normal("PartitionCreated", "Create", fmt.Sprintf("partition %s created", obj.GetName()))
 	}
-	return nil
+	return true, nil
 }
 
 func (run *campaignRun) deletePartition(ctx context.Context, p partition, why string) error {
