@@ -51,6 +51,7 @@ func shardArgs(db *v1alpha1.BlastDatabase, src, loc string, shards int32) []stri
 
 func databaseJob(db *v1alpha1.BlastDatabase, name, component, image string, args []string) *batchv1.Job {
 	labels := map[string]string{LabelDatabase: db.Name, LabelComponent: component, LabelManagedBy: managedByValue}
+	vol, mount := scratchVolume()
 	return &batchv1.Job{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: db.Namespace, Labels: labels},
 		Spec: batchv1.JobSpec{
@@ -67,10 +68,10 @@ func databaseJob(db *v1alpha1.BlastDatabase, name, component, image string, args
 						Args:                     args,
 						Env:                      storageEnv(db.Spec.Storage),
 						Resources:                db.Spec.Resources,
-						VolumeMounts:             []corev1.VolumeMount{{Name: "scratch", MountPath: scratchDir}},
+						VolumeMounts:             []corev1.VolumeMount{mount},
 						TerminationMessagePolicy: corev1.TerminationMessageFallbackToLogsOnError,
 					}},
-					Volumes: []corev1.Volume{{Name: "scratch", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}}},
+					Volumes: []corev1.Volume{vol},
 				},
 			},
 		},

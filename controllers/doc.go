@@ -7,6 +7,8 @@
 // engine does, inside the partitions.
 //
 // One file per concern: naming and labels, object storage access,
-// planning, partitions (through an Executor, MPIJob today), retries,
-// status, cleanup and metrics.
+// planning, partitions (what they run in partition_spec.go, their objects
+// through an Executor adapter, MPIJob today in mpijob.go), replacement and
+// backoff, wind-down, status and metrics. The policies are pure functions
+// of what a reconcile observed; the reconcilers only carry them out.
 package controllers

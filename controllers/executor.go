@@ -18,13 +18,15 @@ type Executor interface {
 	NewList() client.ObjectList
 	// Items are the objects of a list from NewList.
 	Items(list client.ObjectList) []client.Object
-	// Build is partition p's object, ready to create.
-	Build(p *PartitionRequest) (client.Object, error)
+	// Build wraps a partition's spec in an object, ready to create. It
+	// adds how its kind starts the ranks, nothing the engine needs.
+	Build(s *PartitionSpec) (client.Object, error)
 	// State reads a partition's state from its object.
 	State(obj client.Object) PartitionState
 }
 
-// PartitionRequest is what a partition needs to run.
+// PartitionRequest is what a partition needs to run; NewPartitionSpec
+// turns it into what every executor runs.
 type PartitionRequest struct {
 	Campaign *v1alpha1.SearchCampaign
 	Index    int

@@ -2,6 +2,7 @@ package controllers
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 
 	kubeflow "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
@@ -39,71 +40,53 @@ func (MPIJobExecutor) Items(list client.ObjectList) []client.Object {
 	return out
 }
 
-// Build wraps the partition's command in an MPIJob: mpirun in the
-// launcher over the worker pods' slots. It is validated with the MPI
-// operator's own validation, since the MPI operator never requeues an
-// invalid MPIJob.
-func (e MPIJobExecutor) Build(p *PartitionRequest) (client.Object, error) {
-	c := p.Campaign
-	spec := c.Spec.Partitions
-	cmd := NewPartitionCommand(p)
-	name := cmd.Name
-
-	labels := partitionLabels(c, p.Index, p.Restart)
-	podLabels := map[string]string{LabelCampaign: c.Name, LabelPartition: labels[LabelPartition]}
-
-	env := cmd.Env
-	args := mpirunArgs(cmd)
-
-	launcher := corev1.PodTemplateSpec{
-		ObjectMeta: metav1.ObjectMeta{Labels: podLabels},
-		Spec: corev1.PodSpec{
-			RestartPolicy:     corev1.RestartPolicyNever,
-			PriorityClassName: spec.PriorityClassName,
-			NodeSelector:      spec.NodeSelector,
-			Tolerations:       spec.Tolerations,
-			Containers: []corev1.Container{{
-				Name:                     "launcher",
-				Image:                    p.Image,
-				Command:                  []string{"mpirun"},
-				Args:                     args,
-				Env:                      env,
-				TerminationMessagePolicy: corev1.TerminationMessageFallbackToLogsOnError,
-				Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
-					corev1.ResourceCPU: mustQuantity("100m"), corev1.ResourceMemory: mustQuantity("128Mi"),
-				}},
-			}},
-		},
+// Build wraps the partition in an MPIJob: a launcher running mpirun of
+// the engine over the workers' slots, and workers running sshd. It is
+// validated with the MPI operator's own validation, since the MPI
+// operator never requeues an invalid MPIJob.
+func (e MPIJobExecutor) Build(s *PartitionSpec) (client.Object, error) {
+	// Open MPI's shared-memory transport must not use ptrace-based single
+	// copies, which containers forbid.
+	env := append(slices.Clone(s.Env), corev1.EnvVar{Name: "OMPI_MCA_btl_vader_single_copy_mechanism", Value: "none"})
+	args := []string{"-np", strconv.Itoa(int(s.Ranks())), "--bind-to", "none"}
+	for _, v := range env {
+		args = append(args, "-x", v.Name) // forwarded by name: values stay in the environment
 	}
-	worker := corev1.PodTemplateSpec{
-		ObjectMeta: metav1.ObjectMeta{Labels: podLabels},
-		Spec: corev1.PodSpec{
-			PriorityClassName: spec.PriorityClassName,
-			NodeSelector:      spec.NodeSelector,
-			Tolerations:       spec.Tolerations,
-			Containers: []corev1.Container{{
-				// The worker image's default command runs sshd for mpirun.
-				Name:         "worker",
-				Image:        p.Image,
-				Resources:    spec.Resources,
-				VolumeMounts: []corev1.VolumeMount{{Name: "scratch", MountPath: cmd.Scratch}},
-				Ports:        append([]corev1.ContainerPort{{Name: "ssh", ContainerPort: workerSSHPort}}, cmd.Ports...),
-				// Ready once sshd listens, so WaitForWorkersReady starts the
-				// launcher only when mpirun can reach every worker.
-				ReadinessProbe: &corev1.Probe{
-					ProbeHandler:  corev1.ProbeHandler{TCPSocket: &corev1.TCPSocketAction{Port: intstr.FromInt32(workerSSHPort)}},
-					PeriodSeconds: 2,
-				},
-			}},
-			Volumes: []corev1.Volume{{Name: "scratch", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}}},
+	args = append(args, s.Command...)
+
+	launcher := s.PodTemplate(corev1.Container{
+		Name:                     "launcher",
+		Image:                    s.Image,
+		Command:                  []string{"mpirun"},
+		Args:                     args,
+		Env:                      env,
+		TerminationMessagePolicy: corev1.TerminationMessageFallbackToLogsOnError,
+		Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
+			corev1.ResourceCPU: mustQuantity("100m"), corev1.ResourceMemory: mustQuantity("128Mi"),
+		}},
+	})
+	launcher.Spec.RestartPolicy = corev1.RestartPolicyNever
+	worker := s.PodTemplate(corev1.Container{
+		// The worker image's default command runs sshd for mpirun.
+		Name:         "worker",
+		Image:        s.Image,
+		Resources:    s.Resources,
+		VolumeMounts: s.VolumeMounts,
+		Ports:        append([]corev1.ContainerPort{{Name: "ssh", ContainerPort: workerSSHPort}}, s.Ports...),
+		// Ready once sshd listens, so WaitForWorkersReady starts the
+		// launcher only when mpirun can reach every worker.
+		ReadinessProbe: &corev1.Probe{
+			ProbeHandler:  corev1.ProbeHandler{TCPSocket: &corev1.TCPSocketAction{Port: intstr.FromInt32(workerSSHPort)}},
+			PeriodSeconds: 2,
 		},
-	}
+	})
+	worker.Spec.Volumes = s.Volumes
 
 	job := &kubeflow.MPIJob{
 		TypeMeta:   metav1.TypeMeta{APIVersion: kubeflow.SchemeGroupVersion.String(), Kind: "MPIJob"},
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: c.Namespace, Labels: labels},
+		ObjectMeta: metav1.ObjectMeta{Name: s.Name, Namespace: s.Namespace, Labels: s.Labels},
 		Spec: kubeflow.MPIJobSpec{
-			SlotsPerWorker: ptr.To(spec.SlotsPerWorker),
+			SlotsPerWorker: ptr.To(s.SlotsPerWorker),
 			RunPolicy: kubeflow.RunPolicy{
 				CleanPodPolicy: ptr.To(kubeflow.CleanPodPolicyRunning),
 				// The operator replaces a failed partition itself, with
@@ -111,7 +94,7 @@ func (e MPIJobExecutor) Build(p *PartitionRequest) (client.Object, error) {
 				BackoffLimit:            ptr.To[int32](0),
 				TTLSecondsAfterFinished: ptr.To(e.TTLSecondsAfterFinished),
 				// Kueue admits a queued partition by unsuspending it.
-				Suspend: ptr.To(c.Spec.QueueName != ""),
+				Suspend: ptr.To(s.Suspended),
 			},
 			// The worker image runs sshd as mpiuser, as the MPI operator's
 			// own base images do, so the SSH keys go to its home.
@@ -120,12 +103,12 @@ func (e MPIJobExecutor) Build(p *PartitionRequest) (client.Object, error) {
 			LauncherCreationPolicy: kubeflow.LauncherCreationPolicyWaitForWorkersReady,
 			MPIReplicaSpecs: map[kubeflow.MPIReplicaType]*kubeflow.ReplicaSpec{
 				kubeflow.MPIReplicaTypeLauncher: {Replicas: ptr.To[int32](1), RestartPolicy: kubeflow.RestartPolicyNever, Template: launcher},
-				kubeflow.MPIReplicaTypeWorker:   {Replicas: ptr.To(spec.Workers), RestartPolicy: kubeflow.RestartPolicyNever, Template: worker},
+				kubeflow.MPIReplicaTypeWorker:   {Replicas: ptr.To(s.Workers), RestartPolicy: kubeflow.RestartPolicyNever, Template: worker},
 			},
 		},
 	}
 	if errs := validation.ValidateMPIJob(defaulted(job)); len(errs) > 0 {
-		return nil, fmt.Errorf("partition %s would be an invalid MPIJob: %w", name, errs.ToAggregate())
+		return nil, fmt.Errorf("partition %s would be an invalid MPIJob: %w", s.Name, errs.ToAggregate())
 	}
 	return job, nil
 }
@@ -162,15 +145,4 @@ func (MPIJobExecutor) State(obj client.Object) PartitionState {
 		return PartitionState{Phase: PartitionRunning}
 	}
 	return PartitionState{Phase: PartitionQueued, Reason: "Starting"}
-}
-
-// mpirunArgs launches the command's ranks with the launcher's mpirun,
-// forwarding the environment by name (the values stay in the pods'
-// environment, Secrets included).
-func mpirunArgs(cmd PartitionCommand) []string {
-	args := []string{"-np", strconv.Itoa(int(cmd.Ranks)), "--bind-to", "none"}
-	for _, e := range cmd.Env {
-		args = append(args, "-x", e.Name)
-	}
-	return append(args, cmd.Engine...)
 }

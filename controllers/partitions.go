@@ -64,8 +64,7 @@ func (run *campaignRun) listPartitions(ctx context.Context) ([]partition, error)
 
 func (run *campaignRun) countPartitions() {
 	var n v1alpha1.PartitionCounts
-	latest := run.latest()
-	for _, p := range latest {
+	for _, p := range latest(run.parts) {
 		switch p.state.Phase {
 		case PartitionRunning:
 			n.Running++
@@ -85,9 +84,9 @@ func (run *campaignRun) countPartitions() {
 }
 
 // latest is each index's newest partition (highest restart).
-func (run *campaignRun) latest() map[int]partition {
+func latest(parts []partition) map[int]partition {
 	m := map[int]partition{}
-	for _, p := range run.parts {
+	for _, p := range parts {
 		if q, ok := m[p.index]; !ok || p.restart > q.restart {
 			m[p.index] = p
 		}
@@ -138,51 +137,39 @@ func (run *campaignRun) reconcilePartitions(ctx context.Context) (bool, error) {
 	}
 
 	count := int(c.Spec.Partitions.Count)
-	latest := run.latest()
 	budget := int(c.Spec.RetryPolicy.MaxPartitionRestarts)
-	policy := replacement{policy: c.Spec.RetryPolicy, used: int(c.Status.Partitions.Replaced), ledger: run.status != nil, now: run.now}
-	exhausted := 0
-	var lastFailure string
-
-	// Scale down: partitions at or above the count go.
-	for _, p := range run.parts {
-		if p.index >= count {
-			if err := run.deletePartition(ctx, p, fmt.Sprintf("spec.partitions.count is %d", count)); err != nil {
-				return false, err
-			}
+	plan := planReplacements(replacementInput{
+		parts: run.parts, count: count, policy: c.Spec.RetryPolicy,
+		used: int(c.Status.Partitions.Replaced), ledgerRead: run.status != nil, now: run.now,
+	})
+	for _, p := range plan.remove {
+		if err := run.deletePartition(ctx, p, fmt.Sprintf("spec.partitions.count is %d", count)); err != nil {
+			return false, err
 		}
 	}
-	for i := 0; i < count; i++ {
-		p, ok := latest[i]
-		d := policy.decide(p, ok)
-		if d.failure != "" {
-			lastFailure = d.failure
-		}
-		switch d.action {
-		case slotCreate:
-			if err := run.createPartition(ctx, i, 0); err != nil {
+	for _, st := range plan.steps {
+		switch st.kind {
+		case stepCreate:
+			if ok, err := run.createPartition(ctx, st.index, 0); !ok || err != nil {
 				return false, err
 			}
-		case slotExhausted:
-			exhausted++
-		case slotWait:
-			run.requeueWithin(d.wait)
-		case slotReplace:
-			if err := run.createPartition(ctx, i, d.restart); err != nil {
+		case stepWait:
+			run.requeueWithin(st.wait)
+		case stepReplace:
+			if ok, err := run.createPartition(ctx, st.index, st.restart); !ok || err != nil {
 				return false, err
 			}
-			policy.used++
 			c.Status.Partitions.Replaced++
 			run.warn("PartitionReplaced", "Replace", fmt.Sprintf("%s; replaced by %s (%d of %d restarts used)",
-				d.failure, PartitionName(c.Name, i, d.restart), policy.used, budget))
+				describeEnd(st.old), PartitionName(c.Name, st.index, st.restart), st.used, budget))
 			// The failed one has done its job as a record; its replacement
 			// carries on, and the event keeps the reason.
-			if err := run.deletePartition(ctx, p, "replaced"); err != nil {
+			if err := run.deletePartition(ctx, st.old, "replaced"); err != nil {
 				return false, err
 			}
 		}
 	}
-
+	exhausted, lastFailure := plan.exhausted, plan.lastFailure
 	s := &c.Status
 	switch {
 	case exhausted == count:
@@ -202,21 +189,23 @@ func (run *campaignRun) reconcilePartitions(ctx context.Context) (bool, error) {
 	return true, nil
 }
 
-func (run *campaignRun) createPartition(ctx context.Context, index, restart int) error {
+// createPartition creates partition index's restart-th object; false when
+// the executor refused it and the campaign failed.
+func (run *campaignRun) createPartition(ctx context.Context, index, restart int) (bool, error) {
 	c := run.c
-	obj, err := run.r.Executor.Build(&PartitionRequest{Campaign: c, Index: index, Restart: restart, Location: run.loc, Image: run.r.image(c)})
+	spec := NewPartitionSpec(&PartitionRequest{Campaign: c, Index: index, Restart: restart, Location: run.loc, Image: run.r.image(c)})
+	obj, err := run.r.Executor.Build(spec)
 	if err != nil {
-		run.fail("InvalidPartition", err.Error())
-		return nil
+		return run.fail("InvalidPartition", err.Error())
 	}
 	if err := controllerutil.SetControllerReference(c, obj, run.r.Scheme); err != nil {
-		return err
+		return false, fmt.Errorf("owning partition %s: %w", obj.GetName(), err)
 	}
 	if err := run.r.Create(ctx, obj); err != nil {
 		if apierrors.IsAlreadyExists(err) {
-			return nil // created by an earlier reconcile the cache has not seen yet
+			return true, nil // created by an earlier reconcile the cache has not seen yet
 		}
-		return fmt.Errorf("creating partition %s: %w", obj.GetName(), err)
+		return false, fmt.Errorf("creating partition %s: %w", obj.GetName(), err)
 	}
 	if c.Status.StartTime == nil {
 		t := metav1.NewTime(run.now)
@@ -226,7 +215,7 @@ func (run *campaignRun) createPartition(ctx context.Context, index, restart int)
 	if restart == 0 {
 		run.normal("PartitionCreated", "Create", fmt.Sprintf("partition %s created", obj.GetName()))
 	}
-	return nil
+	return true, nil
 }
 
 func (run *campaignRun) deletePartition(ctx context.Context, p partition, why string) error {
@@ -240,14 +229,20 @@ func (run *campaignRun) deletePartition(ctx context.Context, p partition, why st
 	return nil
 }
 
+// ensureParts lists the partitions unless this reconcile already did.
+func (run *campaignRun) ensureParts(ctx context.Context) error {
+	if run.parts != nil {
+		return nil
+	}
+	parts, err := run.listPartitions(ctx)
+	run.parts = parts
+	return err
+}
+
 // cleanupPartitions deletes every partition still running or queued.
 func (run *campaignRun) cleanupPartitions(ctx context.Context, why string) error {
-	if run.parts == nil {
-		parts, err := run.listPartitions(ctx)
-		if err != nil {
-			return err
-		}
-		run.parts = parts
+	if err := run.ensureParts(ctx); err != nil {
+		return err
 	}
 	for _, p := range run.parts {
 		if p.active() {
@@ -255,6 +250,24 @@ func (run *campaignRun) cleanupPartitions(ctx context.Context, why string) error
 				return err
 			}
 		}
+	}
+	return nil
+}
+
+// windDownPartitions ends a finished campaign's partitions as windDown
+// says.
+func (run *campaignRun) windDownPartitions(ctx context.Context) error {
+	if err := run.ensureParts(ctx); err != nil {
+		return err
+	}
+	remove, wait := windDown(run.parts, run.c.Status.CompletionTime, run.r.WindDown, run.now)
+	for _, p := range remove {
+		if err := run.deletePartition(ctx, p, "campaign finished"); err != nil {
+			return err
+		}
+	}
+	if wait > 0 {
+		run.requeueWithin(wait)
 	}
 	return nil
 }

@@ -7,61 +7,99 @@ import (
 	"github.com/blastfleet/blastfleet/api/v1alpha1"
 )
 
-// slotAction is what the replacement policy asks for one partition index.
-type slotAction int
+// replacementInput is what the replacement policy looks at: the
+// campaign's partitions, its count and retry policy, and what the
+// reconcile knows of its progress.
+type replacementInput struct {
+	parts  []partition
+	count  int
+	policy v1alpha1.RetryPolicy
+	// used is the restarts spent so far (status.partitions.replaced).
+	used int
+	// ledgerRead: the ledger answered this reconcile, so a partition that
+	// exited 0 while chunks remain can be told from one that finished.
+	ledgerRead bool
+	now        time.Time
+}
+
+// stepKind is what to do for one partition index.
+type stepKind int
 
 const (
-	slotKeep      slotAction = iota // running, queued, or finished and waiting for the ledger's word
-	slotCreate                      // no partition yet: create restart 0
-	slotReplace                     // failed (or ended with chunks left): create the next restart now
-	slotWait                        // replace it after its backoff
-	slotExhausted                   // failed, and the restart budget is used up
+	// stepCreate: no partition at the index yet.
+	stepCreate stepKind = iota
+	// stepReplace: create the next restart, then delete the old one.
+	stepReplace
+	// stepWait: the old one's backoff is not over yet.
+	stepWait
 )
 
-// slotDecision is the policy's answer for one index: the action, and for
-// slotReplace the restart to create, for slotWait how long to wait.
-type slotDecision struct {
-	action  slotAction
-	restart int
+// partitionStep is one index's step; create and replace steps run in
+// order, each on the budget the earlier ones left.
+type partitionStep struct {
+	kind    stepKind
+	index   int
+	restart int       // of the partition to create
+	old     partition // the one replaced or waited for
 	wait    time.Duration
-	// failure describes the ended partition (slotReplace, slotWait,
-	// slotExhausted), for events and conditions.
-	failure string
+	used    int // restarts spent once this replacement is made
 }
 
-// replacement is the partition replacement policy's input: what the
-// campaign allows and what it has used.
-type replacement struct {
-	policy v1alpha1.RetryPolicy
-	used   int  // restarts used so far (status.partitions.replaced)
-	ledger bool // the ledger answered this reconcile
-	now    time.Time
+// replacementPlan is what keeps one live partition per index below the
+// count.
+type replacementPlan struct {
+	// remove are the partitions at or above the count.
+	remove []partition
+	steps  []partitionStep
+	// exhausted counts the indexes whose partition ended and cannot be
+	// replaced: the restart budget is spent.
+	exhausted int
+	// lastFailure describes the last ended partition looked at.
+	lastFailure string
 }
 
-// decide is the policy for one index whose newest partition is p (ok:
-// there is one). It never acts on a partition that exited 0 before the
-// ledger confirms chunks remain: partitions exit 0 when the campaign is
-// done.
-func (r replacement) decide(p partition, ok bool) slotDecision {
-	switch {
-	case !ok:
-		return slotDecision{action: slotCreate}
-	case p.active():
-		return slotDecision{action: slotKeep}
-	case p.state.Phase == PartitionSucceeded && !r.ledger:
-		return slotDecision{action: slotKeep}
+// planReplacements decides, from what was observed alone, which
+// partitions to create, replace, wait for or remove.
+func planReplacements(in replacementInput) replacementPlan {
+	var plan replacementPlan
+	for _, p := range in.parts {
+		if p.index >= in.count {
+			plan.remove = append(plan.remove, p)
+		}
 	}
-	d := slotDecision{failure: fmt.Sprintf("partition %s %s: %s %s", p.obj.GetName(), p.state.Phase, p.state.Reason, p.state.Message)}
-	if r.used >= int(r.policy.MaxPartitionRestarts) {
-		d.action = slotExhausted
-		return d
+	newest := latest(in.parts)
+	budget := int(in.policy.MaxPartitionRestarts)
+	used := in.used
+	for i := 0; i < in.count; i++ {
+		p, ok := newest[i]
+		switch {
+		case !ok:
+			plan.steps = append(plan.steps, partitionStep{kind: stepCreate, index: i})
+		case p.active():
+			// Running or waiting for admission: nothing to do.
+		case p.state.Phase == PartitionSucceeded && !in.ledgerRead:
+			// Partitions exit 0 when the campaign is done; confirm with
+			// the ledger before replacing one.
+		default: // Failed, or Succeeded while chunks remain
+			plan.lastFailure = describeEnd(p)
+			if used >= budget {
+				plan.exhausted++
+				continue
+			}
+			if wait := backoff(in.policy, p.restart+1) - in.now.Sub(p.state.FinishedAt); wait > 0 {
+				plan.steps = append(plan.steps, partitionStep{kind: stepWait, index: i, old: p, wait: wait})
+				continue
+			}
+			used++
+			plan.steps = append(plan.steps, partitionStep{kind: stepReplace, index: i, restart: p.restart + 1, old: p, used: used})
+		}
 	}
-	if wait := backoff(r.policy, p.restart+1) - r.now.Sub(p.state.FinishedAt); wait > 0 {
-		d.action, d.wait = slotWait, wait
-		return d
-	}
-	d.action, d.restart = slotReplace, p.restart+1
-	return d
+	return plan
+}
+
+// describeEnd says how a partition ended, for events and conditions.
+func describeEnd(p partition) string {
+	return fmt.Sprintf("partition %s %s: %s %s", p.obj.GetName(), p.state.Phase, p.state.Reason, p.state.Message)
 }
 
 // backoff is the wait before a partition's restart-th replacement:

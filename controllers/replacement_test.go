@@ -1,61 +1,117 @@
 package controllers
 
 import (
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 )
 
-func TestReplacementDecide(t *testing.T) {
-	pol := retries(10, 300, 3)
-	for _, c := range []struct {
-		name   string
-		p      *part // nil: no partition at the index
-		used   int
-		ledger bool
-		want   slotDecision
+var t0 = time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+
+// steps renders a plan compactly: "create 0", "replace 1 r2 (3 used)",
+// "wait 0 5s", "remove camp-p2-r0".
+func steps(plan replacementPlan) []string {
+	var out []string
+	for _, p := range plan.remove {
+		out = append(out, "remove "+p.obj.GetName())
+	}
+	for _, s := range plan.steps {
+		switch s.kind {
+		case stepCreate:
+			out = append(out, fmt.Sprintf("create %d", s.index))
+		case stepReplace:
+			out = append(out, fmt.Sprintf("replace %d r%d (%d used)", s.index, s.restart, s.used))
+		case stepWait:
+			out = append(out, fmt.Sprintf("wait %d %s", s.index, s.wait))
+		}
+	}
+	return out
+}
+
+func TestPlanReplacements(t *testing.T) {
+	ago := func(d time.Duration) time.Time { return t0.Add(-d) }
+	for _, tc := range []struct {
+		name          string
+		campaign      *campaignBuilder // count 2, 3 restarts, backoff 10s to 60s
+		parts         []partition
+		used          int
+		ledgerUnread  bool
+		want          []string
+		wantExhausted int
 	}{
-		{"none yet", nil, 0, true, slotDecision{action: slotCreate}},
-		{"running", newPart(0, PartitionRunning), 0, true, slotDecision{action: slotKeep}},
-		{"queued for admission", newPart(2, PartitionQueued), 3, true, slotDecision{action: slotKeep}},
-		// Exit 0 usually means the campaign is done: wait for the ledger.
-		{"succeeded, ledger unread", newPart(0, PartitionSucceeded).endedAgo(time.Hour, "Completed"), 0, false, slotDecision{action: slotKeep}},
-		{"succeeded with chunks left", newPart(0, PartitionSucceeded).endedAgo(time.Hour, "Completed"), 0, true, slotDecision{action: slotReplace, restart: 1}},
-		{"failed, backoff over", newPart(0, PartitionFailed).endedAgo(11*time.Second, "BackoffLimitExceeded"), 0, true, slotDecision{action: slotReplace, restart: 1}},
-		{"failed, in backoff", newPart(0, PartitionFailed).endedAgo(4*time.Second, "BackoffLimitExceeded"), 0, true, slotDecision{action: slotWait, wait: 6 * time.Second}},
-		// The third restart waits 10 s doubled twice.
-		{"failed again, longer backoff", newPart(2, PartitionFailed).endedAgo(30*time.Second, "Error"), 2, true, slotDecision{action: slotWait, wait: 10 * time.Second}},
-		{"budget used up", newPart(3, PartitionFailed).endedAgo(time.Hour, "Error"), 3, true, slotDecision{action: slotExhausted}},
+		{name: "none yet", campaign: aCampaign(), want: []string{"create 0", "create 1"}},
+		{name: "all live", campaign: aCampaign(), parts: parts(aPartition(0, 0), aPartition(1, 0).queued())},
+		{name: "one missing", campaign: aCampaign(), parts: parts(aPartition(1, 0)), want: []string{"create 0"}},
+		{name: "failed after backoff", campaign: aCampaign(),
+			parts: parts(aPartition(0, 0).failed(ago(10*time.Second)), aPartition(1, 0)), want: []string{"replace 0 r1 (1 used)"}},
+		{name: "failed within backoff", campaign: aCampaign(),
+			parts: parts(aPartition(0, 0).failed(ago(4*time.Second)), aPartition(1, 0)), want: []string{"wait 0 6s"}},
+		// The third replacement of an index waits 10s doubled twice.
+		{name: "backoff doubles per restart", campaign: aCampaign(), used: 2,
+			parts: parts(aPartition(0, 2).failed(ago(30*time.Second)), aPartition(1, 0)), want: []string{"wait 0 10s"}},
+		{name: "only the newest restart counts", campaign: aCampaign(), used: 1,
+			parts: parts(aPartition(0, 0).failed(ago(time.Hour)), aPartition(0, 1), aPartition(1, 0))},
+		{name: "budget spent", campaign: aCampaign(), used: 3,
+			parts: parts(aPartition(0, 3).failed(ago(time.Hour)), aPartition(1, 0)), wantExhausted: 1},
+		// Replacements draw on one budget in index order.
+		{name: "budget shared", campaign: aCampaign(), used: 2,
+			parts: parts(aPartition(0, 1).failed(ago(time.Hour)), aPartition(1, 1).failed(ago(time.Hour))),
+			want:  []string{"replace 0 r2 (3 used)"}, wantExhausted: 1},
+		{name: "no budget at all", campaign: aCampaign().restarts(0, 10, 60),
+			parts: parts(aPartition(0, 0).failed(ago(time.Hour)), aPartition(1, 0).failed(ago(time.Hour))), wantExhausted: 2},
+		// A partition exits 0 when it finds no chunk: only the ledger
+		// tells whether chunks remain.
+		{name: "succeeded, ledger unread", campaign: aCampaign(), ledgerUnread: true,
+			parts: parts(aPartition(0, 0).succeeded(ago(time.Hour)), aPartition(1, 0))},
+		{name: "succeeded while chunks remain", campaign: aCampaign(),
+			parts: parts(aPartition(0, 0).succeeded(ago(time.Hour)), aPartition(1, 0)), want: []string{"replace 0 r1 (1 used)"}},
+		{name: "scaled down", campaign: aCampaign().partitions(1, 2, 1),
+			parts: parts(aPartition(0, 0), aPartition(1, 0), aPartition(2, 1).failed(ago(time.Hour))),
+			want:  []string{"remove camp-p1-r0", "remove camp-p2-r1"}},
 	} {
-		t.Run(c.name, func(t *testing.T) {
-			r := replacement{policy: pol, used: c.used, ledger: c.ledger, now: t0}
-			var got slotDecision
-			if c.p == nil {
-				got = r.decide(partition{}, false)
-			} else {
-				got = r.decide(c.p.build(), true)
+		t.Run(tc.name, func(t *testing.T) {
+			c := tc.campaign.build()
+			plan := planReplacements(replacementInput{parts: tc.parts, count: int(c.Spec.Partitions.Count), policy: c.Spec.RetryPolicy,
+				used: tc.used, ledgerRead: !tc.ledgerUnread, now: t0})
+			if got := steps(plan); !slices.Equal(got, tc.want) {
+				t.Errorf("steps %q, want %q", got, tc.want)
 			}
-			if got.action != c.want.action || got.restart != c.want.restart || got.wait != c.want.wait {
-				t.Errorf("decide = %+v, want %+v", got, c.want)
-			}
-			if (got.action == slotReplace || got.action == slotWait || got.action == slotExhausted) &&
-				(!strings.Contains(got.failure, c.p.build().obj.GetName()) || !strings.Contains(got.failure, c.p.p.state.Reason)) {
-				t.Errorf("failure %q does not name the partition and its reason", got.failure)
+			if plan.exhausted != tc.wantExhausted {
+				t.Errorf("%d exhausted, want %d", plan.exhausted, tc.wantExhausted)
 			}
 		})
 	}
 }
 
-func TestBackoff(t *testing.T) {
-	pol := retries(10, 60, 9)
-	var got []time.Duration
-	for r := 1; r <= 5; r++ {
-		got = append(got, backoff(pol, r))
+// The last ended partition looked at names the failure in conditions.
+func TestPlanReplacementsLastFailure(t *testing.T) {
+	c := aCampaign().restarts(0, 10, 60).build()
+	plan := planReplacements(replacementInput{count: 2, policy: c.Spec.RetryPolicy, ledgerRead: true, now: t0,
+		parts: parts(aPartition(0, 0).failed(t0), aPartition(1, 0).failed(t0))})
+	if want := "partition camp-p1-r0 Failed: BackoffLimitExceeded rank 3 exited 1"; plan.lastFailure != want {
+		t.Errorf("last failure %q, want %q", plan.lastFailure, want)
 	}
-	want := []time.Duration{10 * time.Second, 20 * time.Second, 40 * time.Second, 60 * time.Second, 60 * time.Second}
-	for i := range want {
-		if got[i] != want[i] {
-			t.Fatalf("backoff for restarts 1..5 = %v, want %v", got, want)
-		}
+	if plan := planReplacements(replacementInput{count: 1, policy: c.Spec.RetryPolicy, ledgerRead: true, now: t0,
+		parts: parts(aPartition(0, 0))}); plan.lastFailure != "" {
+		t.Errorf("last failure %q with none failed", plan.lastFailure)
+	}
+}
+
+func TestBackoff(t *testing.T) {
+	policy := aCampaign().restarts(5, 10, 60).build().Spec.RetryPolicy
+	var got []string
+	for restart := 1; restart <= 5; restart++ {
+		got = append(got, backoff(policy, restart).String())
+	}
+	if want := "10s 20s 40s 1m0s 1m0s"; strings.Join(got, " ") != want {
+		t.Errorf("backoffs %s, want %s", strings.Join(got, " "), want)
+	}
+	if d := backoff(aCampaign().restarts(5, 0, 60).build().Spec.RetryPolicy, 3); d != 0 {
+		t.Errorf("backoff of 0 seconds grew to %s", d)
+	}
+	if d := backoff(aCampaign().restarts(5, 100, 60).build().Spec.RetryPolicy, 1); d != time.Minute {
+		t.Errorf("backoff above its cap: %s", d)
 	}
 }

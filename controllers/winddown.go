@@ -1,49 +1,29 @@
 package controllers
 
 import (
-	"context"
 	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// windDown is the policy for a finished campaign's partition: delete it
-// now, or give it until end (when it should have exited by itself, finding
-// no chunk left) and look again then. Queued partitions go at once.
-func windDown(p partition, now, end time.Time) (deleteNow bool, wait time.Duration) {
-	switch {
-	case !p.active():
-		return false, 0
-	case p.state.Phase == PartitionQueued || !now.Before(end):
-		return true, 0
-	default:
-		return false, end.Sub(now)
+// windDown decides which of a finished campaign's partitions go now:
+// queued ones at once, running ones once grace has passed since the
+// campaign completed, so they can exit by themselves (they find no chunk
+// left) and their run records say how they ended. wait, when positive, is
+// how long until the next of them is due.
+func windDown(parts []partition, completed *metav1.Time, grace time.Duration, now time.Time) (remove []partition, wait time.Duration) {
+	end := now // no completion time: nothing to wait for
+	if completed != nil {
+		end = completed.Add(grace)
 	}
-}
-
-// windDownPartitions ends a finished campaign's partitions: queued ones
-// at once, running ones once they had WindDown since the campaign
-// finished to exit by themselves (they find no chunk left).
-func (run *campaignRun) windDownPartitions(ctx context.Context) error {
-	if run.parts == nil {
-		parts, err := run.listPartitions(ctx)
-		if err != nil {
-			return err
-		}
-		run.parts = parts
-	}
-	end := run.now
-	if t := run.c.Status.CompletionTime; t != nil {
-		end = t.Add(run.r.WindDown)
-	}
-	for _, p := range run.parts {
-		del, wait := windDown(p, run.now, end)
+	for _, p := range parts {
 		switch {
-		case del:
-			if err := run.deletePartition(ctx, p, "campaign finished"); err != nil {
-				return err
-			}
-		case wait > 0:
-			run.requeueWithin(wait)
+		case !p.active():
+		case p.state.Phase == PartitionQueued || !now.Before(end):
+			remove = append(remove, p)
+		default:
+			wait = end.Sub(now)
 		}
 	}
-	return nil
+	return remove, wait
 }

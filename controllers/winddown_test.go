@@ -1,28 +1,43 @@
 package controllers
 
 import (
+	"slices"
 	"testing"
 	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 func TestWindDown(t *testing.T) {
-	end := t0.Add(30 * time.Second) // completion + WindDown
-	for _, c := range []struct {
-		name      string
-		p         *part
-		now       time.Time
-		deleteNow bool
-		wait      time.Duration
+	const grace = time.Minute
+	completed := func(ago time.Duration) *metav1.Time { return &metav1.Time{Time: t0.Add(-ago)} }
+	for _, tc := range []struct {
+		name       string
+		parts      []partition
+		completed  *metav1.Time
+		wantRemove []string
+		wantWait   time.Duration
 	}{
-		{"queued goes at once", newPart(0, PartitionQueued), t0, true, 0},
-		{"running gets its time to exit", newPart(0, PartitionRunning), t0, false, 30 * time.Second},
-		{"running past its time goes", newPart(0, PartitionRunning), end, true, 0},
-		{"finished stays as a record", newPart(0, PartitionSucceeded), end.Add(time.Hour), false, 0},
-		{"failed stays as a record", newPart(0, PartitionFailed), t0, false, 0},
+		{name: "queued go at once, running get their grace", completed: completed(15 * time.Second),
+			parts:      parts(aPartition(0, 0).queued(), aPartition(1, 0)),
+			wantRemove: []string{"camp-p0-r0"}, wantWait: 45 * time.Second},
+		{name: "grace over", completed: completed(grace),
+			parts:      parts(aPartition(0, 0), aPartition(1, 0)),
+			wantRemove: []string{"camp-p0-r0", "camp-p1-r0"}},
+		{name: "ended ones are left as records", completed: completed(time.Hour),
+			parts: parts(aPartition(0, 0).failed(t0), aPartition(1, 0).succeeded(t0))},
+		{name: "no completion time", parts: parts(aPartition(0, 0)), wantRemove: []string{"camp-p0-r0"}},
+		{name: "nothing left", completed: completed(0)},
 	} {
-		del, wait := windDown(c.p.build(), c.now, end)
-		if del != c.deleteNow || wait != c.wait {
-			t.Errorf("%s: windDown = (%v, %v), want (%v, %v)", c.name, del, wait, c.deleteNow, c.wait)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			remove, wait := windDown(tc.parts, tc.completed, grace, t0)
+			var names []string
+			for _, p := range remove {
+				names = append(names, p.obj.GetName())
+			}
+			if !slices.Equal(names, tc.wantRemove) || wait != tc.wantWait {
+				t.Errorf("remove %q, wait %s; want %q, %s", names, wait, tc.wantRemove, tc.wantWait)
+			}
+		})
 	}
 }

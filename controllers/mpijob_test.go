@@ -1,0 +1,78 @@
+package controllers
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	kubeflow "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/utils/ptr"
+)
+
+// The MPIJob wraps the spec: mpirun runs its command over its ranks and
+// forwards its environment by name; workers carry its ports and volumes.
+func TestMPIJobWrapsSpec(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		campaign *campaignBuilder
+	}{
+		{"plain", aCampaign()},
+		{"slots", aCampaign().partitions(1, 3, 4)},
+		{"kueue", aCampaign().queue("team")},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := NewPartitionSpec(tc.campaign.request(1, 0))
+			before := *s
+			before.Env = slices.Clone(s.Env)
+			obj, err := MPIJobExecutor{TTLSecondsAfterFinished: 60}.Build(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !equality.Semantic.DeepEqual(s.Env, before.Env) {
+				t.Errorf("Build changed the spec's env: %v", s.Env)
+			}
+			job := obj.(*kubeflow.MPIJob)
+			if job.Name != s.Name || job.Namespace != s.Namespace || !equality.Semantic.DeepEqual(job.Labels, s.Labels) {
+				t.Errorf("MPIJob %s/%s labels %v, want the spec's", job.Namespace, job.Name, job.Labels)
+			}
+			launcher := job.Spec.MPIReplicaSpecs[kubeflow.MPIReplicaTypeLauncher].Template.Spec.Containers[0]
+			args := strings.Join(append(launcher.Command, launcher.Args...), " ")
+			if want := "mpirun -np " + strconv.Itoa(int(s.Ranks())) + " --bind-to none "; !strings.HasPrefix(args, want) {
+				t.Errorf("launcher %q does not start with %q", args, want)
+			}
+			if want := " " + strings.Join(s.Command, " "); !strings.HasSuffix(args, want) {
+				t.Errorf("launcher %q does not end with the engine's command %q", args, want)
+			}
+			for _, e := range s.Env {
+				if !strings.Contains(args, "-x "+e.Name+" ") {
+					t.Errorf("launcher %q does not forward %s", args, e.Name)
+				}
+			}
+			ws := job.Spec.MPIReplicaSpecs[kubeflow.MPIReplicaTypeWorker]
+			worker := ws.Template.Spec
+			if ptr.Deref(ws.Replicas, 0) != s.Workers || ptr.Deref(job.Spec.SlotsPerWorker, 0) != s.SlotsPerWorker {
+				t.Errorf("%d workers of %d slots, want %d of %d", ptr.Deref(ws.Replicas, 0), ptr.Deref(job.Spec.SlotsPerWorker, 0), s.Workers, s.SlotsPerWorker)
+			}
+			if !equality.Semantic.DeepEqual(worker.Containers[0].Ports[1:], s.Ports) || worker.Containers[0].Ports[0].Name != "ssh" {
+				t.Errorf("worker ports %v, want ssh and %v", worker.Containers[0].Ports, s.Ports)
+			}
+			if !equality.Semantic.DeepEqual(worker.Volumes, s.Volumes) || !equality.Semantic.DeepEqual(worker.Containers[0].VolumeMounts, s.VolumeMounts) {
+				t.Errorf("worker volumes %v mounted %v, want the spec's", worker.Volumes, worker.Containers[0].VolumeMounts)
+			}
+			if ptr.Deref(job.Spec.RunPolicy.Suspend, false) != s.Suspended || ptr.Deref(job.Spec.RunPolicy.BackoffLimit, -1) != 0 {
+				t.Errorf("runPolicy %+v: want suspend %v and backoffLimit 0", job.Spec.RunPolicy, s.Suspended)
+			}
+		})
+	}
+}
+
+// The MPI operator never requeues an invalid MPIJob, so Build refuses one.
+func TestMPIJobInvalid(t *testing.T) {
+	s := NewPartitionSpec(aCampaign().request(0, 0))
+	s.Name = strings.Repeat("x", 300)
+	if _, err := (MPIJobExecutor{}).Build(s); err == nil || !strings.Contains(err.Error(), "invalid MPIJob") {
+		t.Errorf("Build of a too long name: %v, want an invalid MPIJob error", err)
+	}
+}

@@ -1,0 +1,127 @@
+package controllers
+
+import (
+	"fmt"
+	"strconv"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/blastfleet/blastfleet/internal/enginemetrics"
+)
+
+// PartitionSpec is a partition as any executor runs it: what the engine's
+// ranks need (command, environment, ports, volumes, resources) and where
+// its pods go, computed once from a PartitionRequest. An executor only
+// wraps it in objects of its kind; how it starts the ranks (mpirun over
+// sshd for MPIJobs) is its own business.
+type PartitionSpec struct {
+	// Name is the partition's object name and the engine's partition id.
+	Name      string
+	Namespace string
+	// Labels go on the partition's object (LabelPartition, LabelRestart,
+	// the Kueue queue...); PodLabels on every pod it runs.
+	Labels    map[string]string
+	PodLabels map[string]string
+	Image     string
+
+	// Workers hosts run SlotsPerWorker ranks each; rank 0 is the
+	// engine's master.
+	Workers        int32
+	SlotsPerWorker int32
+	// Command is the engine's argv, the same for every rank.
+	Command []string
+	// Env is every rank's environment; credentials are secretKeyRefs, so
+	// no value of them is in the object.
+	Env []corev1.EnvVar
+	// Ports a worker declares: one metrics port per slot.
+	Ports []corev1.ContainerPort
+	// Volumes of a worker and where the engine's container mounts them.
+	Volumes      []corev1.Volume
+	VolumeMounts []corev1.VolumeMount
+	// Resources of a worker.
+	Resources corev1.ResourceRequirements
+
+	PriorityClassName string
+	NodeSelector      map[string]string
+	Tolerations       []corev1.Toleration
+
+	// Suspended partitions wait for Kueue to admit them (spec.queueName).
+	Suspended bool
+}
+
+// Ranks is the partition's MPI world size.
+func (s *PartitionSpec) Ranks() int32 { return s.Workers * s.SlotsPerWorker }
+
+// NewPartitionSpec computes what partition p runs.
+func NewPartitionSpec(p *PartitionRequest) *PartitionSpec {
+	c := p.Campaign
+	spec := c.Spec.Partitions
+	name := PartitionName(c.Name, p.Index, p.Restart)
+	labels := partitionLabels(c, p.Index, p.Restart)
+	vol, mount := scratchVolume()
+	return &PartitionSpec{
+		Name:           name,
+		Namespace:      c.Namespace,
+		Labels:         labels,
+		PodLabels:      map[string]string{LabelCampaign: c.Name, LabelPartition: labels[LabelPartition]},
+		Image:          p.Image,
+		Workers:        spec.Workers,
+		SlotsPerWorker: spec.SlotsPerWorker,
+		Command: []string{"blastfleet-engine",
+			"--campaign", p.Location,
+			"--partition-id", name,
+			"--strategy", string(c.Spec.OutputStrategy),
+			"--cache-dir", scratchDir + "/shards"},
+		Env:               append(storageEnv(c.Spec.Output), engineEnv(c.Namespace, c.Name, name)...),
+		Ports:             metricsPorts(spec.SlotsPerWorker),
+		Volumes:           []corev1.Volume{vol},
+		VolumeMounts:      []corev1.VolumeMount{mount},
+		Resources:         spec.Resources,
+		PriorityClassName: spec.PriorityClassName,
+		NodeSelector:      spec.NodeSelector,
+		Tolerations:       spec.Tolerations,
+		Suspended:         c.Spec.QueueName != "",
+	}
+}
+
+// PodTemplate is a pod of the partition running container c, placed as
+// the campaign says. The pod's volumes are the adapter's to add: not
+// every pod of a partition runs the engine.
+func (s *PartitionSpec) PodTemplate(c corev1.Container) corev1.PodTemplateSpec {
+	return corev1.PodTemplateSpec{
+		ObjectMeta: metav1.ObjectMeta{Labels: s.PodLabels},
+		Spec: corev1.PodSpec{
+			PriorityClassName: s.PriorityClassName,
+			NodeSelector:      s.NodeSelector,
+			Tolerations:       s.Tolerations,
+			Containers:        []corev1.Container{c},
+		},
+	}
+}
+
+// engineEnv tells every rank where to serve /metrics and what run it is
+// (its series' labels and its run record).
+func engineEnv(namespace, campaign, partition string) []corev1.EnvVar {
+	return []corev1.EnvVar{
+		{Name: enginemetrics.PortBaseEnv, Value: strconv.Itoa(enginemetrics.DefaultPort)},
+		{Name: enginemetrics.NamespaceEnv, Value: namespace},
+		{Name: enginemetrics.CampaignEnv, Value: campaign},
+		{Name: enginemetrics.PartitionEnv, Value: partition},
+	}
+}
+
+// metricsPorts declares a worker pod's metrics ports: its ranks serve on
+// the base port plus their index on the pod. The PodMonitor scrapes the
+// one named "metrics" (the pod's first rank).
+func metricsPorts(slots int32) []corev1.ContainerPort {
+	ports := make([]corev1.ContainerPort, slots)
+	for i := range ports {
+		name := "metrics"
+		if i > 0 {
+			name = fmt.Sprintf("metrics-%d", i)
+		}
+		ports[i] = corev1.ContainerPort{Name: name, ContainerPort: int32(enginemetrics.DefaultPort + i)}
+	}
+	return ports
+}
