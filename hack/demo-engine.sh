@@ -13,8 +13,7 @@ work=${BLASTFLEET_DEMO_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/blastfleet/demo}
 mkdir -p "$work"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_mpi_yield_when_idle=1 OMPI_MCA_btl_vader_single_copy_mechanism=none
-now() { date +%s.%N; }
-secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
+. hack/demo/lib.sh
 t0=$(now)
 
 echo "== 1. shard the database (16,598 proteins) into 4 balanced shards"
@@ -31,15 +30,7 @@ t2=$(now)
 
 echo
 echo "== 3. the same search with one blastp -num_threads 2 on the unsharded database"
-if [ ! -f "$work/unsharded/db.pin" ]; then
-  mkdir -p "$work/unsharded"
-  gzip -dc "$data/tursiops.fa.gz" > "$work/unsharded/db.fa"
-  makeblastdb -in "$work/unsharded/db.fa" -dbtype prot -parse_seqids -out "$work/unsharded/db" >/dev/null
-fi
-gzip -dc "$data/query.fa.gz" > "$work/query.fa"
-t3=$(now)
-BATCH_SIZE=1 blastp -db "$work/unsharded/db" -query "$work/query.fa" -outfmt "6 std" -max_target_seqs 500 -num_threads 2 > "$work/direct.tsv"
-t4=$(now)
+direct_blastp "$work/direct.tsv"
 
 echo
 echo "== result"
@@ -50,6 +41,6 @@ if cmp -s "$work/result.tsv" "$work/direct.tsv"; then
 else
   echo "identical:          no (see docs/concepts.md on ties and -max_target_seqs)"
 fi
-echo "engine wall:        $(secs "$t1" "$t2") s   blastp -num_threads 2: $(secs "$t3" "$t4") s"
+echo "engine wall:        $(secs "$t1" "$t2") s   blastp -num_threads 2: $blastp_secs s"
 echo "run summary:        $work/summary.json"
 echo "total demo time:    $(secs "$t0" "$(now)") s"

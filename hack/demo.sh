@@ -15,8 +15,7 @@ root=$PWD
 data=/usr/share/doc/plast-example/db
 work=${BLASTFLEET_DEMO_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/blastfleet/demo}
 mkdir -p "$work"
-now() { date +%s.%N; }
-secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
+. hack/demo/lib.sh
 t0=$(now)
 bf="$root/bin/blastfleet"
 
@@ -79,19 +78,10 @@ kubectl wait --for=condition=Succeeded mpijob -l "blastfleet.io/campaign=$name" 
 echo
 echo "== 5. the same search with one blastp -num_threads 2 on the unsharded database, each query alone (BATCH_SIZE=1: docs/concepts.md)"
 direct="$work/direct-blastp-500-alone.tsv"
-mkdir -p "$work/unsharded"
-if [ ! -f "$work/unsharded/db.pin" ]; then
-  gzip -dc "$data/tursiops.fa.gz" > "$work/unsharded/db.fa"
-  makeblastdb -in "$work/unsharded/db.fa" -dbtype prot -parse_seqids -out "$work/unsharded/db" >/dev/null
-fi
-gzip -dc "$data/query.fa.gz" > "$work/query.fa"
 # Timed every run, right after the campaign: the ratio below compares two
 # runs on the same machine minutes apart, not against a number from another day.
-t4=$(now)
-BATCH_SIZE=1 blastp -db "$work/unsharded/db" -query "$work/query.fa" -outfmt "6 std" -max_target_seqs 500 -num_threads 2 > "$direct.tmp"
-t5=$(now)
-mv "$direct.tmp" "$direct"
-echo "blastp took $(secs "$t4" "$t5") s"
+direct_blastp "$direct"
+echo "blastp took $blastp_secs s"
 
 echo
 echo "== result"
@@ -103,7 +93,7 @@ else
   echo "database sharded in: $(secs "$t1" "$t2") s (kubectl apply to Ready)"
 fi
 echo "campaign:            $(secs "$t2" "$t3") s from kubectl apply to Complete"
-echo "against blastp:      $(awk -v c="$(secs "$t2" "$t3")" -v b="$(secs "$t4" "$t5")" 'BEGIN { printf "%.3f x blastp -num_threads 2 on the unsharded database (%.1f s), each query alone as the campaign searches", c / b, b }')"
+echo "against blastp:      $(awk -v c="$(secs "$t2" "$t3")" -v b="$blastp_secs" 'BEGIN { printf "%.3f x blastp -num_threads 2 on the unsharded database (%.1f s), each query alone as the campaign searches", c / b, b }')"
 echo "first BLAST task:    ${first} s after kubectl apply (the first chunk leased by a partition)"
 echo "total demo time:     $(secs "$t0" "$(now)") s"
 echo "report:              $work/$name-report.html (open it in a browser: timeline, task times, failures)"

@@ -306,46 +306,44 @@ func aloneEnv(cmd *exec.Cmd, alone bool) {
 // concatenates their outputs: how cloud tools parallelise BLAST. alone
 // searches each query alone, as the engine does.
 func (b *bench) split(alone bool) func(ctx context.Context, tag string) (*result, error) {
-	return func(ctx context.Context, tag string) (*result, error) { return b.splitRun(ctx, tag, alone) }
-}
-
-func (b *bench) splitRun(ctx context.Context, tag string, alone bool) (*result, error) {
-	halves, err := b.halves()
-	if err != nil {
-		return nil, err
-	}
-	type part struct {
-		r   *result
-		err error
-	}
-	ch := make([]chan part, 2)
-	t := time.Now()
-	for i, h := range halves {
-		ch[i] = make(chan part, 1)
-		out := b.outPath(fmt.Sprintf("%s-half%d", tag, i))
-		cmd := exec.CommandContext(ctx, "blastp", "-db", b.unsharded, "-query", h, "-outfmt", outfmt,
-			"-max_target_seqs", fmt.Sprint(maxTarget), "-num_threads", "1", "-out", out)
-		aloneEnv(cmd, alone)
-		go func(i int) {
-			r, err := timed(cmd)
-			if err == nil {
-				r.out, err = os.ReadFile(out)
-			}
-			ch[i] <- part{r, err}
-		}(i)
-	}
-	res := &result{}
-	for i := range ch {
-		p := <-ch[i]
-		if p.err != nil {
-			return nil, p.err
+	return func(ctx context.Context, tag string) (*result, error) {
+		halves, err := b.halves()
+		if err != nil {
+			return nil, err
 		}
-		res.CPU += p.r.CPU
-		res.Parts = append(res.Parts, p.r.Wall)
-		res.out = append(res.out, p.r.out...)
+		type part struct {
+			r   *result
+			err error
+		}
+		ch := make([]chan part, 2)
+		t := time.Now()
+		for i, h := range halves {
+			ch[i] = make(chan part, 1)
+			out := b.outPath(fmt.Sprintf("%s-half%d", tag, i))
+			cmd := exec.CommandContext(ctx, "blastp", "-db", b.unsharded, "-query", h, "-outfmt", outfmt,
+				"-max_target_seqs", fmt.Sprint(maxTarget), "-num_threads", "1", "-out", out)
+			aloneEnv(cmd, alone)
+			go func(i int) {
+				r, err := timed(cmd)
+				if err == nil {
+					r.out, err = os.ReadFile(out)
+				}
+				ch[i] <- part{r, err}
+			}(i)
+		}
+		res := &result{}
+		for i := range ch {
+			p := <-ch[i]
+			if p.err != nil {
+				return nil, p.err
+			}
+			res.CPU += p.r.CPU
+			res.Parts = append(res.Parts, p.r.Wall)
+			res.out = append(res.out, p.r.out...)
+		}
+		res.Wall = time.Since(t).Seconds()
+		return res, nil
 	}
-	res.Wall = time.Since(t).Seconds()
-	return res, nil
 }
 
 func (b *bench) halves() ([]string, error) {

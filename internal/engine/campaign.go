@@ -22,8 +22,7 @@ type Campaign struct {
 // campaignSource leases chunks; each becomes a unit whose output is the
 // chunk's result object, committed through the ledger.
 type campaignSource struct {
-	c      *Campaign
-	policy ledger.Policy
+	c *Campaign
 	// failingSince is the first of an unbroken run of ledger errors; only
 	// the storage lane reads or writes it.
 	failingSince time.Time
@@ -47,11 +46,7 @@ func newCampaignSource(ctx context.Context, cfg *Config, queriesSHA string, quer
 	if plan.Queries.Count != 0 && plan.Queries.Count != queries {
 		return nil, fmt.Errorf("campaign %s: queries object holds %d queries, the plan says %d", cfg.Campaign.Location, queries, plan.Queries.Count)
 	}
-	s := &campaignSource{c: cfg.Campaign, policy: plan.Policy}
-	s.renewer = newRenewer(ctx, plan.Policy.Renew(), m.ledgerOp, func(err error, chunk string) {
-		cfg.Log.Error(err, "renewing lease", "queries", chunk)
-	})
-	return s, nil
+	return &campaignSource{c: cfg.Campaign, renewer: newRenewer(ctx, plan.Policy.Renew(), m.ledgerOp, cfg.Log)}, nil
 }
 
 func (s *campaignSource) take(ctx context.Context, m *master) taken {

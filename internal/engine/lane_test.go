@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/blastfleet/blastfleet/internal/blast"
-	"github.com/blastfleet/blastfleet/internal/engine"
 	"github.com/blastfleet/blastfleet/internal/ledger"
 	"github.com/blastfleet/blastfleet/internal/objstore"
 	"github.com/blastfleet/blastfleet/internal/refsearch"
@@ -101,13 +100,7 @@ func TestRenewalsGoOnDuringSlowCommit(t *testing.T) {
 		t.Fatal(err)
 	}
 	slow := &slowCommits{Store: st, delay: 5 * time.Second}
-	l, err := ledger.Open(ctx, slow, ledger.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := s.config(t, plan.Database.Location, plan.Queries.Location, loc)
-	cfg.Campaign = &engine.Campaign{Location: loc, Ledger: l, Holder: "p0"}
-	sum, err := engine.RunLocal(ctx, cfg, s.workers)
+	sum, err := partition(t, s, loc, slow, "p0")
 	if err != nil {
 		t.Fatal(err)
 	}

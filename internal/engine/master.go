@@ -531,9 +531,7 @@ func (m *master) took(ctx context.Context, t taken) error {
 		u.id = m.nextID
 		m.nextID++
 		m.units = append(m.units, u)
-		if u.lease != nil {
-			m.source.hold(u)
-		}
+		m.source.hold(u)
 		if m.cfg.Schedule.static() {
 			if err := m.splitUnit(u); err != nil {
 				return err

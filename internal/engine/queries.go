@@ -42,9 +42,8 @@ type blocker struct {
 	queries []query
 	next    int
 	left    int64
-	fixed   int
+	fixed   int64 // letters per block; 0: guided
 	workers int
-	even    int64 // letters per block of a unit more work follows; 0: guided
 }
 
 // minGuidedLetters keeps guided blocks large enough that BLAST's per-call
@@ -56,9 +55,9 @@ const minGuidedLetters = 600
 // newBlocker cuts queries into blocks of fixed letters (0: guided, as
 // for workers workers, or with more following, one block per worker).
 func newBlocker(queries []query, fixed, workers int, more bool) *blocker {
-	b := &blocker{queries: queries, left: sumLetters(queries), fixed: fixed, workers: workers}
-	if more {
-		b.even = max((b.left+int64(workers)-1)/int64(workers), minGuidedLetters)
+	b := &blocker{queries: queries, left: sumLetters(queries), fixed: int64(fixed), workers: workers}
+	if more && fixed <= 0 {
+		b.fixed = max((b.left+int64(workers)-1)/int64(workers), minGuidedLetters)
 	}
 	return b
 }
@@ -75,12 +74,8 @@ func (b *blocker) done() bool { return b.next >= len(b.queries) }
 
 // take returns the next block as [first, end).
 func (b *blocker) take() (first, end int) {
-	target := int64(b.fixed)
-	switch {
-	case target > 0:
-	case b.even > 0:
-		target = b.even
-	default:
+	target := b.fixed
+	if target <= 0 {
 		target = max(b.left/int64(2*b.workers), minGuidedLetters)
 	}
 	first, end = b.next, b.next

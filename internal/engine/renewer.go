@@ -6,6 +6,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/go-logr/logr"
+
 	"github.com/blastfleet/blastfleet/internal/ledger"
 )
 
@@ -15,14 +17,14 @@ import (
 type renewer struct {
 	mu     sync.Mutex
 	leases map[*ledger.Lease]bool
-	op     func(op string, f func() error) error
-	onLost func(error, string) // logs a renewal that failed
+	op     func(op string, f func() error) error // the master's ledgerOp
+	log    logr.Logger
 	quit   chan struct{}
 	ended  chan struct{}
 }
 
-func newRenewer(ctx context.Context, every time.Duration, op func(string, func() error) error, onLost func(error, string)) *renewer {
-	r := &renewer{leases: map[*ledger.Lease]bool{}, op: op, onLost: onLost, quit: make(chan struct{}), ended: make(chan struct{})}
+func newRenewer(ctx context.Context, every time.Duration, op func(string, func() error) error, log logr.Logger) *renewer {
+	r := &renewer{leases: map[*ledger.Lease]bool{}, op: op, log: log, quit: make(chan struct{}), ended: make(chan struct{})}
 	go r.run(ctx, every)
 	return r
 }
@@ -82,7 +84,7 @@ func (r *renewer) run(ctx context.Context, every time.Duration) {
 				// decides who wins, so the chunk's work goes on.
 				r.drop(l)
 			}
-			r.onLost(err, l.Range.String())
+			r.log.Error(err, "renewing lease", "queries", l.Range.String())
 		}
 	}
 }
