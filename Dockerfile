@@ -6,9 +6,16 @@
 # Base images are pinned by version tag; distroless publishes no version
 # tags, so its (rolling) nonroot tag is pinned by digest. Refresh a digest
 # with: crane digest gcr.io/distroless/static-debian12:nonroot
+#
+# Both bases are build arguments whose defaults are those pins, so machines
+# without a registry build the same file against bases made from Debian
+# packages (hack/build-images.sh, docs/development.md).
 
 # Go as in go.mod; Debian 12 like the worker image.
-FROM golang:1.26.8-bookworm AS builder
+ARG GO_IMAGE=golang:1.26.8-bookworm
+ARG RUNTIME_IMAGE=gcr.io/distroless/static-debian12:nonroot@sha256:d093aa3e30dbadd3efe1310db061a14da60299baff8450a17fe0ccc514a16639
+
+FROM ${GO_IMAGE} AS builder
 WORKDIR /src
 # Modules first, so source edits reuse the download layer.
 COPY go.mod go.sum ./
@@ -21,7 +28,7 @@ ARG VERSION=dev
 # Static, no cgo: the operator never links MPI (DESIGN.md section 2).
 RUN CGO_ENABLED=0 GOOS=linux go build -trimpath -ldflags "-s -w -X main.version=${VERSION}" -o /out/manager ./cmd/manager
 
-FROM gcr.io/distroless/static-debian12:nonroot@sha256:d093aa3e30dbadd3efe1310db061a14da60299baff8450a17fe0ccc514a16639
+FROM ${RUNTIME_IMAGE}
 LABEL org.opencontainers.image.source="https://github.com/blastfleet/blastfleet" \
       org.opencontainers.image.description="blastfleet operator" \
       org.opencontainers.image.licenses="Apache-2.0"

@@ -7,7 +7,7 @@ export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM := 1
 export OMPI_MCA_mpi_yield_when_idle := 1
 export OMPI_MCA_btl_vader_single_copy_mechanism := none
 
-.PHONY: all build deps test test-unit test-soak vet fmt-check demo demo-engine bench bench-io bench-balance clean manifests generate verify-generated envtest \
+.PHONY: all build deps test test-unit test-soak vet fmt-check demo demo-engine demo-cluster images cluster bench bench-io bench-balance clean manifests generate verify-generated envtest \
 	helm chart-crds helm-lint docker-lint install-test verify-dashboards
 
 CONTROLLER_GEN = $$(hack/install-controller-gen.sh)
@@ -99,6 +99,20 @@ test-soak: deps build
 ## applied with kubectl on Debian's plast-example proteins, compared with blastp; the stack stays up
 demo: deps build
 	@hack/demo.sh
+
+## images: the operator, worker, MPI operator, MinIO and pause images from their Dockerfiles, with
+## buildah and bases made from Debian packages (no Docker, no registry); archives in ~/.cache/blastfleet/images
+images: deps
+	@hack/build-images.sh
+
+## cluster: build the one-node cluster's kubelet, kube-controller-manager, kube-scheduler, kube-proxy, CoreDNS
+cluster:
+	@hack/install-cluster.sh
+
+## demo-cluster: make demo's campaign on a real one-node cluster (blastfleet dev up --cluster:
+## containerd, kubelet, the real MPI operator and Job controller); needs root; the cluster stays up
+demo-cluster: deps build
+	@hack/demo-cluster.sh
 
 ## demo-engine: the engine alone under mpirun on the same data, without Kubernetes
 demo-engine: deps build

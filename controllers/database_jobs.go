@@ -52,7 +52,7 @@ func shardArgs(db *v1alpha1.BlastDatabase, src, loc string, shards int32) []stri
 func databaseJob(db *v1alpha1.BlastDatabase, name, component, image string, args []string) *batchv1.Job {
 	labels := map[string]string{LabelDatabase: db.Name, LabelComponent: component, LabelManagedBy: managedByValue}
 	vol, mount := scratchVolume()
-	return &batchv1.Job{
+	job := &batchv1.Job{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: db.Namespace, Labels: labels},
 		Spec: batchv1.JobSpec{
 			BackoffLimit:            ptr.To[int32](3),
@@ -76,4 +76,6 @@ func databaseJob(db *v1alpha1.BlastDatabase, name, component, image string, args
 			},
 		},
 	}
+	restrictPod(&job.Spec.Template.Spec)
+	return job
 }

@@ -79,8 +79,7 @@ func (e MPIJobExecutor) Build(s *PartitionSpec) (client.Object, error) {
 			ProbeHandler:  corev1.ProbeHandler{TCPSocket: &corev1.TCPSocketAction{Port: intstr.FromInt32(workerSSHPort)}},
 			PeriodSeconds: 2,
 		},
-	})
-	worker.Spec.Volumes = s.Volumes
+	}, s.Volumes...)
 
 	job := &kubeflow.MPIJob{
 		TypeMeta:   metav1.TypeMeta{APIVersion: kubeflow.SchemeGroupVersion.String(), Kind: "MPIJob"},

@@ -58,7 +58,8 @@ func TestMPIJobWrapsSpec(t *testing.T) {
 			if !equality.Semantic.DeepEqual(worker.Containers[0].Ports[1:], s.Ports) || worker.Containers[0].Ports[0].Name != "ssh" {
 				t.Errorf("worker ports %v, want ssh and %v", worker.Containers[0].Ports, s.Ports)
 			}
-			if !equality.Semantic.DeepEqual(worker.Volumes, s.Volumes) || !equality.Semantic.DeepEqual(worker.Containers[0].VolumeMounts, s.VolumeMounts) {
+			if len(worker.Volumes) < len(s.Volumes) || !equality.Semantic.DeepEqual(worker.Volumes[:len(s.Volumes)], s.Volumes) ||
+				len(worker.Containers[0].VolumeMounts) < len(s.VolumeMounts) || !equality.Semantic.DeepEqual(worker.Containers[0].VolumeMounts[:len(s.VolumeMounts)], s.VolumeMounts) {
 				t.Errorf("worker volumes %v mounted %v, want the spec's", worker.Volumes, worker.Containers[0].VolumeMounts)
 			}
 			if ptr.Deref(job.Spec.RunPolicy.Suspend, false) != s.Suspended || ptr.Deref(job.Spec.RunPolicy.BackoffLimit, -1) != 0 {

@@ -85,19 +85,23 @@ func NewPartitionSpec(p *PartitionRequest) *PartitionSpec {
 	}
 }
 
-// PodTemplate is a pod of the partition running container c, placed as
-// the campaign says. The pod's volumes are the adapter's to add: not
-// every pod of a partition runs the engine.
-func (s *PartitionSpec) PodTemplate(c corev1.Container) corev1.PodTemplateSpec {
-	return corev1.PodTemplateSpec{
+// PodTemplate is a pod of the partition running container c with
+// volumes, placed as the campaign says and restricted (restrictPod). The
+// volumes are the adapter's to choose: not every pod of a partition runs
+// the engine.
+func (s *PartitionSpec) PodTemplate(c corev1.Container, volumes ...corev1.Volume) corev1.PodTemplateSpec {
+	t := corev1.PodTemplateSpec{
 		ObjectMeta: metav1.ObjectMeta{Labels: s.PodLabels},
 		Spec: corev1.PodSpec{
 			PriorityClassName: s.PriorityClassName,
 			NodeSelector:      s.NodeSelector,
 			Tolerations:       s.Tolerations,
 			Containers:        []corev1.Container{c},
+			Volumes:           volumes,
 		},
 	}
+	restrictPod(&t.Spec)
+	return t
 }
 
 // engineEnv tells every rank where to serve /metrics and what run it is

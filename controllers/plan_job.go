@@ -47,7 +47,7 @@ func planJob(c *v1alpha1.SearchCampaign, db *v1alpha1.BlastDatabase, loc, image 
 		args = append(args, "--blast-option="+v)
 	}
 	labels := map[string]string{LabelCampaign: c.Name, LabelComponent: componentPlan, LabelManagedBy: managedByValue}
-	return &batchv1.Job{
+	job := &batchv1.Job{
 		ObjectMeta: metav1.ObjectMeta{Name: PlanJobName(c.Name), Namespace: c.Namespace, Labels: labels},
 		Spec: batchv1.JobSpec{
 			BackoffLimit:            ptr.To[int32](2),
@@ -71,6 +71,8 @@ func planJob(c *v1alpha1.SearchCampaign, db *v1alpha1.BlastDatabase, loc, image 
 			},
 		},
 	}
+	restrictPod(&job.Spec.Template.Spec)
+	return job
 }
 
 // renewSeconds renews a lease five times per lease period, at least every

@@ -27,8 +27,17 @@ export BLASTFLEET_MINIO=${BLASTFLEET_MINIO:-$(hack/install-minio.sh)}
 helper="$work/demo-helper"
 go build -o "$helper" ./hack/demo/helper
 
-echo "== 1. the local stack (blastfleet dev up)"
-"$bf" dev up
+cluster=${BLASTFLEET_DEMO_CLUSTER:-}
+if [ -n "$cluster" ]; then
+  # make demo-cluster: a real one-node cluster (hack/demo-cluster.sh), in
+  # a directory of its own so the process stack of make demo can stay up.
+  export BLASTFLEET_DEV_DIR=${BLASTFLEET_DEV_DIR:-${XDG_STATE_HOME:-$HOME/.local/state}/blastfleet/cluster}
+  echo "== 1. a one-node cluster (blastfleet dev up --cluster: containerd, kubelet, the real MPI operator; images from make images)"
+  "$bf" dev up --cluster
+else
+  echo "== 1. the local stack (blastfleet dev up)"
+  "$bf" dev up
+fi
 eval "$("$bf" dev env)"   # KUBECONFIG and MinIO's AWS_* variables
 dir=$(dirname "$KUBECONFIG")
 endpoint=$AWS_ENDPOINT_URL
@@ -97,7 +106,12 @@ echo "against blastp:      $(awk -v c="$(secs "$t2" "$t3")" -v b="$blastp_secs" 
 echo "first BLAST task:    ${first} s after kubectl apply (the first chunk leased by a partition)"
 echo "total demo time:     $(secs "$t0" "$(now)") s"
 echo "report:              $work/$name-report.html (open it in a browser: timeline, task times, failures)"
+if [ -n "$cluster" ]; then
+  echo "MPI operator:        Kubeflow MPI operator v$(kubectl get deploy -n mpi-operator -o jsonpath='{.items[0].metadata.labels.app\.kubernetes\.io/version}') (image $(kubectl get deploy -n mpi-operator -o jsonpath='{.items[0].spec.template.spec.containers[0].image}'), built from its Go module)"
+  echo "pods ran under:      $(kubectl get node -o jsonpath='{.items[0].status.nodeInfo.containerRuntimeVersion}'), kubelet $(kubectl get node -o jsonpath='{.items[0].status.nodeInfo.kubeletVersion}')"
+  echo "partition pods:      $(kubectl get pods -l "blastfleet.io/campaign=$name" --no-headers 2>/dev/null | wc -l) (launchers and workers), in namespace $(kubectl config view --minify -o jsonpath='{..namespace}') enforcing the restricted Pod Security Standard"
+fi
 echo
 prom=$("$bf" dev status 2>/dev/null | sed -n 's/^Prometheus: //p' || true)
 echo "The stack stays up. Look at it: export KUBECONFIG=$KUBECONFIG; kubectl get bsc,bdb;"
-echo "Prometheus at $prom; blastfleet dev status. Stop it: $bf dev down"
+echo "Prometheus at $prom; blastfleet dev status. Stop it: $bf dev down${cluster:+ --dir $BLASTFLEET_DEV_DIR}"

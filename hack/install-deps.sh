@@ -5,12 +5,16 @@
 # blastfleet dev up), Chromium (test/report opens the campaign report in
 # it, headless, and fails on any console error), and a MinIO server and
 # helm built from source into ~/.cache/blastfleet (hack/install-minio.sh,
-# hack/install-helm.sh).
+# hack/install-helm.sh), and what the one-node cluster needs (containerd,
+# runc, CNI plugins, iptables; buildah and mmdebstrap for make images).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 
 # chromium: the report's browser test (test/report) drives it headless.
-packages=(ncbi-blast+ openmpi-bin libopenmpi-dev plast-example pkg-config prometheus chromium)
+# containerd, runc, the CNI plugins, iptables, buildah and mmdebstrap: the
+# one-node cluster of blastfleet dev up --cluster and make images.
+packages=(ncbi-blast+ openmpi-bin libopenmpi-dev plast-example pkg-config prometheus chromium
+  containerd runc containernetworking-plugins iptables conntrack buildah mmdebstrap)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -15,26 +15,20 @@ func printStack(w io.Writer, st *devstack.State, bin, dirArg string) {
 	if !st.ReadyAt.IsZero() {
 		ready = fmt.Sprintf(" (ready %.1fs after start)", st.ReadyAt.Sub(st.StartedAt).Seconds())
 	}
-	fmt.Fprintf(w, "Local stack in %s%s; everything listens on 127.0.0.1 only.\n\n", st.Dir, ready)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	row := func(name, where, what string) { fmt.Fprintf(tw, "  %s\t%s\t%s\n", name, where, what) }
-	if c := st.Component("kube-apiserver"); c != nil {
-		etcd := ""
-		if e := st.Component("etcd"); e != nil {
-			etcd = ", etcd " + e.URL
+	if cl := st.Cluster; cl != nil {
+		fmt.Fprintf(w, "One-node cluster in %s%s: node %s at %s on bridge %s, pods %s, Services %s (this machine only).\n\n",
+			st.Dir, ready, cl.Node, cl.NodeIP, cl.Bridge, cl.PodCIDR, cl.ServiceCIDR)
+		for _, c := range st.Components {
+			row(c.Name, c.URL, fmt.Sprintf("pid %d", c.PID))
 		}
-		row("kube-apiserver", c.URL, fmt.Sprintf("pid %d%s", c.PID, etcd))
+		row("MinIO (S3)", st.MinIO.Endpoint, fmt.Sprintf("a pod in %s, bucket %s, credentials in Secret %s", cl.Namespace, st.MinIO.Bucket, st.MinIO.Secret))
+		row("operators", "pods", fmt.Sprintf("blastfleet in %s, the Kubeflow MPI operator %s in mpi-operator (helm list -A)", cl.Namespace, cl.MPIOperator))
+	} else {
+		fmt.Fprintf(w, "Local stack in %s%s; everything listens on 127.0.0.1 only.\n\n", st.Dir, ready)
+		printProcesses(st, row)
 	}
-	if c := st.Component("minio"); c != nil {
-		row("MinIO (S3)", c.URL, fmt.Sprintf("pid %d, bucket %s, credentials in Secret %s", c.PID, st.MinIO.Bucket, st.MinIO.Secret))
-	}
-	if c := st.Component("prometheus"); c != nil {
-		row("Prometheus", c.URL, fmt.Sprintf("pid %d, scrapes the operator, the engine ranks, MinIO and etcd", c.PID))
-	}
-	if c := st.Component("operator"); c != nil {
-		row("operator", c.URL, fmt.Sprintf("pid %d, restarted %d times, health %s", c.PID, c.Restarts, c.HealthURL))
-	}
-	row("local runner", fmt.Sprintf("in the supervisor, pid %d", st.Supervisor.PID), "runs MPIJobs and Jobs as processes; logs in "+st.Runner.WorkDir+"/<namespace>/<name>/")
 	row("logs", st.Dir+"/logs/", "one file per component, supervisor.log for the supervisor and the runner")
 	tw.Flush()
 	for _, warn := range st.Warnings {
@@ -52,6 +46,27 @@ func printStack(w io.Writer, st *devstack.State, bin, dirArg string) {
 		fmt.Fprintf(tw, "  %s\t%s\n", l[0], l[1])
 	}
 	tw.Flush()
+}
+
+// printProcesses is the process-mode stack's components.
+func printProcesses(st *devstack.State, row func(name, where, what string)) {
+	if c := st.Component("kube-apiserver"); c != nil {
+		etcd := ""
+		if e := st.Component("etcd"); e != nil {
+			etcd = ", etcd " + e.URL
+		}
+		row("kube-apiserver", c.URL, fmt.Sprintf("pid %d%s", c.PID, etcd))
+	}
+	if c := st.Component("minio"); c != nil {
+		row("MinIO (S3)", c.URL, fmt.Sprintf("pid %d, bucket %s, credentials in Secret %s", c.PID, st.MinIO.Bucket, st.MinIO.Secret))
+	}
+	if c := st.Component("prometheus"); c != nil {
+		row("Prometheus", c.URL, fmt.Sprintf("pid %d, scrapes the operator, the engine ranks, MinIO and etcd", c.PID))
+	}
+	if c := st.Component("operator"); c != nil {
+		row("operator", c.URL, fmt.Sprintf("pid %d, restarted %d times, health %s", c.PID, c.Restarts, c.HealthURL))
+	}
+	row("local runner", fmt.Sprintf("in the supervisor, pid %d", st.Supervisor.PID), "runs MPIJobs and Jobs as processes; logs in "+st.Runner.WorkDir+"/<namespace>/<name>/")
 }
 
 // quoteEnv is KEY=VALUE as a shell export line.

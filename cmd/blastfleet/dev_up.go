@@ -16,6 +16,8 @@ type devUpOptions struct {
 	binDir, assets, minio, prometheus string
 	ledgerPoll, maxLifetime           time.Duration
 	env                               []string
+	cluster                           bool
+	images                            string
 }
 
 func newDevUpCmd() *cobra.Command {
@@ -55,6 +57,8 @@ up unless "dev down --purge". When the stack is up already, up says so.`,
 	f.DurationVar(&o.ledgerPoll, "ledger-poll-interval", 3*time.Second, "the operator's --ledger-poll-interval: how often campaigns' progress is read")
 	f.DurationVar(&o.maxLifetime, "max-lifetime", 0, "stop the stack by itself after this long (default: run until dev down)")
 	f.StringArrayVar(&o.env, "env", nil, "KEY=VALUE added to the environment of every process the local runner starts (repeatable)")
+	f.BoolVar(&o.cluster, "cluster", false, "run a real one-node cluster (containerd, kubelet, kube-controller-manager, kube-scheduler, kube-proxy, CoreDNS; the operator, the MPI operator and MinIO as pods) instead of the local runner; needs root")
+	f.StringVar(&o.images, "images", "", "with --cluster: the directory of image archives make images wrote (default $BLASTFLEET_IMAGES, else hack/build-images.sh)")
 	return cmd
 }
 
@@ -76,6 +80,9 @@ func (o *devUpOptions) run(cmd *cobra.Command, _ []string) error {
 	cfg := &devstack.Config{
 		Dir: dir, Assets: o.assets, MinIO: o.minio, Prometheus: o.prometheus,
 		LedgerPollInterval: devstack.Duration(o.ledgerPoll), MaxLifetime: devstack.Duration(o.maxLifetime), Env: o.env,
+	}
+	if o.cluster {
+		cfg.Cluster = &devstack.ClusterConfig{Images: o.images}
 	}
 	errOut := cmd.ErrOrStderr()
 	if err := devstack.Resolve(cfg, binDir, errOut); err != nil {

@@ -44,6 +44,9 @@ type Config struct {
 	WatchPID    int      `json:"watchPID,omitempty"`
 	// StartTimeout bounds each component's start.
 	StartTimeout Duration `json:"startTimeout"`
+	// Cluster, when set, makes the stack a real one-node cluster instead
+	// of running partitions with the local runner (cluster.go).
+	Cluster *ClusterConfig `json:"cluster,omitempty"`
 }
 
 // SecretName is the Secret holding MinIO's credentials, under the key
@@ -96,6 +99,9 @@ func (c *Config) check() error {
 	}
 	for _, p := range c.CRDs {
 		need("CRDs", p)
+	}
+	if c.Cluster != nil {
+		errs = append(errs, c.Cluster.check())
 	}
 	return errors.Join(errs...)
 }

@@ -73,6 +73,13 @@ func Down(ctx context.Context, dir string, purge bool, timeout time.Duration, pr
 	if again := Stragglers(dir); len(again) > 0 {
 		return rep, fmt.Errorf("processes of the stack are still running: %v", again)
 	}
+	// A cluster's supervisor undoes its changes to the machine as it
+	// stops; after a crash, this does.
+	if cfg, err := LoadConfig(dir); err == nil && cfg.Cluster != nil {
+		if err := machineCleanup(p, cfg.Cluster.Bin); err != nil {
+			return rep, fmt.Errorf("cleaning up after the cluster: %w", err)
+		}
+	}
 	if st != nil && !purge && st.Phase != PhaseStopped {
 		st.Phase, st.StoppedAt, st.Runner.Processes = PhaseStopped, time.Now(), nil
 		for i := range st.Components {

@@ -40,7 +40,7 @@ const certValidity = 365 * 24 * time.Hour
 
 // ensure creates whatever is missing or about to expire. Existing
 // certificates are kept, so kubeconfigs written earlier stay valid.
-func (k pki) ensure() error {
+func (k pki) ensure(extra ...certSpec) error {
 	if err := os.MkdirAll(k.dir, 0o700); err != nil {
 		return err
 	}
@@ -54,15 +54,13 @@ func (k pki) ensure() error {
 	if err != nil {
 		return fmt.Errorf("CA: %w", err)
 	}
-	for _, c := range []struct {
-		name string
-		tmpl *x509.Certificate
-	}{
+	for _, c := range append([]certSpec{
 		{"apiserver", &x509.Certificate{Subject: pkix.Name{CommonName: "kube-apiserver"}, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-			DNSNames: []string{"localhost", "kubernetes", "kubernetes.default"}, IPAddresses: []net.IP{net.ParseIP(loopback), net.ParseIP("10.0.0.1")}}},
-		{"admin", &x509.Certificate{Subject: pkix.Name{CommonName: adminUser, Organization: []string{"system:masters"}}, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}}},
-		{"operator", &x509.Certificate{Subject: pkix.Name{CommonName: operatorUser}, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}}},
-	} {
+			DNSNames:    []string{"localhost", "kubernetes", "kubernetes.default", "kubernetes.default.svc", "kubernetes.default.svc." + clusterDomain},
+			IPAddresses: []net.IP{net.ParseIP(loopback), net.ParseIP("10.0.0.1"), net.ParseIP(nodeIP), net.ParseIP(apiServiceIP)}}},
+		clientCert("admin", adminUser, "system:masters"),
+		clientCert("operator", operatorUser),
+	}, extra...) {
 		if !newCA && k.fresh(c.name) {
 			continue
 		}
@@ -80,6 +78,17 @@ func (k pki) ensure() error {
 		}
 	}
 	return nil
+}
+
+// certSpec is a certificate to issue: name.crt and name.key.
+type certSpec struct {
+	name string
+	tmpl *x509.Certificate
+}
+
+// clientCert is a client certificate for user in groups.
+func clientCert(name, user string, groups ...string) certSpec {
+	return certSpec{name, &x509.Certificate{Subject: pkix.Name{CommonName: user, Organization: groups}, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}}}
 }
 
 // fresh reports whether name.crt exists with more than a day left.

@@ -15,14 +15,7 @@ import (
 // serves there on loopback),
 // MinIO, etcd and Prometheus itself.
 func prometheusConfig(p paths, ports Ports) string {
-	return fmt.Sprintf(`# Written by blastfleet dev up; rewritten at every start.
-global:
-  scrape_interval: 5s
-  evaluation_interval: 15s
-  external_labels:
-    stack: blastfleet-dev
-scrape_configs:
-  - job_name: blastfleet-operator
+	return promHeader + fmt.Sprintf(`  - job_name: blastfleet-operator
     static_configs:
       - targets: [%q]
   - job_name: blastfleet-engine
@@ -31,17 +24,7 @@ scrape_configs:
     file_sd_configs:
       - files: [%q]
         refresh_interval: 5s
-  - job_name: minio
-    metrics_path: /minio/v2/metrics/cluster
-    static_configs:
-      - targets: [%q]
-  - job_name: etcd
-    static_configs:
-      - targets: [%q]
-  - job_name: prometheus
-    static_configs:
-      - targets: [%q]
-`, hostPort(ports.OperatorMetrics), p.engineTargets(), hostPort(ports.MinIO), hostPort(ports.Etcd), hostPort(ports.Prometheus))
+`, hostPort(ports.OperatorMetrics), p.engineTargets()) + commonScrapes(hostPort(ports.MinIO), ports)
 }
 
 func prometheusChild(cfg *Config, p paths, ports Ports) (*child, error) {
@@ -67,4 +50,59 @@ func prometheusChild(cfg *Config, p paths, ports Ports) (*child, error) {
 		},
 		ready: func(ctx context.Context) error { return probe(ctx, httpClient, url+"/-/ready") },
 	}, nil
+}
+
+// clusterPrometheusConfig scrapes, on the cluster: every pod port whose
+// name starts with "metrics" (the engine ranks of worker pods, as the
+// chart's PodMonitor does), MinIO through its Service, etcd and
+// Prometheus itself. It finds pods through the API server, as the
+// Prometheus operator's PodMonitor would.
+func clusterPrometheusConfig(p paths, ports Ports) string {
+	return promHeader + fmt.Sprintf(`  - job_name: blastfleet-engine
+    honor_labels: true
+    kubernetes_sd_configs:
+      - role: pod
+        kubeconfig_file: %q
+    relabel_configs:
+      - source_labels: [__meta_kubernetes_pod_container_port_name]
+        regex: metrics.*
+        action: keep
+      - source_labels: [__meta_kubernetes_namespace]
+        target_label: namespace
+      - source_labels: [__meta_kubernetes_pod_name]
+        target_label: pod
+`, p.kubeconfig()) + commonScrapes(minioClusterIP+":9000", ports)
+}
+
+func clusterPrometheusChild(cfg *Config, p paths, ports Ports) (*child, error) {
+	c, err := prometheusChild(cfg, p, ports)
+	if err != nil {
+		return nil, err
+	}
+	return c, os.WriteFile(p.prometheusConfig(), []byte(clusterPrometheusConfig(p, ports)), 0o644)
+}
+
+const promHeader = `# Written by blastfleet dev up; rewritten at every start.
+global:
+  scrape_interval: 5s
+  evaluation_interval: 15s
+  external_labels:
+    stack: blastfleet-dev
+scrape_configs:
+`
+
+// commonScrapes are the jobs of both modes: MinIO at minio, etcd and
+// Prometheus itself.
+func commonScrapes(minio string, ports Ports) string {
+	return fmt.Sprintf(`  - job_name: minio
+    metrics_path: /minio/v2/metrics/cluster
+    static_configs:
+      - targets: [%q]
+  - job_name: etcd
+    static_configs:
+      - targets: [%q]
+  - job_name: prometheus
+    static_configs:
+      - targets: [%q]
+`, minio, hostPort(ports.Etcd), hostPort(ports.Prometheus))
 }

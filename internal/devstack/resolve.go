@@ -48,7 +48,7 @@ func Resolve(c *Config, binDir string, progress io.Writer) error {
 		}
 	}
 	root := ""
-	if len(c.CRDs) == 0 || c.RBAC == "" || c.Assets == "" || c.MinIO == "" {
+	if len(c.CRDs) == 0 || c.RBAC == "" || c.Assets == "" || c.MinIO == "" || c.Cluster != nil {
 		var err error
 		if root, err = findRepo(binDir); err != nil {
 			return err
@@ -88,6 +88,11 @@ func Resolve(c *Config, binDir string, progress io.Writer) error {
 			return fmt.Errorf("MinIO server: %w", err)
 		}
 		c.MinIO = out
+	}
+	if c.Cluster != nil {
+		if err := resolveCluster(c.Cluster, root, binDir, progress); err != nil {
+			return err
+		}
 	}
 	if c.Prometheus == "" {
 		p, err := exec.LookPath("prometheus")
@@ -185,4 +190,44 @@ func runScript(path string, progress io.Writer) (string, error) {
 		return "", fmt.Errorf("%s: %w", path, err)
 	}
 	return strings.TrimSpace(string(out)), nil
+}
+
+// resolveCluster fills what cluster mode needs: the node's and the
+// control plane's binaries (hack/install-cluster.sh), the images
+// (hack/build-images.sh, when none were built), helm and the charts.
+func resolveCluster(cc *ClusterConfig, root, binDir string, progress io.Writer) error {
+	if cc.ImageTag == "" {
+		cc.ImageTag = "dev"
+	}
+	if cc.Charts == "" {
+		cc.Charts = filepath.Join(root, "charts")
+	}
+	for _, s := range []struct {
+		dst    *string
+		script string
+		what   string
+	}{
+		{&cc.Bin, "hack/install-cluster.sh", "kubelet, kube-controller-manager, kube-scheduler, kube-proxy and CoreDNS"},
+		{&cc.Helm, "hack/install-helm.sh", "helm"},
+	} {
+		if *s.dst != "" {
+			continue
+		}
+		out, err := runScript(filepath.Join(root, s.script), progress)
+		if err != nil {
+			return fmt.Errorf("%s: %w", s.what, err)
+		}
+		*s.dst = out
+	}
+	if cc.Images == "" {
+		cc.Images = os.Getenv("BLASTFLEET_IMAGES")
+	}
+	if cc.Images == "" {
+		out, err := runScript(filepath.Join(root, "hack/build-images.sh"), progress)
+		if err != nil {
+			return fmt.Errorf("images (make images): %w", err)
+		}
+		cc.Images = out
+	}
+	return nil
 }

@@ -73,7 +73,12 @@ func Serve(ctx context.Context, cfg *Config) error {
 
 	runCtx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	runner, err := s.start(ctx, runCtx)
+	var runner *localrunner.Runner
+	if cfg.Cluster != nil {
+		err = s.startCluster(ctx, runCtx)
+	} else {
+		runner, err = s.start(ctx, runCtx)
+	}
 	if err != nil {
 		s.step("start failed: %v", err)
 		s.stopAll(runner)
@@ -124,6 +129,10 @@ func (s *supervisor) waitForEnd(ctx context.Context) string {
 // stopAll stops the runner (and so every MPIJob and Job process) first,
 // then the components in reverse order of start.
 func (s *supervisor) stopAll(runner *localrunner.Runner) {
+	if s.cfg.Cluster != nil {
+		s.stopCluster()
+		return
+	}
 	if runner != nil {
 		s.step("stopping the local runner and the processes it runs")
 		runner.Stop()

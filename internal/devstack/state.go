@@ -37,7 +37,21 @@ type State struct {
 	MinIO      MinIOInfo   `json:"minio"`
 	Prometheus string      `json:"prometheus"` // its URL
 	Runner     RunnerInfo  `json:"runner"`
-	Warnings   []string    `json:"warnings,omitempty"`
+	// Cluster is set when the stack is a real one-node cluster.
+	Cluster  *ClusterInfo `json:"cluster,omitempty"`
+	Warnings []string     `json:"warnings,omitempty"`
+}
+
+// ClusterInfo is the one-node cluster's network and node.
+type ClusterInfo struct {
+	Node             string `json:"node"`
+	NodeIP           string `json:"nodeIP"`
+	PodCIDR          string `json:"podCIDR"`
+	ServiceCIDR      string `json:"serviceCIDR"`
+	Bridge           string `json:"bridge"`
+	Namespace        string `json:"namespace"` // what the stack installs
+	ContainerdSocket string `json:"containerdSocket"`
+	MPIOperator      string `json:"mpiOperator,omitempty"` // its version
 }
 
 // Step is one line of progress while starting or stopping.

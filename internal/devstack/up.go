@@ -67,7 +67,11 @@ func Up(ctx context.Context, cfg *Config, progress io.Writer) (st *State, alread
 	exited := make(chan struct{})
 	go func() { _ = cmd.Wait(); close(exited) }() // reaped if it exits while we run
 	fmt.Fprintf(progress, "Starting the local stack in %s (supervisor pid %d, its log %s)\n", cfg.Dir, cmd.Process.Pid, p.supervisorLog())
-	st, err = follow(ctx, cfg.Dir, cmd.Process.Pid, exited, progress, upTimeout)
+	timeout := upTimeout
+	if cfg.Cluster != nil {
+		timeout = 2 * upTimeout // images to import, pods to start
+	}
+	st, err = follow(ctx, cfg.Dir, cmd.Process.Pid, exited, progress, timeout)
 	return st, false, err
 }
 
