@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"time"
 
 	kubeflow "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
 	"github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/validation"
@@ -27,6 +28,9 @@ const (
 	workerSSHDir  = "/home/mpiuser/.ssh"
 	workerSSHPort = 2222
 )
+
+// workerSSHD is the worker image's CMD (images/worker/Dockerfile).
+var workerSSHD = []string{"/usr/sbin/sshd", "-De", "-f", "/home/mpiuser/.sshd_config"}
 
 func (MPIJobExecutor) NewObject() client.Object   { return &kubeflow.MPIJob{} }
 func (MPIJobExecutor) NewList() client.ObjectList { return &kubeflow.MPIJobList{} }
@@ -67,9 +71,13 @@ func (e MPIJobExecutor) Build(s *PartitionSpec) (client.Object, error) {
 	})
 	launcher.Spec.RestartPolicy = corev1.RestartPolicyNever
 	worker := s.PodTemplate(corev1.Container{
-		// The worker image's default command runs sshd for mpirun.
+		// sshd for mpirun, as the worker image's default command runs it:
+		// given here, since the MPI operator replaces an empty command
+		// with its own "sshd -De", which reads the system's config and
+		// finds no host key.
 		Name:         "worker",
 		Image:        s.Image,
+		Command:      workerSSHD,
 		Resources:    s.Resources,
 		VolumeMounts: s.VolumeMounts,
 		Ports:        append([]corev1.ContainerPort{{Name: "ssh", ContainerPort: workerSSHPort}}, s.Ports...),
@@ -136,6 +144,13 @@ func (MPIJobExecutor) State(obj client.Object) PartitionState {
 	}
 	if c := cond(kubeflow.JobSucceeded); c != nil {
 		return PartitionState{Phase: PartitionSucceeded, FinishedAt: c.LastTransitionTime.Time, Reason: c.Reason, Message: c.Message}
+	}
+	// Worker pods that failed (a partition's workers run until it ends):
+	// the MPI operator marks nothing then, and a launcher waiting for
+	// ready workers would wait for ever.
+	if w := job.Status.ReplicaStatuses[kubeflow.MPIReplicaTypeWorker]; w != nil && w.Failed > 0 {
+		return PartitionState{Phase: PartitionFailed, FinishedAt: time.Now(), Reason: "WorkersFailed",
+			Message: fmt.Sprintf("%d worker pods failed", w.Failed)}
 	}
 	if ptr.Deref(job.Spec.RunPolicy.Suspend, false) || cond(kubeflow.JobSuspended) != nil {
 		return PartitionState{Phase: PartitionQueued, Reason: "Suspended"}

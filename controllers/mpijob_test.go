@@ -1,6 +1,8 @@
 package controllers
 
 import (
+	"encoding/json"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -75,5 +77,47 @@ func TestMPIJobInvalid(t *testing.T) {
 	s.Name = strings.Repeat("x", 300)
 	if _, err := (MPIJobExecutor{}).Build(s); err == nil || !strings.Contains(err.Error(), "invalid MPIJob") {
 		t.Errorf("Build of a too long name: %v, want an invalid MPIJob error", err)
+	}
+}
+
+// Workers run the worker image's own CMD, given explicitly: the MPI
+// operator replaces an empty command with "sshd -De", which reads the
+// system's sshd_config and exits without a host key (seen on the real
+// MPI operator; the local runner never runs the command).
+func TestWorkerRunsImageCMD(t *testing.T) {
+	b, err := os.ReadFile("../images/worker/Dockerfile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cmd []string
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "CMD "); ok {
+			if err := json.Unmarshal([]byte(rest), &cmd); err != nil {
+				t.Fatalf("CMD %s: %v", rest, err)
+			}
+		}
+	}
+	obj, err := MPIJobExecutor{}.Build(NewPartitionSpec(aCampaign().request(0, 0)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := obj.(*kubeflow.MPIJob).Spec.MPIReplicaSpecs[kubeflow.MPIReplicaTypeWorker].Template.Spec.Containers[0].Command
+	if len(cmd) == 0 || !slices.Equal(got, cmd) {
+		t.Errorf("worker command %q, the image's CMD is %q", got, cmd)
+	}
+}
+
+// An MPIJob whose worker pods failed before its launcher started is
+// failed: the MPI operator keeps it "Created" for ever (its launcher waits
+// for ready workers), so the operator must replace it itself.
+func TestMPIJobWithFailedWorkersIsFailed(t *testing.T) {
+	job := &kubeflow.MPIJob{}
+	job.Status.Conditions = []kubeflow.JobCondition{{Type: kubeflow.JobCreated, Status: "True"}}
+	if st := (MPIJobExecutor{}).State(job); st.Phase != PartitionQueued {
+		t.Fatalf("a created MPIJob is %s, want Queued", st.Phase)
+	}
+	job.Status.ReplicaStatuses = map[kubeflow.MPIReplicaType]*kubeflow.ReplicaStatus{kubeflow.MPIReplicaTypeWorker: {Failed: 2}}
+	if st := (MPIJobExecutor{}).State(job); st.Phase != PartitionFailed || st.Reason != "WorkersFailed" {
+		t.Errorf("an MPIJob with 2 failed workers is %s (%s), want Failed (WorkersFailed)", st.Phase, st.Reason)
 	}
 }

@@ -11,8 +11,9 @@
 # which is go.mod's. The Dockerfiles stay the one description of each
 # image; test/cluster compares what they declare with what was built.
 #
-# Images: operator (Dockerfile), worker (images/worker), mpi-operator and
-# minio (their Go modules), pause (the pod sandbox). Layers are cached
+# Images: operator (Dockerfile), worker (images/worker), pause (the pod
+# sandbox), and mpi-operator and minio from the static binaries
+# hack/install-cluster.sh and hack/install-minio.sh build from their modules. Layers are cached
 # (buildah --layers) and Go's module and build caches are mounted into the
 # builds, so a rebuild after a source change takes about a minute.
 set -euo pipefail
@@ -25,8 +26,6 @@ mkdir -p "$out" "$store"
 TAG="${IMAGE_TAG:-dev}"
 GO_VERSION=$(cd "$root" && go env GOVERSION)
 GO_VERSION=${GO_VERSION#go}
-MINIO_VERSION=$(sed -n 's/^MINIO_VERSION="${MINIO_VERSION:-\(.*\)}"$/\1/p' "$here/install-minio.sh")
-MPI_OPERATOR_VERSION=$(cd "$root" && go list -m -f '{{.Version}}' github.com/kubeflow/mpi-operator)
 
 for tool in buildah mmdebstrap; do
   command -v "$tool" >/dev/null || { echo "make images needs $tool (apt-get install buildah mmdebstrap; make deps installs them)" >&2; exit 1; }
@@ -56,6 +55,13 @@ if ! bh inspect --type image "$gobuilder" >/dev/null 2>&1; then
   c=$(bh from --pull=never "$base")
   bh run --isolation chroot "$c" -- sh -c 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends gcc libc6-dev make pkg-config ca-certificates git >/dev/null && rm -rf /var/lib/apt/lists/*'
   bh copy "$c" "$(go env GOROOT)" /usr/local/go >/dev/null
+  # The CAs this machine trusts beyond Debian's (an egress proxy's): the
+  # builder fetches modules as this machine does. Only the builder has
+  # them; no image that runs does.
+  if compgen -G "/usr/local/share/ca-certificates/*.crt" >/dev/null; then
+    bh copy "$c" /usr/local/share/ca-certificates/ /usr/local/share/ca-certificates/ >/dev/null
+    bh run --isolation chroot "$c" -- update-ca-certificates >/dev/null
+  fi
   bh config --env GOPATH=/go --env PATH=/go/bin:/usr/local/go/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
     --env GOTOOLCHAIN=local --env GOPROXY="$(go env GOPROXY)" --workingdir /go "$c"
   bh commit --quiet --rm "$c" "$gobuilder" >/dev/null
@@ -65,16 +71,16 @@ modcache=$(go env GOMODCACHE)
 gocache=$(go env GOCACHE)
 mkdir -p "$modcache" "$gocache"
 
-# build NAME DOCKERFILE [--build-arg ...]: one image, tagged
+# build NAME DOCKERFILE CONTEXT [--build-arg ...]: one image, tagged
 # localhost/blastfleet/NAME:TAG, written to $out/NAME.tar.
 build() {
-  local name=$1 file=$2; shift 2
+  local name=$1 file=$2 context=$3; shift 3
   local img=localhost/blastfleet/$name:$TAG t0=$SECONDS
   step "$name: buildah bud -f $file"
   bh bud --quiet --layers --pull=never --isolation chroot \
     --build-arg GO_IMAGE="$gobuilder" --build-arg BASE_IMAGE="$base" --build-arg RUNTIME_IMAGE="$base" "$@" \
     -v "$modcache:/go/pkg/mod" -v "$gocache:/root/.cache/go-build" \
-    -f "$root/$file" -t "$img" "$root" >/dev/null
+    -f "$root/$file" -t "$img" "$context" >/dev/null
   rm -f "$out/$name.tar"
   bh push --quiet "$img" "docker-archive:$out/$name.tar:$img" >/dev/null
   step "$name: $img ($(du -m "$out/$name.tar" | cut -f1) MB, $((SECONDS - t0)) s)"
@@ -82,11 +88,15 @@ build() {
 
 only=("$@")
 want() { [ ${#only[@]} -eq 0 ] || [[ " ${only[*]} " == *" $1 "* ]]; }
-want pause && build pause images/pause/Dockerfile
-want operator && build operator Dockerfile --build-arg VERSION="$TAG"
-want worker && build worker images/worker/Dockerfile --build-arg VERSION="$TAG"
-want mpi-operator && build mpi-operator images/mpi-operator/Dockerfile --build-arg MPI_OPERATOR_VERSION="$MPI_OPERATOR_VERSION"
-want minio && build minio images/minio/Dockerfile --build-arg MINIO_VERSION="$MINIO_VERSION"
+want pause && build pause images/pause/Dockerfile "$root"
+want operator && build operator Dockerfile "$root" --build-arg VERSION="$TAG"
+want worker && build worker images/worker/Dockerfile "$root" --build-arg VERSION="$TAG"
+# Binaries built from their modules on this machine (static), copied in.
+want mpi-operator && build mpi-operator images/mpi-operator/Dockerfile "$("$here/install-cluster.sh")"
+if want minio; then
+  minio=$("$here/install-minio.sh")
+  build minio images/minio/Dockerfile "$(dirname "$minio")" --build-arg MINIO_BINARY="$(basename "$minio")"
+fi
 # Dangling layers of earlier builds.
 bh rmi --prune >/dev/null 2>&1 || true
 echo "$out"

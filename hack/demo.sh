@@ -109,7 +109,7 @@ echo "report:              $work/$name-report.html (open it in a browser: timeli
 if [ -n "$cluster" ]; then
   echo "MPI operator:        Kubeflow MPI operator v$(kubectl get deploy -n mpi-operator -o jsonpath='{.items[0].metadata.labels.app\.kubernetes\.io/version}') (image $(kubectl get deploy -n mpi-operator -o jsonpath='{.items[0].spec.template.spec.containers[0].image}'), built from its Go module)"
   echo "pods ran under:      $(kubectl get node -o jsonpath='{.items[0].status.nodeInfo.containerRuntimeVersion}'), kubelet $(kubectl get node -o jsonpath='{.items[0].status.nodeInfo.kubeletVersion}')"
-  echo "partition pods:      $(kubectl get pods -l "blastfleet.io/campaign=$name" --no-headers 2>/dev/null | wc -l) (launchers and workers), in namespace $(kubectl config view --minify -o jsonpath='{..namespace}') enforcing the restricted Pod Security Standard"
+  echo "partitions:          $(kubectl get mpijob -l "blastfleet.io/campaign=$name" --no-headers 2>/dev/null | wc -l) MPIJobs, their launchers $(kubectl get pods -l "blastfleet.io/campaign=$name,training.kubeflow.org/job-role=launcher" -o jsonpath='{.items[*].status.phase}'), in namespace $(kubectl config view --minify -o jsonpath='{..namespace}') (Pod Security: $(kubectl get ns "$(kubectl config view --minify -o jsonpath='{..namespace}')" -o jsonpath='{.metadata.labels.pod-security\.kubernetes\.io/enforce}'))"
 fi
 echo
 prom=$("$bf" dev status 2>/dev/null | sed -n 's/^Prometheus: //p' || true)

@@ -2,11 +2,12 @@
 # Builds what the one-node cluster of `blastfleet dev up --cluster` runs
 # besides etcd and kube-apiserver (hack/install-envtest.sh): the kubelet,
 # kube-controller-manager, kube-scheduler and kube-proxy at the
-# kube-apiserver's tag, CoreDNS, and the Kubeflow MPI operator at the version
-# go.mod requires; each from its Go module into a cache outside the checkout,
-# keyed by version. Prints the directory. No prebuilt binary is downloaded:
-# these machines reach only the package registries. Idempotent; first build
-# about 8 minutes once kube-apiserver is built.
+# kube-apiserver's tag, CoreDNS, and the Kubeflow MPI operator at the
+# version go.mod requires (make images packs it into its image); each from
+# its Go module into a cache outside the checkout, keyed by version. Prints
+# the directory. No prebuilt binary is downloaded: these machines reach
+# only the package registries. Idempotent; first build about 8 minutes
+# once kube-apiserver is built.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 KUBE_VERSION="${KUBE_VERSION:-v1.36.3}"      # the kube-apiserver's tag (install-envtest.sh)
@@ -26,14 +27,17 @@ scratch_module() {
 build_kube() {
   local tmp; tmp=$(mktemp -d)
   echo "building kubelet, kube-controller-manager, kube-scheduler, kube-proxy $KUBE_VERSION (about 3 minutes, once per machine)..." >&2
-  local staging="v0.${KUBE_VERSION#v1.}" gomod
+  local staging="v0.${KUBE_VERSION#v1.}" gomod minor ldflags
   gomod=$(go mod download -json "k8s.io/kubernetes@$KUBE_VERSION" | sed -n 's/.*"GoMod": "\(.*\)".*/\1/p')
+  # The version the node reports (kubectl get nodes), as release builds set it.
+  minor=${KUBE_VERSION#v1.}; minor=${minor%%.*}
+  ldflags="-X k8s.io/component-base/version.gitVersion=$KUBE_VERSION -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=$minor -X k8s.io/component-base/version.gitTreeState=clean"
   (cd "$tmp" && go mod init scratch/kube >/dev/null 2>&1 &&
     # Pin each staging module k8s.io/kubernetes replaces with ./staging.
     grep -E '^\s*k8s\.io/[^ ]+ => \./staging' "$gomod" | awk -v v="$staging" '{print "replace " $1 " => " $1 " " v}' >> go.mod &&
     go get "k8s.io/kubernetes@$KUBE_VERSION" >&2 &&
     for c in kubelet kube-controller-manager kube-scheduler kube-proxy; do
-      go build -o "$dir/$c.tmp" "k8s.io/kubernetes/cmd/$c" >&2 && mv "$dir/$c.tmp" "$dir/$c" || exit 1
+      go build -ldflags "$ldflags" -o "$dir/$c.tmp" "k8s.io/kubernetes/cmd/$c" >&2 && mv "$dir/$c.tmp" "$dir/$c" || exit 1
     done)
   rm -rf "$tmp"
 }

@@ -250,3 +250,24 @@ func waitDeployment(ctx context.Context, c client.Client, ns, name string, timeo
 	}
 	return fmt.Errorf("deployment %s/%s not available after %s (%s): %v", ns, name, timeout, last, why)
 }
+
+// watchPodTargets keeps Prometheus's engine targets to the running pods'
+// metrics ports, every 2 s, until ctx ends.
+func (s *supervisor) watchPodTargets(ctx context.Context, c client.Client) {
+	tw := &targetsWriter{path: s.p.engineTargets()}
+	t := time.NewTicker(2 * time.Second)
+	defer t.Stop()
+	for {
+		var pods corev1.PodList
+		if err := c.List(ctx, &pods); err == nil {
+			if err := tw.update(podTargets(pods.Items)); err != nil {
+				s.log.Error(err, "engine targets")
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}

@@ -163,7 +163,11 @@ func (s *supervisor) startCluster(ctx, runCtx context.Context) error {
 		return err
 	}
 	promURL := "http://" + hostPort(ports.Prometheus)
-	return s.run(ctx, runCtx, &component{child: prom, url: promURL, health: promURL + "/-/ready", notes: "config " + p.prometheusConfig()})
+	if err := s.run(ctx, runCtx, &component{child: prom, url: promURL, health: promURL + "/-/ready", notes: "config " + p.prometheusConfig()}); err != nil {
+		return err
+	}
+	go s.watchPodTargets(runCtx, c)
+	return nil
 }
 
 // importImages loads the image archives into containerd's k8s.io

@@ -54,24 +54,17 @@ func prometheusChild(cfg *Config, p paths, ports Ports) (*child, error) {
 
 // clusterPrometheusConfig scrapes, on the cluster: every pod port whose
 // name starts with "metrics" (the engine ranks of worker pods, as the
-// chart's PodMonitor does), MinIO through its Service, etcd and
-// Prometheus itself. It finds pods through the API server, as the
-// Prometheus operator's PodMonitor would.
+// chart's PodMonitor does; Debian's Prometheus lacks Kubernetes service
+// discovery, so the supervisor writes them to a file_sd file from the
+// API server's pods: watchPodTargets), MinIO through its Service, etcd
+// and Prometheus itself.
 func clusterPrometheusConfig(p paths, ports Ports) string {
 	return promHeader + fmt.Sprintf(`  - job_name: blastfleet-engine
     honor_labels: true
-    kubernetes_sd_configs:
-      - role: pod
-        kubeconfig_file: %q
-    relabel_configs:
-      - source_labels: [__meta_kubernetes_pod_container_port_name]
-        regex: metrics.*
-        action: keep
-      - source_labels: [__meta_kubernetes_namespace]
-        target_label: namespace
-      - source_labels: [__meta_kubernetes_pod_name]
-        target_label: pod
-`, p.kubeconfig()) + commonScrapes(minioClusterIP+":9000", ports)
+    file_sd_configs:
+      - files: [%q]
+        refresh_interval: 5s
+`, p.engineTargets()) + commonScrapes(minioClusterIP+":9000", ports)
 }
 
 func clusterPrometheusChild(cfg *Config, p paths, ports Ports) (*child, error) {

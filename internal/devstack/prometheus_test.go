@@ -30,7 +30,7 @@ func TestPrometheusConfig(t *testing.T) {
 		{Kind: "Job", Namespace: "default", Name: "c-plan"},
 		{Kind: "MPIJob", Namespace: "default", Name: "c-p1-r0", MetricsPortBase: 21002, MetricsPorts: 2},
 	}
-	if err := w.update(procs); err != nil {
+	if err := w.update(engineTargets(procs)); err != nil {
 		t.Fatal(err)
 	}
 	out, err := exec.Command("promtool", "check", "config", p.prometheusConfig()).CombinedOutput()
@@ -58,7 +58,7 @@ func TestPrometheusConfig(t *testing.T) {
 	if err := os.Remove(p.engineTargets()); err != nil {
 		t.Fatal(err)
 	}
-	if err := w.update(procs); err != nil {
+	if err := w.update(engineTargets(procs)); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(p.engineTargets()); err == nil {

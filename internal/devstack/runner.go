@@ -62,7 +62,7 @@ func (s *supervisor) watchRunner(ctx context.Context, r *localrunner.Runner) {
 	var last []RunnerProcess
 	for {
 		procs := r.Processes()
-		if err := tw.update(procs); err != nil {
+		if err := tw.update(engineTargets(procs)); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 		}
 		var rp []RunnerProcess

@@ -2,8 +2,13 @@ package devstack
 
 import (
 	"fmt"
+	"net"
 	"reflect"
 	"slices"
+	"strconv"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
 
 	"github.com/blastfleet/blastfleet/internal/localrunner"
 )
@@ -29,16 +34,36 @@ func engineTargets(procs []localrunner.Process) []targetGroup {
 			})
 		}
 	}
-	slices.SortFunc(out, func(a, b targetGroup) int {
-		switch {
-		case a.Targets[0] < b.Targets[0]:
-			return -1
-		case a.Targets[0] > b.Targets[0]:
-			return 1
+	return sortTargets(out)
+}
+
+// podTargets lists, on the cluster, every port named metrics* of every
+// running pod (the engine ranks of worker pods: rank r of a pod serves
+// on its r-th metrics port), as the chart's PodMonitor selects them.
+func podTargets(pods []corev1.Pod) []targetGroup {
+	out := []targetGroup{}
+	for _, p := range pods {
+		if p.Status.Phase != corev1.PodRunning || p.Status.PodIP == "" {
+			continue
 		}
-		return 0
-	})
-	return out
+		for _, c := range p.Spec.Containers {
+			for _, port := range c.Ports {
+				if !strings.HasPrefix(port.Name, "metrics") {
+					continue
+				}
+				out = append(out, targetGroup{
+					Targets: []string{net.JoinHostPort(p.Status.PodIP, strconv.Itoa(int(port.ContainerPort)))},
+					Labels:  map[string]string{"namespace": p.Namespace, "pod": p.Name},
+				})
+			}
+		}
+	}
+	return sortTargets(out)
+}
+
+func sortTargets(gs []targetGroup) []targetGroup {
+	slices.SortFunc(gs, func(a, b targetGroup) int { return strings.Compare(a.Targets[0], b.Targets[0]) })
+	return gs
 }
 
 func writeTargets(path string, groups []targetGroup) error {
@@ -55,8 +80,7 @@ type targetsWriter struct {
 	last []targetGroup
 }
 
-func (w *targetsWriter) update(procs []localrunner.Process) error {
-	g := engineTargets(procs)
+func (w *targetsWriter) update(g []targetGroup) error {
 	if w.last != nil && reflect.DeepEqual(g, w.last) {
 		return nil
 	}
