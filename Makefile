@@ -83,9 +83,12 @@ verify-dashboards: deps build
 	BLASTFLEET_ENGINE=$(CURDIR)/$(BIN)/blastfleet-engine BLASTFLEET_CLI=$(CURDIR)/$(BIN)/blastfleet \
 	$(GO) test -count=1 -timeout 10m ./internal/dashcheck/ ./test/dashboards/
 
-## test: install what is needed, build, and run every test against real BLAST+, OpenMPI and MinIO
+## test: install what is needed, build (binaries, the one-node cluster's components, the images), and run
+## every test against real BLAST+, OpenMPI, MinIO, and a real one-node cluster (test/e2e TestOneNodeCluster)
 test: deps fmt-check vet build verify-generated
+	@hack/install-cluster.sh >/dev/null
 	BLASTFLEET_REQUIRE_REAL=1 BLASTFLEET_MINIO=$$(hack/install-minio.sh) KUBEBUILDER_ASSETS=$$(hack/install-envtest.sh) \
+	BLASTFLEET_IMAGES=$$(hack/build-images.sh) \
 	BLASTFLEET_HELM=$$(hack/install-helm.sh) BLASTFLEET_ENGINE=$(CURDIR)/$(BIN)/blastfleet-engine BLASTFLEET_CLI=$(CURDIR)/$(BIN)/blastfleet \
 	$(GO) test -tags mpi -count=1 -timeout 30m ./...
 

@@ -31,7 +31,7 @@ cluster=${BLASTFLEET_DEMO_CLUSTER:-}
 if [ -n "$cluster" ]; then
   # make demo-cluster: a real one-node cluster (hack/demo-cluster.sh), in
   # a directory of its own so the process stack of make demo can stay up.
-  export BLASTFLEET_DEV_DIR=${BLASTFLEET_DEV_DIR:-${XDG_STATE_HOME:-$HOME/.local/state}/blastfleet/cluster}
+  export BLASTFLEET_DEV_DIR=${BLASTFLEET_DEV_DIR:-/var/lib/blastfleet/dev-cluster}
   echo "== 1. a one-node cluster (blastfleet dev up --cluster: containerd, kubelet, the real MPI operator; images from make images)"
   "$bf" dev up --cluster
 else

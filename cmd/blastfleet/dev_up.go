@@ -11,6 +11,9 @@ import (
 	"github.com/blastfleet/blastfleet/internal/devstack"
 )
 
+// clusterDefaultDir is dev up --cluster's directory when none is given.
+const clusterDefaultDir = "/var/lib/blastfleet/dev-cluster"
+
 type devUpOptions struct {
 	devOptions
 	binDir, assets, minio, prometheus string
@@ -63,6 +66,11 @@ up unless "dev down --purge". When the stack is up already, up says so.`,
 }
 
 func (o *devUpOptions) run(cmd *cobra.Command, _ []string) error {
+	if o.cluster && o.dir == "" && os.Getenv(devDirEnv) == "" {
+		// Pods' non-root users reach their hostPath data (MinIO's) under
+		// it, which a home directory usually forbids.
+		o.dir = clusterDefaultDir
+	}
 	dir, err := o.resolveDir()
 	if err != nil {
 		return err

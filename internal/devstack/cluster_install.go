@@ -162,6 +162,9 @@ func (s *supervisor) installMinIO(ctx context.Context, c client.Client, p paths,
 	if err := os.Chown(p.minioData(), uid, uid); err != nil {
 		return err
 	}
+	if err := searchable(p.minioData()); err != nil {
+		return fmt.Errorf("MinIO's pod runs as UID %d and keeps its data in %s: %w", uid, p.minioData(), err)
+	}
 	labels := map[string]string{"app.kubernetes.io/name": "minio", "app.kubernetes.io/managed-by": "blastfleet-dev"}
 	secret := &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{Name: "minio-root", Namespace: clusterNamespace, Labels: labels},
@@ -268,6 +271,23 @@ func (s *supervisor) watchPodTargets(ctx context.Context, c client.Client) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
+		}
+	}
+}
+
+// searchable checks that every directory above dir lets others through
+// (the execute bit), as a pod's non-root user needs for a hostPath.
+func searchable(dir string) error {
+	for d := filepath.Dir(dir); ; d = filepath.Dir(d) {
+		fi, err := os.Stat(d)
+		if err != nil {
+			return err
+		}
+		if fi.Mode().Perm()&0o001 == 0 {
+			return fmt.Errorf("%s is not searchable by other users (mode %s): put the stack elsewhere (--dir) or chmod o+x it", d, fi.Mode().Perm())
+		}
+		if d == filepath.Dir(d) {
+			return nil
 		}
 	}
 }

@@ -99,36 +99,30 @@ func networkDown(p paths, kubeProxy string) error {
 }
 
 // dropKubeChains deletes the KUBE-* chains the kubelet and kube-proxy
-// leave in every table, and the rules that jump to them.
+// leave in every table, and the rules that jump to them: each table is
+// saved, its KUBE- lines dropped, and the rest restored in one
+// transaction, so the machine's other rules stay as they were.
 func dropKubeChains(ipt string) error {
-	if _, err := lookPath(ipt); err != nil {
+	if _, err := lookPath(ipt + "-save"); err != nil {
 		return nil
 	}
 	var errs []error
 	for _, table := range []string{"filter", "nat", "mangle"} {
-		out, err := exec.Command(ipt, "-w", "-t", table, "-S").Output()
-		if err != nil {
-			continue // a table this kernel lacks
+		out, err := exec.Command(ipt+"-save", "-t", table).Output()
+		if err != nil || !bytes.Contains(out, []byte("KUBE-")) {
+			continue // a table this kernel lacks, or nothing of ours
 		}
-		var chains []string
+		var kept bytes.Buffer
 		sc := bufio.NewScanner(bytes.NewReader(out))
 		for sc.Scan() {
-			f := strings.Fields(sc.Text())
-			switch {
-			case len(f) >= 2 && f[0] == "-N" && strings.HasPrefix(f[1], "KUBE-"):
-				chains = append(chains, f[1])
-			case len(f) >= 2 && f[0] == "-A" && !strings.HasPrefix(f[1], "KUBE-") && strings.Contains(sc.Text(), "-j KUBE-"):
-				if err := run(ipt, append([]string{"-w", "-t", table, "-D"}, f[1:]...)...); err != nil {
-					errs = append(errs, err)
-				}
+			if !strings.Contains(sc.Text(), "KUBE-") {
+				kept.WriteString(sc.Text() + "\n")
 			}
 		}
-		for _, verb := range []string{"-F", "-X"} {
-			for _, c := range chains {
-				if err := run(ipt, "-w", "-t", table, verb, c); err != nil {
-					errs = append(errs, err)
-				}
-			}
+		cmd := exec.Command(ipt+"-restore", "-w")
+		cmd.Stdin = &kept
+		if b, err := cmd.CombinedOutput(); err != nil {
+			errs = append(errs, fmt.Errorf("%s-restore of table %s without KUBE- chains: %w: %s", ipt, table, err, lastLine(b)))
 		}
 	}
 	return errors.Join(errs...)

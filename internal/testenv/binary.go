@@ -88,3 +88,10 @@ func runInstallScript(script string) (string, error) {
 	}
 	return p, nil
 }
+
+// SkipOrFail skips the test, or fails it under BLASTFLEET_REQUIRE_REAL=1,
+// saying what is missing.
+func SkipOrFail(t testing.TB, format string, args ...any) {
+	t.Helper()
+	skipOrFatal(t, format, args...)
+}

@@ -19,6 +19,7 @@ const campaignTimeout = 3 * time.Minute
 // operator and (locally) the local runner, compared with blastn of the
 // unsharded database; then the faults, the API's refusals and dev down.
 func TestEndToEnd(t *testing.T) {
+	t.Parallel() // beside TestOneNodeCluster
 	testenv.RequireTools(t, "kubectl", "blastn", "makeblastdb")
 	t0 := time.Now()
 	f := newFixture(t)
@@ -57,7 +58,7 @@ func testClean(t *testing.T, tg *target, f *fixture, db string) {
 
 	out := filepath.Join(t.TempDir(), "result.tsv")
 	args := []string{"results", name, "-n", tg.ns, "-o", out}
-	if tg.stack != nil {
+	if tg.stack != nil || tg.node != nil {
 		args = append(args, "--from-secret")
 	} else if ep := os.Getenv("AWS_ENDPOINT_URL"); ep != "" {
 		args = append(args, "--endpoint", ep)

@@ -32,6 +32,9 @@ type target struct {
 	suffix string
 	// stack is the local stack; nil on a real cluster.
 	stack *stack
+	// node is the one-node cluster of dev up --cluster, when that is
+	// the target.
+	node *stack
 }
 
 // newTarget starts the local stack, or connects to E2E_KUBECONFIG's

@@ -26,6 +26,9 @@ type StackOptions struct {
 	// test prints.
 	Logs     []string
 	LogLines int
+	// Cluster runs the stack as a real one-node cluster (dev up
+	// --cluster): it needs root and the images of make images.
+	Cluster bool
 }
 
 // UpStack starts "blastfleet dev up"'s stack with the built binaries in
@@ -41,6 +44,17 @@ func UpStack(t *testing.T, o StackOptions) *devstack.State {
 		Env:                []string{"PATH=" + o.PATH},
 		MaxLifetime:        devstack.Duration(o.Lifetime), WatchPID: os.Getpid(),
 	}
+	if o.Cluster {
+		if os.Geteuid() != 0 {
+			testenv.SkipOrFail(t, "the one-node cluster needs root (a kubelet, containerd and a bridge)")
+		}
+		cfg.Cluster = &devstack.ClusterConfig{}
+		// MinIO's pod (a non-root user) keeps its data under the stack's
+		// directory: the test's temporary root must let it through.
+		if err := os.Chmod(filepath.Dir(cfg.Dir), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
 	if err := devstack.Resolve(cfg, "", nil); err != nil {
 		if testenv.RequireReal() {
 			t.Fatal(err)
@@ -50,7 +64,7 @@ func UpStack(t *testing.T, o StackOptions) *devstack.State {
 	// Registered before Up, so a failed start is cleaned up too; Down is
 	// idempotent, so a test's own "dev down" leaves nothing to do.
 	t.Cleanup(func() {
-		if _, err := devstack.Down(context.Background(), cfg.Dir, false, time.Minute, testLog{t}); err != nil {
+		if _, err := devstack.Down(context.Background(), cfg.Dir, false, 2*time.Minute, testLog{t}); err != nil {
 			t.Errorf("stopping the local stack: %v", err)
 		}
 		if t.Failed() {

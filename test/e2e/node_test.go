@@ -1,0 +1,163 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/blastfleet/blastfleet/api/v1alpha1"
+	"github.com/blastfleet/blastfleet/internal/devstack"
+	"github.com/blastfleet/blastfleet/internal/testenv"
+	"github.com/blastfleet/blastfleet/internal/testenv/testkit"
+)
+
+// TestOneNodeCluster is the product on a real cluster on this machine
+// (blastfleet dev up --cluster): our images in containerd, pods run by a
+// kubelet, the database sharded by the real Job controller, partitions
+// turned into launcher and worker pods by the real MPI operator, mpirun
+// reaching the workers over ssh, all in a namespace that enforces the
+// restricted Pod Security Standard. Faults are what users see on a
+// cluster: pods deleted (a worker, a launcher, the operator, MinIO). It
+// ends with dev down and checks that nothing is left on the machine.
+func TestOneNodeCluster(t *testing.T) {
+	t.Parallel() // beside TestEndToEnd's process stack
+	testenv.RequireTools(t, "kubectl", "blastn", "makeblastdb")
+	t0 := time.Now()
+	f := newFixture(t)
+	st := testkit.UpStack(t, testkit.StackOptions{Cluster: true, Lifetime: stackLifetime,
+		Logs: []string{"supervisor", "kubelet"}, LogLines: 40})
+	t.Logf("one-node cluster up in %s", time.Since(t0).Round(time.Second))
+	cli := testenv.BuiltBinaries(t).CLI
+	tg := &target{
+		kubeconfig: st.Kubeconfig, ns: "default",
+		endpoint: st.MinIO.Endpoint, bucket: st.MinIO.Bucket, secret: devstack.SecretName,
+		store: st.Store, cli: cli, node: &stack{dir: st.Dir, cli: cli},
+	}
+	tg.c = testkit.Client(t, tg.kubeconfig)
+	db := tg.database(t, f)
+
+	t.Run("campaigns", func(t *testing.T) {
+		t.Run("clean", func(t *testing.T) { t.Parallel(); testClean(t, tg, f, db) })
+		t.Run("worker-pod-deleted", func(t *testing.T) {
+			t.Parallel()
+			testPodDeleted(t, tg, f, db, "worker", func(name string) client.ListOption {
+				return client.MatchingLabels{"training.kubeflow.org/job-name": name + "-p0-r0", "training.kubeflow.org/job-role": "worker"}
+			})
+		})
+		t.Run("launcher-pod-deleted", func(t *testing.T) {
+			t.Parallel()
+			testPodDeleted(t, tg, f, db, "launcher", func(name string) client.ListOption {
+				return client.MatchingLabels{"training.kubeflow.org/job-name": name + "-p0-r0", "training.kubeflow.org/job-role": "launcher"}
+			})
+		})
+		t.Run("operator-pod-deleted", func(t *testing.T) {
+			t.Parallel()
+			testPodDeleted(t, tg, f, db, "operator", func(string) client.ListOption {
+				return client.MatchingLabels{"app.kubernetes.io/name": "blastfleet"}
+			})
+		})
+	})
+	// MinIO's restart hits every partition, so it runs alone.
+	t.Run("minio-pod-deleted", func(t *testing.T) {
+		testPodDeleted(t, tg, f, db, "minio", func(string) client.ListOption {
+			return client.MatchingLabels{"app.kubernetes.io/name": "minio"}
+		})
+	})
+	t.Run("dev-down-leaves-nothing", func(t *testing.T) { testClusterDown(t, tg) })
+	t.Logf("one-node cluster: %s", time.Since(t0).Round(time.Second))
+}
+
+// testPodDeleted deletes the pods selected (kubectl delete pod) once
+// partition 0 holds a lease after a commit; the campaign completes with
+// the unsharded search's bytes and no chunk committed twice.
+func testPodDeleted(t *testing.T, tg *target, f *fixture, db, what string, sel func(campaign string) client.ListOption) {
+	name := tg.name("node-" + what)
+	c := tg.faultMidRun(t, name, db, func() {
+		var pods corev1.PodList
+		ctx := context.Background()
+		if err := tg.c.List(ctx, &pods, sel(name)); err != nil || len(pods.Items) == 0 {
+			t.Fatalf("no %s pod to delete (%v)", what, err)
+		}
+		p := pods.Items[0]
+		if phase := tg.campaign(t, name).Status.Phase; phase != v1alpha1.CampaignRunning {
+			t.Fatalf("campaign %s is %s when its %s pod is deleted; the fault must land mid-run", name, phase, what)
+		}
+		tg.kubectl(t, "delete", "pod", "-n", p.Namespace, p.Name, "--wait=false")
+		t.Logf("deleted pod %s/%s mid-run", p.Namespace, p.Name)
+	})
+	s := tg.verify(t, c, f, expect{maxAttempts: 3, problemsOK: what == "minio"})
+	t.Logf("%s: %d partitions replaced, %d chunk retries", name, c.Status.Partitions.Replaced, s.Retries)
+}
+
+// testClusterDown: dev down leaves nothing of the cluster on the machine:
+// no process of the stack, no mount under its directory, no network
+// namespace, bridge, veth or KUBE- iptables chain, no cgroup, and the
+// sysctls as they were.
+func testClusterDown(t *testing.T, tg *target) {
+	s := tg.node
+	netnsBefore := entries("/run/netns")
+	if len(devstack.Stragglers(s.dir)) == 0 {
+		t.Fatal("no process carries the stack's marker before dev down")
+	}
+	t0 := time.Now()
+	stdout, stderr, err := tg.run(t, s.cli, "dev", "down", "--dir", s.dir)
+	if err != nil {
+		t.Fatalf("blastfleet dev down: %v\n%s%s", err, stdout, stderr)
+	}
+	t.Logf("blastfleet dev down took %s", time.Since(t0).Round(time.Millisecond))
+	if left := devstack.Stragglers(s.dir); len(left) > 0 {
+		t.Errorf("processes left: %v", left)
+	}
+	if b, _ := os.ReadFile("/proc/self/mountinfo"); strings.Contains(string(b), s.dir) {
+		t.Errorf("mounts left under %s", s.dir)
+	}
+	for _, e := range entries("/run/netns") {
+		if !contains(netnsBefore, e) {
+			t.Errorf("network namespace %s left", e)
+		}
+	}
+	if _, err := os.Stat("/sys/class/net/bfdev0"); err == nil {
+		t.Error("bridge bfdev0 left")
+	}
+	for _, l := range entries("/sys/class/net") {
+		if strings.HasPrefix(l, "veth") {
+			t.Errorf("veth %s left", l)
+		}
+	}
+	for _, ipt := range []string{"iptables-save", "ip6tables-save"} {
+		out, _, _ := tg.run(t, ipt)
+		if strings.Contains(out, "KUBE-") {
+			t.Errorf("%s shows KUBE- chains after dev down", ipt)
+		}
+	}
+	if _, err := os.Stat("/sys/fs/cgroup/memory/blastfleet-dev"); err == nil {
+		t.Error("cgroup /sys/fs/cgroup/memory/blastfleet-dev left")
+	}
+	if out, _, _ := tg.run(t, "ps", "-eo", "comm"); strings.Contains(out, "containerd-shim") {
+		t.Error(fmt.Sprintf("containerd shims left:\n%s", out))
+	}
+}
+
+func entries(dir string) []string {
+	es, _ := os.ReadDir(dir)
+	var out []string
+	for _, e := range es {
+		out = append(out, e.Name())
+	}
+	return out
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
