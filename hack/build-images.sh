@@ -12,7 +12,7 @@
 # image; test/cluster compares what they declare with what was built.
 #
 # Images: operator (Dockerfile), worker (images/worker), pause (the pod
-# sandbox), and mpi-operator and minio from the static binaries
+# sandbox), and mpi-operator, kueue and minio from the static binaries
 # hack/install-cluster.sh and hack/install-minio.sh build from their modules. Layers are cached
 # (buildah --layers) and Go's module and build caches are mounted into the
 # builds, so a rebuild after a source change takes about a minute.
@@ -93,6 +93,7 @@ want operator && build operator Dockerfile "$root" --build-arg VERSION="$TAG"
 want worker && build worker images/worker/Dockerfile "$root" --build-arg VERSION="$TAG"
 # Binaries built from their modules on this machine (static), copied in.
 want mpi-operator && build mpi-operator images/mpi-operator/Dockerfile "$("$here/install-cluster.sh")"
+want kueue && build kueue images/kueue/Dockerfile "$("$here/install-cluster.sh")"
 if want minio; then
   minio=$("$here/install-minio.sh")
   build minio images/minio/Dockerfile "$(dirname "$minio")" --build-arg MINIO_BINARY="$(basename "$minio")"

@@ -2,8 +2,8 @@
 # Builds what the one-node cluster of `blastfleet dev up --cluster` runs
 # besides etcd and kube-apiserver (hack/install-envtest.sh): the kubelet,
 # kube-controller-manager, kube-scheduler and kube-proxy at the
-# kube-apiserver's tag, CoreDNS, and the Kubeflow MPI operator at the
-# version go.mod requires (make images packs it into its image); each from
+# kube-apiserver's tag, CoreDNS, the Kubeflow MPI operator at the version
+# go.mod requires and Kueue (make images packs these two into images); each from
 # its Go module into a cache outside the checkout, keyed by version. Prints
 # the directory. No prebuilt binary is downloaded: these machines reach
 # only the package registries. Idempotent; first build about 8 minutes
@@ -12,9 +12,10 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 KUBE_VERSION="${KUBE_VERSION:-v1.36.3}"      # the kube-apiserver's tag (install-envtest.sh)
 COREDNS_VERSION="${COREDNS_VERSION:-v1.15.0}"
+KUEUE_VERSION="${KUEUE_VERSION:-v0.17.0}"     # its MPIJob integration: docs/development.md
 MPI_OPERATOR_VERSION="${MPI_OPERATOR_VERSION:-$(cd "$here/.." && go list -m -f '{{.Version}}' github.com/kubeflow/mpi-operator)}"
 CACHE="${BLASTFLEET_CACHE:-$HOME/.cache/blastfleet}"
-dir="$CACHE/cluster/k8s-$KUBE_VERSION-coredns-$COREDNS_VERSION-mpi-$MPI_OPERATOR_VERSION"
+dir="$CACHE/cluster/k8s-$KUBE_VERSION-coredns-$COREDNS_VERSION-mpi-$MPI_OPERATOR_VERSION-kueue-$KUEUE_VERSION"
 mkdir -p "$dir"
 export GOFLAGS=-mod=mod CGO_ENABLED=0
 
@@ -61,9 +62,19 @@ build_mpi_operator() {
   rm -rf "$tmp"
 }
 
+build_kueue() {
+  local tmp; tmp=$(mktemp -d)
+  echo "building Kueue $KUEUE_VERSION (about 4 minutes, once per machine)..." >&2
+  scratch_module "$tmp" "sigs.k8s.io/kueue@$KUEUE_VERSION"
+  (cd "$tmp" && go build -ldflags "-X sigs.k8s.io/kueue/pkg/version.GitVersion=$KUEUE_VERSION" -o "$dir/kueue.tmp" sigs.k8s.io/kueue/cmd/kueue >&2)
+  mv "$dir/kueue.tmp" "$dir/kueue"
+  rm -rf "$tmp"
+}
+
 for c in kubelet kube-controller-manager kube-scheduler kube-proxy; do
   [ -x "$dir/$c" ] || { build_kube; break; }
 done
 [ -x "$dir/coredns" ] || build_coredns
 [ -x "$dir/mpi-operator" ] || build_mpi_operator
+[ -x "$dir/kueue" ] || build_kueue
 echo "$dir"

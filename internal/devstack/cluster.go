@@ -11,7 +11,8 @@ import (
 // kube-controller-manager, kube-scheduler, containerd, a kubelet,
 // kube-proxy and CoreDNS run as the supervisor's children, and the
 // operator, the Kubeflow MPI operator and MinIO run as pods from images
-// built here (hack/build-images.sh), installed with helm from charts/.
+// built here (hack/build-images.sh), installed with helm from charts/,
+// and Kueue with its own chart.
 // Partitions are MPIJobs the real MPI operator turns into pods.
 type ClusterConfig struct {
 	// Bin holds kubelet, kube-controller-manager, kube-scheduler,
@@ -25,7 +26,13 @@ type ClusterConfig struct {
 	// Helm is the helm binary; Charts the checkout's charts/.
 	Helm   string `json:"helm"`
 	Charts string `json:"charts"`
+	// KueueChart is Kueue's own chart, from its module (charts/kueue).
+	KueueChart string `json:"kueueChart"`
 }
+
+// kueueVersion is the Kueue the cluster installs: hack/install-cluster.sh
+// builds the same (a test keeps the two equal).
+const kueueVersion = "v0.17.0"
 
 // The cluster's network, private to this machine: a bridge the stack
 // creates, whose address is the node's (the API server, the kubelet and
@@ -83,6 +90,9 @@ func (c *ClusterConfig) check() error {
 	if _, err := os.Stat(c.Helm); err != nil {
 		missing = append(missing, "helm (hack/install-helm.sh)")
 	}
+	if _, err := os.Stat(filepath.Join(c.KueueChart, "Chart.yaml")); err != nil {
+		missing = append(missing, "Kueue's chart (go mod download sigs.k8s.io/kueue@"+kueueVersion+")")
+	}
 	if os.Geteuid() != 0 {
 		missing = append(missing, "root: a kubelet, containerd and a bridge need it")
 	}
@@ -93,7 +103,7 @@ func (c *ClusterConfig) check() error {
 }
 
 // clusterImages are the archives imported into containerd at every start.
-var clusterImages = []string{"pause", "operator", "worker", "mpi-operator", "minio"}
+var clusterImages = []string{"pause", "operator", "worker", "mpi-operator", "kueue", "minio"}
 
 func (c *ClusterConfig) image(name string) string {
 	return "localhost/blastfleet/" + name + ":" + c.ImageTag

@@ -98,6 +98,17 @@ func (s *supervisor) installOnCluster(ctx context.Context, c client.Client, p pa
 	}
 	s.update(func(st *State) { st.Cluster.MPIOperator = "v" + strings.TrimPrefix(mpiVersion, "v") })
 	s.step("Kubeflow MPI operator v%s installed with helm and running (%.1fs)", strings.TrimPrefix(mpiVersion, "v"), time.Since(t0).Seconds())
+	// Kueue after the MPI operator: its MPIJob integration starts only
+	// when the MPIJob CRD is there. Its chart asks for half a CPU; this
+	// node has two.
+	t0 = time.Now()
+	if err := s.helm(ctx, "kueue", "kueue-system", cc.KueueChart,
+		"controllerManager.manager.image.repository=localhost/blastfleet/kueue", "controllerManager.manager.image.tag="+cc.ImageTag,
+		"controllerManager.manager.image.pullPolicy=IfNotPresent",
+		"controllerManager.manager.resources.requests.cpu=100m", "controllerManager.manager.resources.requests.memory=128Mi"); err != nil {
+		return err
+	}
+	s.step("Kueue %s installed with helm and running (%.1fs)", kueueVersion, time.Since(t0).Seconds())
 	t0 = time.Now()
 	if err := s.helm(ctx, "blastfleet", clusterNamespace, filepath.Join(cc.Charts, "blastfleet"),
 		"image.repository=localhost/blastfleet/operator", "image.tag="+cc.ImageTag,

@@ -3,6 +3,7 @@ package devstack
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -218,6 +219,17 @@ func resolveCluster(cc *ClusterConfig, root, binDir string, progress io.Writer) 
 			return fmt.Errorf("%s: %w", s.what, err)
 		}
 		*s.dst = out
+	}
+	if cc.KueueChart == "" {
+		dir, err := goCmd(root, "mod", "download", "-json", "sigs.k8s.io/kueue@"+kueueVersion)
+		if err != nil {
+			return fmt.Errorf("Kueue's chart: %w", err)
+		}
+		var m struct{ Dir string }
+		if err := json.Unmarshal([]byte(dir), &m); err != nil || m.Dir == "" {
+			return fmt.Errorf("Kueue's chart: go mod download says %q", dir)
+		}
+		cc.KueueChart = filepath.Join(m.Dir, "charts", "kueue")
 	}
 	if cc.Images == "" {
 		cc.Images = os.Getenv("BLASTFLEET_IMAGES")

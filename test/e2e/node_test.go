@@ -69,6 +69,7 @@ func TestOneNodeCluster(t *testing.T) {
 			return client.MatchingLabels{"app.kubernetes.io/name": "minio"}
 		})
 	})
+	t.Run("kueue-admits-in-turn", func(t *testing.T) { testKueue(t, tg, f, db) })
 	t.Run("dev-down-leaves-nothing", func(t *testing.T) { testClusterDown(t, tg) })
 	t.Logf("one-node cluster: %s", time.Since(t0).Round(time.Second))
 }
@@ -93,6 +94,88 @@ func testPodDeleted(t *testing.T, tg *target, f *fixture, db, what string, sel f
 	})
 	s := tg.verify(t, c, f, expect{maxAttempts: 3, problemsOK: what == "minio"})
 	t.Logf("%s: %d partitions replaced, %d chunk retries", name, c.Status.Partitions.Replaced, s.Retries)
+}
+
+// kueueQueue is a ClusterQueue whose CPU quota admits one partition of
+// kueueCampaign at a time (a launcher's 100m and two workers' 500m each),
+// and its LocalQueue in the campaigns' namespace.
+const kueueQueue = `apiVersion: kueue.x-k8s.io/v1beta2
+kind: ResourceFlavor
+metadata:
+  name: node
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata:
+  name: blastfleet
+spec:
+  namespaceSelector: {}
+  resourceGroups:
+  - coveredResources: [cpu, memory]
+    flavors:
+    - name: node
+      resources:
+      - name: cpu
+        nominalQuota: 1500m
+      - name: memory
+        nominalQuota: 4Gi
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: LocalQueue
+metadata:
+  name: blastfleet
+  namespace: default
+spec:
+  clusterQueue: blastfleet
+`
+
+// testKueue: Kueue (its MPIJob integration) admits a campaign's two
+// partitions one at a time, since the ClusterQueue's quota holds one;
+// the other shows as Queued meanwhile (never two running), and the
+// campaign completes with the unsharded search's bytes.
+func testKueue(t *testing.T, tg *target, f *fixture, db string) {
+	tg.apply(t, kueueQueue)
+	name := tg.name("node-kueue")
+	yaml := strings.Replace(tg.campaignYAML(name, db, queriesKey), "spec:\n", "spec:\n  queueName: blastfleet\n", 1)
+	yaml = strings.Replace(yaml, "    slotsPerWorker: 1\n", "    slotsPerWorker: 1\n    resources:\n      requests:\n        cpu: 500m\n        memory: 64Mi\n", 1)
+	t0 := time.Now()
+	tg.apply(t, yaml)
+	queued := false
+	deadline := time.Now().Add(campaignTimeout)
+	var c *v1alpha1.SearchCampaign
+	for {
+		c = tg.campaign(t, name)
+		p := c.Status.Partitions
+		if p.Queued >= 1 && p.Running >= 1 {
+			if !queued {
+				t.Logf("%s after apply: %d partition running, %d queued (Kueue's quota holds one)", time.Since(t0).Round(time.Millisecond), p.Running, p.Queued)
+			}
+			queued = true
+		}
+		if p.Running > 1 {
+			t.Fatalf("%d partitions running at once; the ClusterQueue's quota admits one", p.Running)
+		}
+		if c.Status.Phase == v1alpha1.CampaignComplete || c.Status.Phase == v1alpha1.CampaignFailed || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+	if c.Status.Phase != v1alpha1.CampaignComplete {
+		t.Fatalf("campaign %s is %s after %s: %s", name, c.Status.Phase, campaignTimeout, conditions(c))
+	}
+	if !queued {
+		t.Error("no partition was seen Queued while another ran")
+	}
+	out := tg.kubectl(t, "get", "workloads.kueue.x-k8s.io", "-o", "jsonpath={range .items[*]}{.metadata.name} {.status.admission.clusterQueue}{\"\\n\"}{end}")
+	// The first partition admitted does every chunk while the second
+	// waits; once the campaign is Complete the second is wound down, so
+	// it may never be admitted.
+	if !strings.Contains(out, " blastfleet") {
+		t.Errorf("Kueue admitted no partition through ClusterQueue blastfleet:\n%s", out)
+	}
+	t.Logf("Kueue's workloads (name, ClusterQueue that admitted it):\n%s", out)
+	tg.verify(t, c, f, expect{maxAttempts: 1})
+	t.Logf("%s Complete %s after kubectl apply, partitions admitted in turn", name, time.Since(t0).Round(time.Millisecond))
 }
 
 // testClusterDown: dev down leaves nothing of the cluster on the machine:
