@@ -70,6 +70,8 @@ func (e MPIJobExecutor) Build(s *PartitionSpec) (client.Object, error) {
 		}},
 	})
 	launcher.Spec.RestartPolicy = corev1.RestartPolicyNever
+	launcher.Spec.InitContainers = []corev1.Container{waitForWorkers(s)}
+	restrictPod(&launcher.Spec)
 	worker := s.PodTemplate(corev1.Container{
 		// sshd for mpirun, as the worker image's default command runs it:
 		// given here, since the MPI operator replaces an empty command
@@ -118,6 +120,32 @@ func (e MPIJobExecutor) Build(s *PartitionSpec) (client.Object, error) {
 		return nil, fmt.Errorf("partition %s would be an invalid MPIJob: %w", s.Name, errs.ToAggregate())
 	}
 	return job, nil
+}
+
+// waitForWorkers is the launcher's init container: it waits until every
+// worker's sshd answers. WaitForWorkersReady does that only for MPIJobs
+// created running; one that Kueue admits (created suspended) gets its
+// launcher at once, which starts with the workers on resume, and mpirun's
+// first ssh is refused (seen with the real MPI operator and Kueue).
+func waitForWorkers(s *PartitionSpec) corev1.Container {
+	const script = `deadline=$((SECONDS + 300))
+for h in "$@"; do
+  until (exec 3<>"/dev/tcp/$h/` + "2222" + `") 2>/dev/null; do
+    if [ "$SECONDS" -ge "$deadline" ]; then echo "worker $h: sshd does not answer after 300 s" >&2; exit 1; fi
+    sleep 1
+  done
+done`
+	args := []string{"-c", script, "wait-for-workers"}
+	for i := range s.Workers {
+		// The hostnames the MPI operator's hostfile names.
+		args = append(args, fmt.Sprintf("%s-worker-%d.%s.%s.svc", s.Name, i, s.Name, s.Namespace))
+	}
+	return corev1.Container{
+		Name: "wait-for-workers", Image: s.Image, Command: []string{"bash"}, Args: args,
+		Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
+			corev1.ResourceCPU: mustQuantity("10m"), corev1.ResourceMemory: mustQuantity("16Mi"),
+		}},
+	}
 }
 
 // defaulted applies the MPI operator's defaults to a copy, as its

@@ -2,6 +2,7 @@ package controllers
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"slices"
 	"strconv"
@@ -119,5 +120,27 @@ func TestMPIJobWithFailedWorkersIsFailed(t *testing.T) {
 	job.Status.ReplicaStatuses = map[kubeflow.MPIReplicaType]*kubeflow.ReplicaStatus{kubeflow.MPIReplicaTypeWorker: {Failed: 2}}
 	if st := (MPIJobExecutor{}).State(job); st.Phase != PartitionFailed || st.Reason != "WorkersFailed" {
 		t.Errorf("an MPIJob with 2 failed workers is %s (%s), want Failed (WorkersFailed)", st.Phase, st.Reason)
+	}
+}
+
+// The launcher waits for every worker's sshd before mpirun starts: an
+// MPIJob Kueue admits gets its launcher with its workers, and mpirun's
+// first ssh would be refused (the real MPI operator showed it).
+func TestLauncherWaitsForWorkers(t *testing.T) {
+	s := NewPartitionSpec(aCampaign().partitions(1, 3, 1).request(0, 0))
+	obj, err := MPIJobExecutor{}.Build(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := obj.(*kubeflow.MPIJob).Spec.MPIReplicaSpecs[kubeflow.MPIReplicaTypeLauncher].Template.Spec
+	if len(l.InitContainers) != 1 {
+		t.Fatalf("launcher init containers %v, want one that waits for the workers", l.InitContainers)
+	}
+	args := strings.Join(l.InitContainers[0].Args, " ")
+	for i := range 3 {
+		host := fmt.Sprintf("%s-worker-%d.%s.%s.svc", s.Name, i, s.Name, s.Namespace)
+		if !strings.Contains(args, host) {
+			t.Errorf("the launcher does not wait for %s: %s", host, args)
+		}
 	}
 }

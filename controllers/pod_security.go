@@ -1,6 +1,8 @@
 package controllers
 
 import (
+	"slices"
+
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/utils/ptr"
@@ -17,7 +19,7 @@ const (
 	tmpSizeLimit = "1Gi"
 )
 
-// restrictPod makes every pod the operator creates pass the restricted
+// restrictPod (idempotent) makes every pod the operator creates pass the restricted
 // Pod Security Standard: non-root as the worker image's user,
 // RuntimeDefault seccomp, no capabilities, no privilege escalation, a
 // read-only root filesystem with /tmp on an emptyDir, and no service
@@ -32,15 +34,21 @@ func restrictPod(spec *corev1.PodSpec) {
 		FSGroup:        ptr.To[int64](workerUID),
 		SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
 	}
-	spec.Volumes = append(spec.Volumes, corev1.Volume{Name: "tmp", VolumeSource: corev1.VolumeSource{
-		EmptyDir: &corev1.EmptyDirVolumeSource{SizeLimit: ptr.To(resource.MustParse(tmpSizeLimit))}}})
-	for i := range spec.Containers {
-		c := &spec.Containers[i]
-		c.SecurityContext = &corev1.SecurityContext{
-			AllowPrivilegeEscalation: ptr.To(false),
-			ReadOnlyRootFilesystem:   ptr.To(true),
-			Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
+	if !slices.ContainsFunc(spec.Volumes, func(v corev1.Volume) bool { return v.Name == "tmp" }) {
+		spec.Volumes = append(spec.Volumes, corev1.Volume{Name: "tmp", VolumeSource: corev1.VolumeSource{
+			EmptyDir: &corev1.EmptyDirVolumeSource{SizeLimit: ptr.To(resource.MustParse(tmpSizeLimit))}}})
+	}
+	for _, cs := range [][]corev1.Container{spec.InitContainers, spec.Containers} {
+		for i := range cs {
+			c := &cs[i]
+			c.SecurityContext = &corev1.SecurityContext{
+				AllowPrivilegeEscalation: ptr.To(false),
+				ReadOnlyRootFilesystem:   ptr.To(true),
+				Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
+			}
+			if !slices.ContainsFunc(c.VolumeMounts, func(m corev1.VolumeMount) bool { return m.Name == "tmp" }) {
+				c.VolumeMounts = append(c.VolumeMounts, corev1.VolumeMount{Name: "tmp", MountPath: tmpDir})
+			}
 		}
-		c.VolumeMounts = append(c.VolumeMounts, corev1.VolumeMount{Name: "tmp", MountPath: tmpDir})
 	}
 }

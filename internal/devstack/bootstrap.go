@@ -73,15 +73,18 @@ func ensureSecret(ctx context.Context, c client.Client, ns string, info MinIOInf
 	return apply(ctx, c, s)
 }
 
-// apply creates obj, or replaces the existing one's content.
+// apply creates obj, or replaces the existing one's content. It reads
+// first: creating a Service that exists with a fixed cluster IP fails on
+// the IP ("already allocated"), not as AlreadyExists.
 func apply(ctx context.Context, c client.Client, obj client.Object) error {
-	err := c.Create(ctx, obj)
-	if apierrors.IsAlreadyExists(err) {
-		cur := obj.DeepCopyObject().(client.Object)
-		if err = c.Get(ctx, client.ObjectKeyFromObject(obj), cur); err == nil {
-			obj.SetResourceVersion(cur.GetResourceVersion())
-			err = c.Update(ctx, obj)
-		}
+	cur := obj.DeepCopyObject().(client.Object)
+	err := c.Get(ctx, client.ObjectKeyFromObject(obj), cur)
+	switch {
+	case apierrors.IsNotFound(err):
+		err = c.Create(ctx, obj)
+	case err == nil:
+		obj.SetResourceVersion(cur.GetResourceVersion())
+		err = c.Update(ctx, obj)
 	}
 	if err != nil {
 		return fmt.Errorf("%T %s: %w", obj, obj.GetName(), err)

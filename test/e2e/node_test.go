@@ -166,6 +166,11 @@ func testKueue(t *testing.T, tg *target, f *fixture, db string) {
 	if !queued {
 		t.Error("no partition was seen Queued while another ran")
 	}
+	// Admission is not a failure: a partition Kueue resumes starts clean
+	// (its launcher once failed on every resume: mpirun's ssh was refused).
+	if r := c.Status.Partitions.Replaced; r != 0 {
+		t.Errorf("%d partitions replaced; Kueue's admission should cost none", r)
+	}
 	out := tg.kubectl(t, "get", "workloads.kueue.x-k8s.io", "-o", "jsonpath={range .items[*]}{.metadata.name} {.status.admission.clusterQueue}{\"\\n\"}{end}")
 	// The first partition admitted does every chunk while the second
 	// waits; once the campaign is Complete the second is wound down, so
