@@ -104,7 +104,11 @@ func printStatus(w io.Writer, rep *devstack.StatusReport) {
 	if !rep.Supervisor {
 		runner = "DOWN: the supervisor is not running"
 	}
-	fmt.Fprintf(tw, "local runner\t%d\t(in the supervisor)\t%s\t-\t%s\n", st.Supervisor.PID, runner, st.Supervisor.Log)
+	what := "local runner\t%d\t(in the supervisor)"
+	if st.Cluster != nil {
+		what = "supervisor\t%d\t(of the cluster's processes)"
+	}
+	fmt.Fprintf(tw, what+"\t%s\t-\t%s\n", st.Supervisor.PID, runner, st.Supervisor.Log)
 	tw.Flush()
 	fmt.Fprintf(w, "\nkubeconfig: %s (context %s)\nMinIO: %s, bucket %s, Secret %s\nPrometheus: %s\n",
 		st.Kubeconfig, st.Context, st.MinIO.Endpoint, st.MinIO.Bucket, st.MinIO.Secret, st.Prometheus)

@@ -2,13 +2,10 @@ package devstack
 
 import (
 	"context"
-	"crypto/tls"
 	"fmt"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
-	"time"
 )
 
 // clusterPorts are the loopback ports of the cluster's components'
@@ -31,10 +28,6 @@ func pickClusterPorts(taken Ports) (clusterPorts, error) {
 	}
 	return cp, nil
 }
-
-// insecureClient probes the control plane's own serving certificates
-// (self-signed by each component) on loopback.
-var insecureClient = &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}
 
 // containerdChild is containerd with its root, state and socket in the
 // stack's directory, so it stays apart from any containerd the machine
@@ -171,7 +164,8 @@ func controllerManagerChild(cc *ClusterConfig, p paths, cp clusterPorts) *child 
 			"--service-cluster-ip-range="+serviceCIDR,
 		),
 		ready: func(ctx context.Context) error {
-			return probe(ctx, insecureClient, "https://127.0.0.1:"+strconv.Itoa(cp.controllerManager)+"/healthz")
+			url := "https://" + hostPort(cp.controllerManager) + "/healthz"
+			return probe(ctx, clientFor(p.dir, url), url)
 		},
 	}
 }
@@ -184,7 +178,8 @@ func controlPlaneArgs(p paths, name string, port int) []string {
 	return []string{
 		"--kubeconfig=" + kc, "--authentication-kubeconfig=" + kc, "--authorization-kubeconfig=" + kc,
 		"--bind-address=127.0.0.1", "--secure-port=" + strconv.Itoa(port),
-		"--cert-dir=" + p.join(name),
+		"--tls-cert-file=" + pki{p.pki()}.path("loopback-serving.crt"),
+		"--tls-private-key-file=" + pki{p.pki()}.path("loopback-serving.key"),
 		"--leader-elect=false",
 		"--v=1",
 	}
@@ -195,7 +190,8 @@ func schedulerChild(cc *ClusterConfig, p paths, cp clusterPorts) *child {
 		name: "kube-scheduler", path: filepath.Join(cc.Bin, "kube-scheduler"), logPath: p.log("kube-scheduler"),
 		args: controlPlaneArgs(p, "kube-scheduler", cp.scheduler),
 		ready: func(ctx context.Context) error {
-			return probe(ctx, insecureClient, "https://127.0.0.1:"+strconv.Itoa(cp.scheduler)+"/healthz")
+			url := "https://" + hostPort(cp.scheduler) + "/healthz"
+			return probe(ctx, clientFor(p.dir, url), url)
 		},
 	}
 }

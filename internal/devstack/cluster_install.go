@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -79,6 +81,18 @@ func (s *supervisor) installOnCluster(ctx context.Context, c client.Client, p pa
 		}
 	}
 	s.step("namespace %s enforces the restricted Pod Security Standard", cfg.Namespace)
+	// A stack started before keeps its objects in etcd: Kueue's webhooks
+	// then see every Deployment written, so its pod (recreated by its
+	// Deployment) must serve before anything else is applied.
+	if err := c.Get(ctx, client.ObjectKey{Namespace: "kueue-system", Name: "kueue-controller-manager"}, &appsv1.Deployment{}); err == nil {
+		if err := waitDeployment(ctx, c, "kueue-system", "kueue-controller-manager", 3*time.Minute); err != nil {
+			return fmt.Errorf("Kueue (installed by an earlier up, its webhooks see every Deployment): %w", err)
+		}
+		if err := waitServiceAnswers(ctx, c, "kueue-system", "kueue-webhook-service", 443, 2*time.Minute); err != nil {
+			return fmt.Errorf("Kueue's webhooks (installed by an earlier up): %w", err)
+		}
+		s.step("Kueue from the earlier up serves its webhooks")
+	}
 	if err := s.installMinIO(ctx, c, p, creds); err != nil {
 		return err
 	}
@@ -301,4 +315,25 @@ func searchable(dir string) error {
 			return nil
 		}
 	}
+}
+
+// waitServiceAnswers waits until a TCP connection to the Service's
+// address succeeds from this machine, through kube-proxy's rules: a pod
+// is Ready before its endpoints reach them.
+func waitServiceAnswers(ctx context.Context, c client.Client, ns, name string, port int, timeout time.Duration) error {
+	var svc corev1.Service
+	if err := c.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, &svc); err != nil {
+		return err
+	}
+	addr := net.JoinHostPort(svc.Spec.ClusterIP, strconv.Itoa(port))
+	var last error
+	for deadline := time.Now().Add(timeout); time.Now().Before(deadline); time.Sleep(500 * time.Millisecond) {
+		conn, err := net.DialTimeout("tcp", addr, 2*time.Second)
+		if err == nil {
+			conn.Close()
+			return nil
+		}
+		last = err
+	}
+	return fmt.Errorf("Service %s/%s at %s does not answer after %s: %w", ns, name, addr, timeout, last)
 }

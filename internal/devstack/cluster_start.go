@@ -25,6 +25,10 @@ func clusterCerts() []certSpec {
 		clientCert("kubelet", "system:node:"+nodeName, "system:nodes"),
 		{"kubelet-serving", &x509.Certificate{Subject: pkix.Name{CommonName: nodeName}, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
 			DNSNames: []string{nodeName}, IPAddresses: []net.IP{net.ParseIP(nodeIP)}}},
+		// kube-controller-manager's and kube-scheduler's health endpoints
+		// on loopback, so dev status checks them against the stack's CA.
+		{"loopback-serving", &x509.Certificate{Subject: pkix.Name{CommonName: "blastfleet-dev-loopback"}, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+			DNSNames: []string{"localhost"}, IPAddresses: []net.IP{net.ParseIP(loopback)}}},
 		clientCert("kube-controller-manager", "system:kube-controller-manager"),
 		clientCert("kube-scheduler", "system:kube-scheduler"),
 		clientCert("kube-proxy", "system:kube-proxy"),

@@ -53,6 +53,10 @@ func Status(ctx context.Context, dir string) (*StatusReport, error) {
 			}
 			continue
 		}
+		if c.HealthURL == "" { // no health endpoint (containerd): running is all we know
+			h.Healthy = true
+			continue
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
