@@ -242,6 +242,9 @@ func (s *supervisor) installMinIO(ctx context.Context, c client.Client, p paths,
 	if err := waitDeployment(ctx, c, clusterNamespace, "minio", 2*time.Minute); err != nil {
 		return err
 	}
+	if err := waitServiceAnswers(ctx, c, clusterNamespace, "minio", 9000, time.Minute); err != nil {
+		return err
+	}
 	return ensureBucket(ctx, creds, strings.TrimPrefix(creds.Endpoint, "http://"))
 }
 

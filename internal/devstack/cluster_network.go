@@ -61,7 +61,15 @@ func networkUp(p paths) error {
 			return err
 		}
 	}
-	return run("ip", "link", "set", bridgeName, "up")
+	if err := run("ip", "link", "set", bridgeName, "up"); err != nil {
+		return err
+	}
+	// Service addresses exist only in kube-proxy's rules. Until they are
+	// written (or for an address no Service has) a connection from this
+	// machine would follow the default route out of it, and whatever
+	// answers there answers for MinIO: route them to the bridge instead,
+	// where nothing answers. Deleting the bridge deletes the route.
+	return run("ip", "route", "replace", serviceCIDR, "dev", bridgeName)
 }
 
 // networkDown removes what networkUp and the cluster's components made:

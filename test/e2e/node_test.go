@@ -213,6 +213,9 @@ func testClusterDown(t *testing.T, tg *target) {
 	if _, err := os.Stat("/sys/class/net/bfdev0"); err == nil {
 		t.Error("bridge bfdev0 left")
 	}
+	if out, _, _ := tg.run(t, "ip", "route"); strings.Contains(out, "10.213.") || strings.Contains(out, "10.214.") {
+		t.Errorf("routes of the cluster's ranges left:\n%s", out)
+	}
 	for _, l := range entries("/sys/class/net") {
 		if strings.HasPrefix(l, "veth") {
 			t.Errorf("veth %s left", l)
