@@ -11,6 +11,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	"sigs.k8s.io/yaml"
@@ -76,16 +77,21 @@ func ensureSecret(ctx context.Context, c client.Client, ns string, info MinIOInf
 // apply creates obj, or replaces the existing one's content. It reads
 // first: creating a Service that exists with a fixed cluster IP fails on
 // the IP ("already allocated"), not as AlreadyExists.
+// Controllers write the objects too (a Deployment's status, on an up
+// over kept data), so a conflicting update is read and tried again.
 func apply(ctx context.Context, c client.Client, obj client.Object) error {
-	cur := obj.DeepCopyObject().(client.Object)
-	err := c.Get(ctx, client.ObjectKeyFromObject(obj), cur)
-	switch {
-	case apierrors.IsNotFound(err):
-		err = c.Create(ctx, obj)
-	case err == nil:
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		cur := obj.DeepCopyObject().(client.Object)
+		err := c.Get(ctx, client.ObjectKeyFromObject(obj), cur)
+		switch {
+		case apierrors.IsNotFound(err):
+			return c.Create(ctx, obj)
+		case err != nil:
+			return err
+		}
 		obj.SetResourceVersion(cur.GetResourceVersion())
-		err = c.Update(ctx, obj)
-	}
+		return c.Update(ctx, obj)
+	})
 	if err != nil {
 		return fmt.Errorf("%T %s: %w", obj, obj.GetName(), err)
 	}
