@@ -3,6 +3,7 @@ package devstack
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 )
 
@@ -80,7 +81,7 @@ func (c *ClusterConfig) check() error {
 		}
 	}
 	for _, f := range []string{"containerd", "containerd-shim-runc-v2", "runc", "iptables", "ctr"} {
-		if _, err := lookPath(f); err != nil {
+		if _, err := exec.LookPath(f); err != nil {
 			missing = append(missing, f+" (hack/install-deps.sh installs Debian's containerd, runc, iptables)")
 		}
 	}

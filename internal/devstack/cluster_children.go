@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 )
@@ -14,6 +15,16 @@ import (
 type clusterPorts struct {
 	controllerManager, scheduler, kubeletHealthz, proxyHealthz, proxyMetrics, dnsHealth, dnsReady int
 }
+
+// The health URLs of the kubelet, kube-proxy and CoreDNS: what their
+// ready checks probe and what dev status shows.
+func (cp clusterPorts) kubeletHealth() string {
+	return "http://" + hostPort(cp.kubeletHealthz) + "/healthz"
+}
+func (cp clusterPorts) proxyHealth() string {
+	return "http://" + hostPort(cp.proxyHealthz) + "/healthz"
+}
+func (cp clusterPorts) dnsReadyURL() string { return "http://" + hostPort(cp.dnsReady) + "/ready" }
 
 func pickClusterPorts(taken Ports) (clusterPorts, error) {
 	used := map[int]bool{taken.Etcd: true, taken.EtcdPeer: true, taken.APIServer: true, taken.MinIO: true,
@@ -80,7 +91,7 @@ state = %q
 	if err := os.WriteFile(filepath.Join(p.cniConf(), "10-blastfleet-dev.conflist"), []byte(cni), 0o644); err != nil {
 		return nil, err
 	}
-	path, err := lookPath("containerd")
+	path, err := exec.LookPath("containerd")
 	if err != nil {
 		return nil, err
 	}
@@ -144,7 +155,7 @@ staticPodPath: ""
 			"--v=1",
 		},
 		ready: func(ctx context.Context) error {
-			return probe(ctx, httpClient, "http://127.0.0.1:"+strconv.Itoa(cp.kubeletHealthz)+"/healthz")
+			return probe(ctx, httpClient, cp.kubeletHealth())
 		},
 	}, nil
 }
@@ -217,7 +228,7 @@ func kubeProxyChild(cc *ClusterConfig, p paths, cp clusterPorts) *child {
 			"--v=1",
 		},
 		ready: func(ctx context.Context) error {
-			return probe(ctx, httpClient, "http://127.0.0.1:"+strconv.Itoa(cp.proxyHealthz)+"/healthz")
+			return probe(ctx, httpClient, cp.proxyHealth())
 		},
 	}
 }
@@ -247,7 +258,7 @@ func corednsChild(cc *ClusterConfig, p paths, cp clusterPorts) (*child, error) {
 		name: "coredns", path: filepath.Join(cc.Bin, "coredns"), logPath: p.log("coredns"),
 		args: []string{"-conf", p.coreFile()},
 		ready: func(ctx context.Context) error {
-			return probe(ctx, httpClient, "http://127.0.0.1:"+strconv.Itoa(cp.dnsReady)+"/ready")
+			return probe(ctx, httpClient, cp.dnsReadyURL())
 		},
 	}, nil
 }

@@ -16,8 +16,6 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-var lookPath = exec.LookPath
-
 // sysctls the cluster needs: routing between the bridge's pods and
 // Service addresses (ip_forward) and bridged traffic through kube-proxy's
 // rules. Their values before up are kept in network.json and restored by
@@ -111,7 +109,7 @@ func networkDown(p paths, kubeProxy string) error {
 // saved, its KUBE- lines dropped, and the rest restored in one
 // transaction, so the machine's other rules stay as they were.
 func dropKubeChains(ipt string) error {
-	if _, err := lookPath(ipt + "-save"); err != nil {
+	if _, err := exec.LookPath(ipt + "-save"); err != nil {
 		return nil
 	}
 	var errs []error
@@ -227,13 +225,7 @@ func unmountUnder(dir string) error {
 	return errors.Join(errs...)
 }
 
-func run(name string, args ...string) error {
-	out, err := exec.Command(name, args...).CombinedOutput()
-	if err != nil {
-		return fmt.Errorf("%s %s: %w: %s", name, strings.Join(args, " "), err, lastLine(out))
-	}
-	return nil
-}
+func run(name string, args ...string) error { return runCtx(context.Background(), name, args...) }
 
 func lastLine(b []byte) string {
 	s := strings.TrimSpace(string(b))

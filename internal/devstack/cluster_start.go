@@ -139,11 +139,11 @@ func (s *supervisor) startCluster(ctx, runCtx context.Context) error {
 		return err
 	}
 	if err := s.run(ctx, runCtx, &component{child: kl, url: "https://" + net.JoinHostPort(nodeIP, "10250"),
-		health: "http://127.0.0.1:" + strconv.Itoa(cp.kubeletHealthz) + "/healthz", notes: "root " + p.kubelet()}); err != nil {
+		health: cp.kubeletHealth(), notes: "root " + p.kubelet()}); err != nil {
 		return err
 	}
 	if err := s.run(ctx, runCtx, &component{child: kubeProxyChild(cc, p, cp), url: "iptables",
-		health: "http://127.0.0.1:" + strconv.Itoa(cp.proxyHealthz) + "/healthz"}); err != nil {
+		health: cp.proxyHealth()}); err != nil {
 		return err
 	}
 	dns, err := corednsChild(cc, p, cp)
@@ -151,7 +151,7 @@ func (s *supervisor) startCluster(ctx, runCtx context.Context) error {
 		return err
 	}
 	if err := s.run(ctx, runCtx, &component{child: dns, url: "dns://" + nodeIP + ":53",
-		health: "http://127.0.0.1:" + strconv.Itoa(cp.dnsReady) + "/ready"}); err != nil {
+		health: cp.dnsReadyURL()}); err != nil {
 		return err
 	}
 	if err := waitNodeReady(ctx, c, 2*time.Minute); err != nil {

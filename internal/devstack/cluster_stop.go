@@ -134,14 +134,16 @@ func (s *supervisor) stopNamed(names ...string) {
 	}
 }
 
-// stopRest stops the components still running, last started first.
+// stopRest stops every component, last started first: each one's
+// supervision ends (an exited one is not restarted), and the live ones
+// are stopped and said so.
 func (s *supervisor) stopRest() {
 	comps := s.components()
 	for i := len(comps) - 1; i >= 0; i-- {
 		if p, _, _ := comps[i].snapshot(); p.PID != 0 {
 			s.step("stopping %s", comps[i].name)
-			comps[i].stop(10 * time.Second)
 		}
+		comps[i].stop(10 * time.Second)
 	}
 	s.syncComponents()
 }

@@ -137,15 +137,7 @@ func (s *supervisor) stopAll(runner *localrunner.Runner) {
 		s.step("stopping the local runner and the processes it runs")
 		runner.Stop()
 	}
-	s.mu.Lock()
-	comps := append([]*component(nil), s.comps...)
-	s.mu.Unlock()
-	for i := len(comps) - 1; i >= 0; i-- {
-		c := comps[i]
-		s.step("stopping %s", c.name)
-		c.stop(10 * time.Second)
-	}
-	s.syncComponents()
+	s.stopRest()
 }
 
 // syncComponents copies the children's pids and restarts to the state.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -206,7 +207,7 @@ func testClusterDown(t *testing.T, tg *target) {
 		t.Errorf("mounts left under %s", s.dir)
 	}
 	for _, e := range entries("/run/netns") {
-		if !contains(netnsBefore, e) {
+		if !slices.Contains(netnsBefore, e) {
 			t.Errorf("network namespace %s left", e)
 		}
 	}
@@ -242,13 +243,4 @@ func entries(dir string) []string {
 		out = append(out, e.Name())
 	}
 	return out
-}
-
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
 }
