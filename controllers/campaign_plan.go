@@ -50,7 +50,11 @@ func (run *campaignRun) ensurePlan(ctx context.Context) (bool, error) {
 	var job batchv1.Job
 	err = run.r.Get(ctx, client.ObjectKey{Namespace: c.Namespace, Name: PlanJobName(c.Name)}, &job)
 	if apierrors.IsNotFound(err) {
-		job := planJob(c, run.db, run.loc, run.r.image(c))
+		spec, err := campaignSearch(c)
+		if err != nil {
+			return run.fail("InvalidSearch", truncate("the campaign's search is invalid; fix it in a new campaign: "+err.Error(), 1024))
+		}
+		job := planJob(c, spec, run.db, run.loc, run.r.image(c))
 		if err := controllerutil.SetControllerReference(c, job, run.r.Scheme); err != nil {
 			return false, err
 		}
@@ -103,7 +107,7 @@ func planMismatch(p *ledger.Plan, c *v1alpha1.SearchCampaign, db *v1alpha1.Blast
 	}
 	check("queries", p.Queries.Location, objectURL(c.Spec.Output, c.Spec.Queries.ObjectReference))
 	check("database", p.Database.Location, db.Status.Location)
-	check("program", p.Search.Program, string(c.Spec.Program))
+	check("program", string(p.Search.Program), string(c.Spec.Program))
 	return strings.Join(diffs, "; ")
 }
 

@@ -9,42 +9,40 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/blastfleet/blastfleet/api/v1alpha1"
+	"github.com/blastfleet/blastfleet/internal/search"
 )
 
 // planJob runs `blastfleet campaign plan` in the worker image: planning
 // reads and validates every query, which can be gigabytes, so it runs
 // beside the data rather than in the operator's memory. Planning is
 // idempotent, so a retried pod or a re-created Job is harmless.
-func planJob(c *v1alpha1.SearchCampaign, db *v1alpha1.BlastDatabase, loc, image string) *batchv1.Job {
+func planJob(c *v1alpha1.SearchCampaign, spec search.Spec, db *v1alpha1.BlastDatabase, loc, image string) *batchv1.Job {
 	s := c.Spec
+	req := spec.Request()
 	args := []string{"campaign", "plan",
 		"--name", c.Name,
 		"--queries", objectURL(s.Output, s.Queries.ObjectReference),
 		"--database", db.Status.Location,
-		"--program", string(s.Program),
-		"--outfmt", s.Outfmt,
-		"--max-target-seqs", strconv.Itoa(int(s.MaxTargetSeqs)),
-		"--top-hits", s.TopHits,
+		"--program", req.Program,
+		"--outfmt", req.Outfmt,
+		"--max-target-seqs", strconv.Itoa(req.MaxTargetSeqs),
+		"--top-hits", req.TopHits,
 		"--max-attempts", strconv.Itoa(int(s.RetryPolicy.MaxAttempts)),
 		"--lease-seconds", strconv.Itoa(int(s.RetryPolicy.LeaseSeconds)),
 		"--renew-seconds", strconv.Itoa(renewSeconds(s.RetryPolicy.LeaseSeconds)),
 		"--skew-seconds", strconv.Itoa(int(s.RetryPolicy.ClockSkewSeconds)),
 		"--output", loc,
 	}
-	if s.Evalue != "" {
-		args = append(args, "--evalue", s.Evalue)
+	if req.Evalue != 0 {
+		args = append(args, "--evalue", strconv.FormatFloat(req.Evalue, 'g', -1, 64))
 	}
 	if s.Chunking.Queries != nil {
 		args = append(args, "--chunk-queries", strconv.Itoa(int(*s.Chunking.Queries)))
 	} else if s.Chunking.Letters != nil {
 		args = append(args, "--chunk-letters", strconv.FormatInt(*s.Chunking.Letters, 10))
 	}
-	for _, o := range s.BlastOptions {
-		v := "-" + o.Name
-		if o.Value != "" {
-			v += "=" + o.Value
-		}
-		args = append(args, "--blast-option="+v)
+	for _, o := range req.Options {
+		args = append(args, "--blast-option="+o)
 	}
 	labels := map[string]string{LabelCampaign: c.Name, LabelComponent: componentPlan, LabelManagedBy: managedByValue}
 	job := &batchv1.Job{

@@ -1,6 +1,7 @@
 package controllers
 
 import (
+	"github.com/blastfleet/blastfleet/internal/search"
 	"testing"
 
 	kubeflow "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
@@ -29,7 +30,7 @@ func TestPodsPassRestricted(t *testing.T) {
 	pods := map[string]corev1.PodTemplateSpec{
 		"launcher": mj.Spec.MPIReplicaSpecs[kubeflow.MPIReplicaTypeLauncher].Template,
 		"worker":   mj.Spec.MPIReplicaSpecs[kubeflow.MPIReplicaTypeWorker].Template,
-		"plan":     planJob(aCampaign().build(), db, "s3://b/c", "img").Spec.Template,
+		"plan":     planJob(aCampaign().build(), search.Spec{}, db, "s3://b/c", "img").Spec.Template,
 		"shard":    shardingJob(db, "s3://b/src.fa", "s3://b/db", 2, "img").Spec.Template,
 		"manifest": manifestJob(db, "s3://b/src.fa", "s3://b/db", 2, "img").Spec.Template,
 	}

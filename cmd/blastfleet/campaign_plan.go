@@ -18,6 +18,7 @@ import (
 	"github.com/blastfleet/blastfleet/internal/manifest"
 	"github.com/blastfleet/blastfleet/internal/objstore"
 	"github.com/blastfleet/blastfleet/internal/planning"
+	"github.com/blastfleet/blastfleet/internal/search"
 )
 
 type campaignPlanOptions struct {
@@ -66,11 +67,11 @@ database at the recorded locations.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.byLetters = cmd.Flags().Changed("chunk-letters")
 			o.byQueries = cmd.Flags().Changed("chunk-queries")
-			search, err := o.validate()
+			spec, err := o.validate()
 			if err != nil {
 				return err
 			}
-			return o.run(cmd.Context(), cmd, root, search)
+			return o.run(cmd.Context(), cmd, root, spec)
 		},
 	}
 	f := cmd.Flags()
@@ -97,9 +98,10 @@ database at the recorded locations.`,
 }
 
 // validate checks every flag before anything is read or written, with
-// errors that name the flag to fix; the search is checked by the planner,
-// which records it in a canonical form so equal searches give equal plans.
-func (o *campaignPlanOptions) validate() (*planning.Parsed, error) {
+// errors that name the flag to fix; the search is checked by package
+// search, whose typed spec the plan stores, so equal searches give equal
+// plans.
+func (o *campaignPlanOptions) validate() (search.Spec, error) {
 	var errs []error
 	add := func(err error) { errs = append(errs, err) }
 	for _, fl := range []struct{ name, value string }{{"queries", o.queries}, {"database", o.database}, {"output", o.output}} {
@@ -117,7 +119,7 @@ func (o *campaignPlanOptions) validate() (*planning.Parsed, error) {
 	case o.byQueries && o.chunkQueries < 1:
 		add(fmt.Errorf("--chunk-queries must be ≥ 1, not %d", o.chunkQueries))
 	}
-	search, err := planning.Search{Program: o.program, Outfmt: o.outfmt, Options: o.blastOptions,
+	spec, err := search.Request{Program: o.program, Outfmt: o.outfmt, Options: o.blastOptions,
 		MaxTargetSeqs: o.maxTargetSeqs, Evalue: o.evalue, TopHits: o.topHits}.Parse()
 	if err != nil {
 		add(err)
@@ -134,13 +136,10 @@ func (o *campaignPlanOptions) validate() (*planning.Parsed, error) {
 	if o.renewSeconds >= 1 && o.renewSeconds >= o.leaseSeconds {
 		add(fmt.Errorf("--renew-seconds %d must be under --lease-seconds %d", o.renewSeconds, o.leaseSeconds))
 	}
-	if err := errors.Join(errs...); err != nil {
-		return nil, err
-	}
-	return search, nil
+	return spec, errors.Join(errs...)
 }
 
-func (o *campaignPlanOptions) run(ctx context.Context, cmd *cobra.Command, root *rootOptions, s *planning.Parsed) error {
+func (o *campaignPlanOptions) run(ctx context.Context, cmd *cobra.Command, root *rootOptions, s search.Spec) error {
 	log := root.logger(cmd.ErrOrStderr())
 	// BLAST's own word on the options, before any chunk runs: combinations
 	// and program limits the value syntax cannot see.
@@ -207,7 +206,7 @@ func printPlanSummary(w io.Writer, p *ledger.Plan, m *manifest.Manifest, loc str
 		q.Count, humanize.Comma(q.Letters), humanize.IBytes(uint64(q.Size)), q.Location, q.SHA256)
 	fmt.Fprintf(w, "  database  %s (%s, %d shards, %s sequences) at %s\n",
 		m.Name, m.Type, len(m.Shards), humanize.Comma(m.Sequences), p.Database.Location)
-	s := p.Search
+	s := p.Search.Request()
 	line := fmt.Sprintf("%s --outfmt %q --max-target-seqs %d", s.Program, s.Outfmt, s.MaxTargetSeqs)
 	if s.Evalue != 0 {
 		line += fmt.Sprintf(" --evalue %g", s.Evalue)

@@ -9,6 +9,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/blastfleet/blastfleet/internal/blast"
+	"github.com/blastfleet/blastfleet/internal/search"
 	"os"
 	"path/filepath"
 	"strings"
@@ -110,7 +112,7 @@ func TestCampaignPlanFlagErrors(t *testing.T) {
 		{[]string{"--chunk-queries", "5", "--outfmt", "6 qseqid nosuch"}, `unknown column "nosuch"`},
 		{[]string{"--chunk-queries", "5", "--blast-option=-out=x.tsv"}, "-out is not allowed"},
 		{[]string{"--chunk-queries", "5", "--blast-option=-frobnicate=1"}, "not on the allowlist"},
-		{[]string{"--chunk-queries", "5", "--blast-option=-num_threads=4"}, "-num_threads is not part of a plan"},
+		{[]string{"--chunk-queries", "5", "--blast-option=-num_threads=4"}, "-num_threads is not allowed: BLAST's threads are a worker's slots"},
 		{[]string{"--chunk-queries", "5", "--top-hits", "most"}, `--top-hits "most"`},
 		{[]string{"--chunk-queries", "5", "--max-target-seqs", "0"}, "--max-target-seqs must be ≥ 1"},
 		{[]string{"--chunk-queries", "5", "--evalue", "-1"}, "--evalue must be > 0"},
@@ -168,8 +170,8 @@ func TestCampaignPlanDir(t *testing.T) {
 	if p.Database != wantDB {
 		t.Errorf("database %+v, want %+v", p.Database, wantDB)
 	}
-	if p.Name != "run1" || p.Search.Program != "blastn" || p.Search.Outfmt != "6 qseqid sseqid evalue bitscore" ||
-		p.Search.MaxTargetSeqs != 500 || p.Search.TopHits != "auto" || p.Policy.MaxAttempts != ledger.DefaultMaxAttempts {
+	if p.Name != "run1" || p.Search.Program != "blastn" || p.Search.Format.UserArg() != "6 qseqid sseqid evalue bitscore" ||
+		p.Search.MaxTargetSeqs != 500 || !p.Search.TopHits.Auto || p.Policy.MaxAttempts != ledger.DefaultMaxAttempts {
 		t.Errorf("plan %+v", p)
 	}
 	if len(p.Chunks) != 4 || p.Chunks[3] != (ledger.Chunk{First: 9, End: 10, Letters: p.Chunks[3].Letters}) || p.Chunks[3].Letters == 0 {
@@ -351,7 +353,7 @@ func TestCampaignPlanS3(t *testing.T) {
 	}
 	p := readPlanAt(t, "s3://work/campaigns/run1")
 	if p.Queries.Location != "s3://work/in/q.fa" || p.Queries.SHA256 != sha(f.queryBytes) || p.Database.Location != "s3://work/dbs/testdb" ||
-		p.Name != "run1" || len(p.Search.Options) != 1 || p.Search.Options[0] != "-word_size=11" {
+		p.Name != "run1" || len(p.Search.Options) != 1 || p.Search.Options[0] != (blast.Option{Name: "word_size", Value: "11"}) {
 		t.Errorf("plan %+v", p)
 	}
 	if stdout, _, err := run(t, "blastfleet", args...); err != nil || !strings.Contains(stdout, "nothing to do") {
@@ -376,7 +378,7 @@ func fakeCampaign(t *testing.T) (string, objstore.Store) {
 	p := &ledger.Plan{Name: "fake",
 		Queries:  ledger.Queries{Location: "/nowhere/q.fa", SHA256: strings.Repeat("a", 64), Size: 100, Count: 7, Letters: 700},
 		Database: ledger.Database{Location: "/nowhere/db", Name: "db", Type: "nucl", ManifestSHA256: strings.Repeat("b", 64)},
-		Search:   ledger.Search{Program: "blastn", Outfmt: "6", MaxTargetSeqs: 500, TopHits: "auto"},
+		Search:   search.MustParse(search.Request{Program: "blastn", Outfmt: "6", MaxTargetSeqs: 500, TopHits: "auto"}),
 		Chunks:   []ledger.Chunk{{First: 0, End: 3, Letters: 300}, {First: 3, End: 5, Letters: 200}, {First: 5, End: 7, Letters: 200}},
 	}
 	if err := ledger.WritePlan(context.Background(), st, p); err != nil {
@@ -568,7 +570,7 @@ func TestCampaignFailedQueries(t *testing.T) {
 	p := &ledger.Plan{Name: "poison",
 		Queries:  ledger.Queries{Location: "/nowhere/q.fa", SHA256: strings.Repeat("a", 64), Size: 10, Count: 2, Letters: 20},
 		Database: ledger.Database{Location: "/nowhere/db", Name: "db", Type: "nucl", ManifestSHA256: strings.Repeat("b", 64)},
-		Search:   ledger.Search{Program: "blastn", Outfmt: "6", MaxTargetSeqs: 500, TopHits: "auto"},
+		Search:   search.MustParse(search.Request{Program: "blastn", Outfmt: "6", MaxTargetSeqs: 500, TopHits: "auto"}),
 		Chunks:   []ledger.Chunk{{First: 0, End: 2, Letters: 20}},
 		Policy:   ledger.Policy{MaxAttempts: 1},
 	}

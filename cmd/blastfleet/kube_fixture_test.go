@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/blastfleet/blastfleet/internal/search"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -202,7 +203,7 @@ func (f *kubeFixture) ledgerWithCommits(ns, name string, queries, commit int) st
 		Name:     name,
 		Queries:  ledger.Queries{Location: fmt.Sprintf("s3://%s/queries/%s.fa", fxBucket, name), Count: queries},
 		Database: ledger.Database{Location: fmt.Sprintf("s3://%s/databases/%s/%s", fxBucket, ns, fxDB), Name: fxDB, Type: "prot"},
-		Search:   ledger.Search{Program: "blastp", Outfmt: "6", MaxTargetSeqs: 500, TopHits: "auto"},
+		Search:   search.MustParse(search.Request{Program: "blastp", Outfmt: "6", MaxTargetSeqs: 500, TopHits: "auto"}),
 		Chunks:   ledger.ChunkByQueries(queries, 2),
 		Policy:   ledger.Policy{MaxAttempts: 3, LeaseSeconds: 30, RenewSeconds: 6, SkewSeconds: 1},
 	}

@@ -10,34 +10,26 @@ import (
 	"github.com/blastfleet/blastfleet/internal/engine"
 	"github.com/blastfleet/blastfleet/internal/ledger"
 	"github.com/blastfleet/blastfleet/internal/objstore"
+	"github.com/blastfleet/blastfleet/internal/search"
 )
 
-// fromPlan takes the search from the campaign's plan, so every partition
-// of a campaign searches the same way whatever its command line says.
-func fromPlan(ctx context.Context, f *flags) error {
+// fromPlan takes the search and its inputs from the campaign's plan.
+func fromPlan(ctx context.Context, f *flags) (search.Spec, error) {
 	for _, given := range []struct{ name, value string }{{"database", f.database}, {"queries", f.queries}, {"output", f.output}} {
 		if given.value != "" {
-			return fmt.Errorf("--%s cannot be given with --campaign: the plan says it", given.name)
+			return search.Spec{}, fmt.Errorf("--%s cannot be given with --campaign: the plan says it", given.name)
 		}
 	}
 	st, err := objstore.Open(ctx, f.campaign)
 	if err != nil {
-		return fmt.Errorf("--campaign: %w", err)
+		return search.Spec{}, fmt.Errorf("--campaign: %w", err)
 	}
 	plan, err := ledger.ReadPlan(ctx, st)
 	if err != nil {
-		return fmt.Errorf("--campaign %s: %w", f.campaign, err)
+		return search.Spec{}, fmt.Errorf("--campaign %s: %w", f.campaign, err)
 	}
-	s := plan.Search
 	f.database, f.queries, f.output = plan.Database.Location, plan.Queries.Location, f.campaign
-	f.program, f.outfmt, f.evalue, f.blastOptions = s.Program, s.Outfmt, s.Evalue, s.Options
-	if s.MaxTargetSeqs > 0 {
-		f.maxTargetSeqs = s.MaxTargetSeqs
-	}
-	if s.TopHits != "" {
-		f.topHits = s.TopHits
-	}
-	return nil
+	return plan.Search, nil
 }
 
 func openCampaign(ctx context.Context, f *flags) (*engine.Campaign, error) {

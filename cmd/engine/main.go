@@ -22,10 +22,10 @@ import (
 
 	"github.com/blastfleet/blastfleet/internal/blast"
 	"github.com/blastfleet/blastfleet/internal/engine"
-	"github.com/blastfleet/blastfleet/internal/merge"
 	"github.com/blastfleet/blastfleet/internal/mpi"
 	"github.com/blastfleet/blastfleet/internal/output"
 	"github.com/blastfleet/blastfleet/internal/runrecord"
+	"github.com/blastfleet/blastfleet/internal/search"
 	"github.com/blastfleet/blastfleet/internal/transport"
 )
 
@@ -139,34 +139,26 @@ func config(ctx context.Context, f *flags, rank int, log logr.Logger) (*engine.C
 	if err := checkBackend(f); err != nil {
 		return nil, err
 	}
-	if f.campaign != "" {
-		if err := fromPlan(ctx, f); err != nil {
-			return nil, err
-		}
-	}
-	cfg := &engine.Config{Database: f.database, Queries: f.queries, Output: f.output,
-		MaxTargetSeqs: f.maxTargetSeqs, Evalue: f.evalue, Threads: f.threads, BLASTBatches: f.blastBatches,
+	cfg := &engine.Config{Threads: f.threads, BLASTBatches: f.blastBatches,
 		BlockLetters: f.blockLetters, CacheDir: f.cacheDir, QuerySync: f.querySync, Log: log}
 	var err error
-	if f.program == "" {
-		return nil, fmt.Errorf("--program is required")
-	}
-	if cfg.Program, err = blast.ParseProgram(f.program); err != nil {
-		return nil, fmt.Errorf("--program: %w", err)
-	}
-	if cfg.Format, err = blast.ParseFormat(f.outfmt); err != nil {
-		return nil, fmt.Errorf("--outfmt: %w", err)
-	}
-	for _, s := range f.blastOptions {
-		o, err := blast.ParseOption(s, f.threads)
-		if err != nil {
+	if f.campaign != "" {
+		// The plan's search as it was checked when planned: every
+		// partition of a campaign searches the same way whatever its
+		// command line says.
+		if cfg.Spec, err = fromPlan(ctx, f); err != nil {
 			return nil, err
 		}
-		cfg.Options = append(cfg.Options, o)
+	} else {
+		if f.program == "" {
+			return nil, fmt.Errorf("--program is required")
+		}
+		if cfg.Spec, err = (search.Request{Program: f.program, Outfmt: f.outfmt, Options: f.blastOptions,
+			MaxTargetSeqs: f.maxTargetSeqs, Evalue: f.evalue, TopHits: f.topHits}).Parse(); err != nil {
+			return nil, err
+		}
 	}
-	if cfg.TopHits, err = merge.ParseTopHits(f.topHits); err != nil {
-		return nil, err
-	}
+	cfg.Database, cfg.Queries, cfg.Output = f.database, f.queries, f.output
 	if cfg.Strategy, err = output.ParseStrategy(f.strategy); err != nil {
 		return nil, err
 	}
@@ -179,7 +171,7 @@ func config(ctx context.Context, f *flags, rank int, log logr.Logger) (*engine.C
 	if cfg.Sim != nil && len(cfg.Options) > 0 {
 		// Only a campaign's plan can bring them here (checkBackend refuses
 		// the flag): the model has nothing they could change.
-		log.Info("ignoring the plan's BLAST options under --backend simulate", "options", f.blastOptions)
+		log.Info("ignoring the plan's BLAST options under --backend simulate", "options", blast.Args(cfg.Options))
 		cfg.Options = nil
 	}
 	if cfg.CacheBytes, err = parseBytes("cache-bytes", f.cacheBytes); err != nil {

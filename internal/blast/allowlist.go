@@ -19,23 +19,11 @@ func AllowedOptions() (withValue, flags []string) {
 	return withValue, flags
 }
 
-// engineOnly are options a campaign does not take: its BLAST threads are
-// its slots, each slot one single-threaded BLAST rank. Measured on
-// plast-example (blastp, 4 shards, in-process, 2 rounds): 2 workers of one
-// thread took 24.3 and 22.8 s, 1 worker of -num_threads 2 took 26.1 and
-// 28.8 s, for the same output (docs/crds.md).
-var engineOnly = map[string]bool{"num_threads": true}
-
-// CampaignOptions returns the options a SearchCampaign may set, sorted:
-// AllowedOptions without those the engine alone takes (num_threads).
+// CampaignOptions returns every option ParseOption accepts, sorted: the
+// names of the SearchCampaign CRD's BlastOption enum.
 func CampaignOptions() []string {
 	withValue, flags := AllowedOptions()
-	var names []string
-	for _, n := range append(withValue, flags...) {
-		if !engineOnly[n] {
-			names = append(names, n)
-		}
-	}
+	names := append(withValue, flags...)
 	sort.Strings(names)
 	return names
 }

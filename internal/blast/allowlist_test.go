@@ -27,21 +27,21 @@ func TestAllowedOptions(t *testing.T) {
 			t.Errorf("valued option %s has no value rule (values.go)", name)
 			continue
 		}
-		if _, err := ParseOption("-"+name+"="+sx.Good, 4); err != nil {
+		if _, err := ParseOption("-" + name + "=" + sx.Good); err != nil {
 			t.Errorf("valued option %s with a good value: %v", name, err)
 		}
-		if _, err := ParseOption("-"+name+"="+sx.Bad, 4); err == nil || !strings.Contains(err.Error(), "-"+name+" takes") {
+		if _, err := ParseOption("-" + name + "=" + sx.Bad); err == nil || !strings.Contains(err.Error(), "-"+name+" takes") {
 			t.Errorf("valued option %s with the bad value %q: err = %v, want it to say what -%s takes", name, sx.Bad, err, name)
 		}
-		if _, err := ParseOption("-"+name, 4); err == nil || !strings.Contains(err.Error(), "needs a value") {
+		if _, err := ParseOption("-" + name); err == nil || !strings.Contains(err.Error(), "needs a value") {
 			t.Errorf("valued option %s without a value: err = %v, want 'needs a value'", name, err)
 		}
 	}
 	for _, name := range flags {
-		if _, err := ParseOption("-"+name, 4); err != nil {
+		if _, err := ParseOption("-" + name); err != nil {
 			t.Errorf("flag %s: %v", name, err)
 		}
-		if _, err := ParseOption("-"+name+"=1", 4); err == nil || !strings.Contains(err.Error(), "takes no value") {
+		if _, err := ParseOption("-" + name + "=1"); err == nil || !strings.Contains(err.Error(), "takes no value") {
 			t.Errorf("flag %s with a value: err = %v, want 'takes no value'", name, err)
 		}
 	}
@@ -57,7 +57,7 @@ func TestRefusedOptions(t *testing.T) {
 		if slices.Contains(withValue, name) || slices.Contains(flags, name) {
 			t.Errorf("%s is both allowed and refused", name)
 		}
-		if _, err := ParseOption("-"+name+"=1", 4); err == nil || !strings.Contains(err.Error(), "is not allowed") {
+		if _, err := ParseOption("-" + name + "=1"); err == nil || !strings.Contains(err.Error(), "is not allowed") {
 			t.Errorf("refused option %s: err = %v, want 'is not allowed'", name, err)
 		}
 	}

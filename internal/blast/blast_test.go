@@ -124,26 +124,23 @@ func TestParseFormatErrors(t *testing.T) {
 
 func TestParseOption(t *testing.T) {
 	tests := []struct {
-		in    string
-		slots int
-		want  Option
+		in   string
+		want Option
 	}{
-		{"-word_size=11", 1, Option{"word_size", "11"}},
-		{"-word_size 11", 1, Option{"word_size", "11"}},
-		{"-task=megablast", 1, Option{"task", "megablast"}},
-		{"-task blastn-short", 1, Option{"task", "blastn-short"}},
-		{"-ungapped", 1, Option{"ungapped", ""}},
-		{"-lcase_masking", 1, Option{"lcase_masking", ""}},
-		{"-dust=no", 1, Option{"dust", "no"}},
-		{"-dust 20 64 1", 1, Option{"dust", "20 64 1"}}, // one argv element
-		{"-matrix=BLOSUM62", 1, Option{"matrix", "BLOSUM62"}},
-		{"-num_threads=4", 4, Option{"num_threads", "4"}},
-		{"-num_threads 1", 1, Option{"num_threads", "1"}},
-		{"--word_size=11", 1, Option{"word_size", "11"}},
+		{"-word_size=11", Option{"word_size", "11"}},
+		{"-word_size 11", Option{"word_size", "11"}},
+		{"-task=megablast", Option{"task", "megablast"}},
+		{"-task blastn-short", Option{"task", "blastn-short"}},
+		{"-ungapped", Option{"ungapped", ""}},
+		{"-lcase_masking", Option{"lcase_masking", ""}},
+		{"-dust=no", Option{"dust", "no"}},
+		{"-dust 20 64 1", Option{"dust", "20 64 1"}}, // one argv element
+		{"-matrix=BLOSUM62", Option{"matrix", "BLOSUM62"}},
+		{"--word_size=11", Option{"word_size", "11"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
-			got, err := ParseOption(tt.in, tt.slots)
+			got, err := ParseOption(tt.in)
 			if err != nil {
 				t.Fatalf("ParseOption(%q): %v", tt.in, err)
 			}
@@ -157,38 +154,33 @@ func TestParseOption(t *testing.T) {
 func TestParseOptionErrors(t *testing.T) {
 	tests := []struct {
 		in      string
-		slots   int
 		wantErr []string // all must appear in the message
 	}{
-		{"-db=/data/nt", 1, []string{"-db is not allowed", "the engine chooses the database shards"}},
-		{"-db", 1, []string{"-db is not allowed"}},
-		{"-query q.fa", 1, []string{"-query is not allowed", "--queries"}},
-		{"-out=x.tsv", 1, []string{"-out is not allowed", "--output"}},
-		{"-outfmt=5", 1, []string{"-outfmt is not allowed", "--outfmt"}},
-		{"-remote", 1, []string{"-remote is not allowed", "searches run on the partition's workers"}},
-		{"-import_search_strategy=s.asn", 1, []string{"-import_search_strategy is not allowed", "it replaces the whole search"}},
-		{"-max_target_seqs=5", 1, []string{"not allowed", "--max-target-seqs"}},
-		{"-evalue=1e-5", 1, []string{"not allowed", "--evalue"}},
-		{"-frobnicate=1", 1, []string{"-frobnicate", "allowlist"}},
-		{"-frobnicate", 1, []string{"-frobnicate", "allowlist"}},
-		{"word_size=11", 1, []string{"must start with '-'"}},
-		{"", 1, []string{"must start with '-'"}},
-		{"-num_threads=8", 4, []string{"-num_threads 8 exceeds the 4 slot(s)"}},
-		{"-num_threads 2", 1, []string{"exceeds the 1 slot(s)"}},
-		{"-num_threads=0", 4, []string{"positive integer"}},
-		{"-num_threads=-2", 4, []string{"positive integer"}},
-		{"-num_threads=two", 4, []string{"positive integer"}},
-		{"-ungapped=true", 1, []string{"-ungapped takes no value"}},
-		{"-ungapped 1", 1, []string{"-ungapped takes no value"}},
-		{"-word_size", 1, []string{"-word_size needs a value"}},
-		{"-word_size=", 1, []string{"-word_size needs a value"}},
-		{"-word_size=  ", 1, []string{"-word_size needs a value"}},
-		{"-task=a\nb", 1, []string{"control character"}},
-		{"-task=a\x00b", 1, []string{"control character"}},
+		{"-db=/data/nt", []string{"-db is not allowed", "the engine chooses the database shards"}},
+		{"-db", []string{"-db is not allowed"}},
+		{"-query q.fa", []string{"-query is not allowed", "--queries"}},
+		{"-out=x.tsv", []string{"-out is not allowed", "--output"}},
+		{"-outfmt=5", []string{"-outfmt is not allowed", "--outfmt"}},
+		{"-remote", []string{"-remote is not allowed", "searches run on the partition's workers"}},
+		{"-import_search_strategy=s.asn", []string{"-import_search_strategy is not allowed", "it replaces the whole search"}},
+		{"-max_target_seqs=5", []string{"not allowed", "--max-target-seqs"}},
+		{"-evalue=1e-5", []string{"not allowed", "--evalue"}},
+		{"-frobnicate=1", []string{"-frobnicate", "allowlist"}},
+		{"-frobnicate", []string{"-frobnicate", "allowlist"}},
+		{"word_size=11", []string{"must start with '-'"}},
+		{"", []string{"must start with '-'"}},
+		{"-num_threads=2", []string{"-num_threads is not allowed", "--threads", "slotsPerWorker"}},
+		{"-ungapped=true", []string{"-ungapped takes no value"}},
+		{"-ungapped 1", []string{"-ungapped takes no value"}},
+		{"-word_size", []string{"-word_size needs a value"}},
+		{"-word_size=", []string{"-word_size needs a value"}},
+		{"-word_size=  ", []string{"-word_size needs a value"}},
+		{"-task=a\nb", []string{"control character"}},
+		{"-task=a\x00b", []string{"control character"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
-			got, err := ParseOption(tt.in, tt.slots)
+			got, err := ParseOption(tt.in)
 			if err == nil {
 				t.Fatalf("ParseOption(%q) = %+v, want an error", tt.in, got)
 			}
@@ -389,12 +381,6 @@ func TestInvocationArgv(t *testing.T) {
 			inv: Invocation{Program: Blastn, DB: "/cache/group 1/blastfleet-group-001", Query: "/tmp/block 3.fa", Format: f,
 				Evalue: 10, Threads: 2, Options: []Option{{"word_size", "11"}, {"ungapped", ""}}},
 			want: append(slices.Clone(base), "-evalue", "10", "-num_threads", "2", "-word_size", "11", "-ungapped"),
-		},
-		{
-			name: "user -num_threads wins",
-			inv: Invocation{Program: Blastn, DB: "/cache/group 1/blastfleet-group-001", Query: "/tmp/block 3.fa", Format: f,
-				Threads: 8, Options: []Option{{"num_threads", "2"}}},
-			want: append(slices.Clone(base), "-num_threads", "2"),
 		},
 		{
 			name: "shell metacharacters stay literal",

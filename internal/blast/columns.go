@@ -2,6 +2,7 @@ package blast
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -44,12 +45,21 @@ func ParseFormat(s string) (*Format, error) {
 	if len(fields) == 0 {
 		return nil, fmt.Errorf("outfmt is empty")
 	}
-	f := &Format{}
-	if fields[0] != "6" {
+	code, err := strconv.Atoi(fields[0])
+	if err != nil {
 		return nil, fmt.Errorf("outfmt %q: only tabular output (6) is merged line-wise; other formats are not supported yet", fields[0])
 	}
+	return NewFormat(code, fields[1:])
+}
+
+// NewFormat is the format of that code with those columns (none: std),
+// as ParseFormat("code columns...") is.
+func NewFormat(code int, cols []string) (*Format, error) {
+	f := &Format{}
+	if code != 6 {
+		return nil, fmt.Errorf("outfmt %q: only tabular output (6) is merged line-wise; other formats are not supported yet", strconv.Itoa(code))
+	}
 	f.Code = 6
-	cols := fields[1:]
 	if len(cols) == 0 {
 		cols = []string{"std"}
 	}

@@ -21,7 +21,7 @@ type Invocation struct {
 	Format        *Format
 	MaxTargetSeqs int     // 0: BLAST's default
 	Evalue        float64 // 0: BLAST's default
-	Threads       int     // -num_threads when > 1 and not set in Options
+	Threads       int     // -num_threads when > 1
 	Options       []Option
 	// Batched lets BLAST+ search the queries in its own batches, each
 	// batch as one concatenated query; by default every query is searched
@@ -39,11 +39,7 @@ func (inv Invocation) Argv() []string {
 	if inv.Evalue > 0 {
 		argv = append(argv, "-evalue", strconv.FormatFloat(inv.Evalue, 'g', -1, 64))
 	}
-	hasThreads := false
-	for _, o := range inv.Options {
-		hasThreads = hasThreads || o.Name == "num_threads"
-	}
-	if inv.Threads > 1 && !hasThreads {
+	if inv.Threads > 1 {
 		argv = append(argv, "-num_threads", strconv.Itoa(inv.Threads))
 	}
 	return append(argv, Args(inv.Options)...)

@@ -65,7 +65,6 @@ var (
 		"template_length":      enumRule("16", "18", "21"),
 		"off_diagonal_range":   nonNegInt,
 		"query_loc":            {regexp.MustCompile(`^[0-9]+-[0-9]+$`), "a range \"start-stop\"", "1-100", "1..100"},
-		"num_threads":          positive,
 		"mt_mode":              enumRule("0", "1"),
 	}
 )

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	spec "github.com/blastfleet/blastfleet/internal/search"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -28,7 +29,7 @@ func planCampaign(t *testing.T, f *fixture, db string, s search, q, queries int)
 	plan := &ledger.Plan{SchemaVersion: ledger.SchemaVersion, Name: "test",
 		Queries:  ledger.Queries{Location: f.queries, Count: queries},
 		Database: ledger.Database{Location: db},
-		Search:   ledger.Search{Program: string(s.program), Outfmt: s.outfmt, MaxTargetSeqs: blast.DefaultMaxTargetSeqs},
+		Search:   spec.MustParse(spec.Request{Program: string(s.program), Outfmt: s.outfmt, MaxTargetSeqs: blast.DefaultMaxTargetSeqs}),
 		Chunks:   ledger.ChunkByQueries(queries, q),
 		Policy:   ledger.Policy{MaxAttempts: 2, LeaseSeconds: 30, RenewSeconds: 5, SkewSeconds: 1}}
 	if err := ledger.WritePlan(context.Background(), st, plan); err != nil {

@@ -5,25 +5,21 @@ import (
 
 	"github.com/go-logr/logr"
 
-	"github.com/blastfleet/blastfleet/internal/blast"
 	"github.com/blastfleet/blastfleet/internal/enginemetrics"
-	"github.com/blastfleet/blastfleet/internal/merge"
 	"github.com/blastfleet/blastfleet/internal/output"
+	"github.com/blastfleet/blastfleet/internal/search"
 )
 
 // Config is one search. Every rank builds the same Config from the same
-// command line.
+// command line (or the same campaign plan).
 type Config struct {
-	Database      string // DIR or s3://bucket/prefix holding manifest.json
-	Queries       string // FASTA or FASTA.gz, local path or s3://bucket/key
-	Program       blast.Program
-	Format        *blast.Format
-	Output        string // FILE or s3://bucket/key
-	MaxTargetSeqs int
-	Evalue        float64 // 0: BLAST's default (10)
-	Options       []blast.Option
-	TopHits       merge.TopHits
-	Threads       int // BLAST threads per worker (the worker's slots)
+	// Spec is what is searched for and how BLAST is asked, as validated by
+	// package search (a campaign's plan holds it as it is).
+	search.Spec
+	Database string // DIR or s3://bucket/prefix holding manifest.json
+	Queries  string // FASTA or FASTA.gz, local path or s3://bucket/key
+	Output   string // FILE or s3://bucket/key
+	Threads  int    // BLAST threads per worker (the worker's slots)
 	// BLASTBatches lets BLAST+ search each block's queries in its own
 	// batches (--blast-batches): the engine before each query was searched
 	// alone. A query's hits can then change with its block; benchmarks
@@ -57,6 +53,9 @@ func (c *Config) Validate() error {
 			return err
 		}
 	}
+	if err := c.Spec.Validate(); err != nil {
+		return err
+	}
 	switch {
 	case c.Database == "" && c.Sim == nil:
 		return fmt.Errorf("--database is required")
@@ -64,12 +63,6 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("--queries is required")
 	case c.Output == "":
 		return fmt.Errorf("--output is required")
-	case c.Format == nil:
-		return fmt.Errorf("--outfmt is required")
-	case c.MaxTargetSeqs < 1:
-		return fmt.Errorf("--max-target-seqs must be >= 1")
-	case c.Evalue < 0:
-		return fmt.Errorf("--evalue must be > 0")
 	case c.Threads < 1:
 		return fmt.Errorf("--threads must be >= 1")
 	case c.BlockLetters < 0:

@@ -3,6 +3,7 @@ package engine
 import (
 	"bytes"
 	"fmt"
+	"github.com/blastfleet/blastfleet/internal/search"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -404,7 +405,7 @@ func TestShardTargetSeqs(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := &Config{MaxTargetSeqs: tt.maxSeqs, TopHits: tt.top}
+			c := &Config{Spec: search.Spec{MaxTargetSeqs: tt.maxSeqs, TopHits: tt.top}}
 			if got := c.shardTargetSeqs(tt.dbSeqs, tt.groups); got != tt.expected {
 				t.Errorf("shardTargetSeqs(%d, %d) = %d, want %d", tt.dbSeqs, tt.groups, got, tt.expected)
 			}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	spec "github.com/blastfleet/blastfleet/internal/search"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -104,7 +105,7 @@ func (s search) config(t *testing.T, db, queries, out string) *engine.Config {
 	}
 	var opts []blast.Option
 	for _, o := range s.options {
-		opt, err := blast.ParseOption(o, 1)
+		opt, err := blast.ParseOption(o)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -114,8 +115,8 @@ func (s search) config(t *testing.T, db, queries, out string) *engine.Config {
 	if mts == 0 {
 		mts = blast.DefaultMaxTargetSeqs
 	}
-	return &engine.Config{Database: db, Queries: queries, Program: s.program, Format: format, Output: out,
-		MaxTargetSeqs: mts, Evalue: s.evalue, Options: opts, TopHits: th, Threads: 1,
+	return &engine.Config{Database: db, Queries: queries, Output: out, Threads: 1,
+		Spec:         spec.Spec{Program: s.program, Format: format, MaxTargetSeqs: mts, Evalue: s.evalue, Options: opts, TopHits: th},
 		BlockLetters: s.blockLetters, GroupBytes: s.groupBytes, CacheDir: t.TempDir(),
 		WriteBuffer: 4 << 20, Strategy: output.WorkerMerge{}, Log: testr.New(t)}
 }
@@ -138,7 +139,7 @@ func (s search) reference(t *testing.T, f *fixture, untruncated bool) []byte {
 		args = append(args, "-evalue", fmt.Sprint(s.evalue))
 	}
 	for _, o := range s.options {
-		opt, _ := blast.ParseOption(o, 1)
+		opt, _ := blast.ParseOption(o)
 		args = append(args, blast.Args([]blast.Option{opt})...)
 	}
 	out, err := refsearch.SearchAlone(context.Background(), string(s.program), f.unsharded, f.queries, format.UserArg(), args...)

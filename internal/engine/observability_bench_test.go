@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"context"
+	spec "github.com/blastfleet/blastfleet/internal/search"
 	"path/filepath"
 	"testing"
 	"time"
@@ -39,8 +40,8 @@ func BenchmarkObservabilityOverhead(b *testing.B) {
 	}
 	const workers = 8
 	run := func(metrics bool) (time.Duration, int) {
-		cfg := &engine.Config{Program: blast.Blastn, Format: format, Output: filepath.Join(b.TempDir(), "out.tsv"),
-			MaxTargetSeqs: 100000, TopHits: merge.TopHits{Auto: true, Factor: merge.DefaultOverfetch}, Threads: 1,
+		cfg := &engine.Config{Output: filepath.Join(b.TempDir(), "out.tsv"), Threads: 1,
+			Spec:       spec.Spec{Program: blast.Blastn, Format: format, MaxTargetSeqs: 100000, TopHits: merge.TopHits{Auto: true, Factor: merge.DefaultOverfetch}},
 			GroupBytes: 1, BlockLetters: 400, WriteBuffer: 1 << 20, Strategy: output.WorkerMerge{},
 			Sim: &engine.Simulation{Model: m, Generate: true}, Log: logr.Discard()}
 		if metrics {

@@ -3,6 +3,7 @@ package engine
 import (
 	"bytes"
 	"context"
+	"github.com/blastfleet/blastfleet/internal/search"
 	"os"
 	"path/filepath"
 	"strings"
@@ -55,8 +56,8 @@ func TestBlastnLclQueryID(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "out.tsv")
-	cfg := &Config{Database: filepath.Join(dir, "shards"), Queries: queries, Program: blast.Blastn, Format: format,
-		Output: out, MaxTargetSeqs: blast.DefaultMaxTargetSeqs, TopHits: merge.TopHits{Exact: true}, Threads: 1,
+	cfg := &Config{Database: filepath.Join(dir, "shards"), Queries: queries, Output: out, Threads: 1,
+		Spec:     search.Spec{Program: blast.Blastn, Format: format, MaxTargetSeqs: blast.DefaultMaxTargetSeqs, TopHits: merge.TopHits{Exact: true}},
 		CacheDir: t.TempDir(), WriteBuffer: 4 << 20, Strategy: output.WorkerMerge{}, Log: testr.New(t)}
 	if _, err := RunLocal(ctx, cfg, 2); err != nil {
 		t.Fatalf("engine: %v", err)

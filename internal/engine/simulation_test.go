@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	spec "github.com/blastfleet/blastfleet/internal/search"
 	"os"
 	"path/filepath"
 	"testing"
@@ -43,8 +44,8 @@ func simConfig(t *testing.T, m *simulate.Model, out string) *engine.Config {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &engine.Config{Program: blast.Blastn, Format: format, Output: out, MaxTargetSeqs: 100000,
-		TopHits: merge.TopHits{Auto: true, Factor: merge.DefaultOverfetch}, Threads: 1, WriteBuffer: 1,
+	return &engine.Config{Output: out, Threads: 1, WriteBuffer: 1,
+		Spec:     spec.Spec{Program: blast.Blastn, Format: format, MaxTargetSeqs: 100000, TopHits: merge.TopHits{Auto: true, Factor: merge.DefaultOverfetch}},
 		Strategy: output.WorkerMerge{}, Sim: &engine.Simulation{Model: m, Generate: true}, Log: testr.New(t)}
 }
 

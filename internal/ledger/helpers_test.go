@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/blastfleet/blastfleet/internal/search"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -50,7 +51,7 @@ func testPlan(chunks []Chunk) *Plan {
 		Name:     "test",
 		Queries:  Queries{Location: "s3://b/q.fa", SHA256: "aa", Size: 100, Count: n, Letters: 1000},
 		Database: Database{Location: "s3://b/db", Name: "db", Type: "prot", ManifestSHA256: "bb"},
-		Search:   Search{Program: "blastp", Outfmt: "6", MaxTargetSeqs: 500, Evalue: 10},
+		Search:   search.MustParse(search.Request{Program: "blastp", Outfmt: "6", MaxTargetSeqs: 500, Evalue: 10}),
 		Chunks:   chunks,
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/blastfleet/blastfleet/internal/objstore"
+	"github.com/blastfleet/blastfleet/internal/search"
 )
 
 // PlanKey is the plan's key under the campaign prefix.
@@ -20,14 +21,14 @@ const SchemaVersion = 1
 // Plan is plan.json: everything that decides a campaign's result. Two
 // plans are the same campaign when they are equal apart from CreatedAt.
 type Plan struct {
-	SchemaVersion int       `json:"schemaVersion"`
-	Name          string    `json:"name"`
-	CreatedAt     time.Time `json:"createdAt,omitzero"`
-	Queries       Queries   `json:"queries"`
-	Database      Database  `json:"database"`
-	Search        Search    `json:"search"`
-	Chunks        []Chunk   `json:"chunks"`
-	Policy        Policy    `json:"policy"`
+	SchemaVersion int         `json:"schemaVersion"`
+	Name          string      `json:"name"`
+	CreatedAt     time.Time   `json:"createdAt,omitzero"`
+	Queries       Queries     `json:"queries"`
+	Database      Database    `json:"database"`
+	Search        search.Spec `json:"search"` // how each chunk is searched
+	Chunks        []Chunk     `json:"chunks"`
+	Policy        Policy      `json:"policy"`
 }
 
 // Queries identifies the queries object.
@@ -45,16 +46,6 @@ type Database struct {
 	Name           string `json:"name"`
 	Type           string `json:"type"`
 	ManifestSHA256 string `json:"manifestSha256"`
-}
-
-// Search is how each chunk is searched.
-type Search struct {
-	Program       string   `json:"program"`
-	Outfmt        string   `json:"outfmt"`
-	MaxTargetSeqs int      `json:"maxTargetSeqs"`
-	Evalue        float64  `json:"evalue"`
-	Options       []string `json:"options"`
-	TopHits       string   `json:"topHits"` // as --top-hits: auto, exact, overfetch=F
 }
 
 // Chunk is one top-level chunk of the plan: queries [First, End).

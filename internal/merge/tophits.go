@@ -42,6 +42,17 @@ func ParseTopHits(s string) (TopHits, error) {
 	return TopHits{}, fmt.Errorf("--top-hits %q: want auto, exact, overfetch or overfetch=F", s)
 }
 
+// Arg is t as --top-hits takes it: ParseTopHits(t.Arg()) == t.
+func (t TopHits) Arg() string {
+	switch {
+	case t.Exact:
+		return "exact"
+	case t.Auto:
+		return "auto"
+	}
+	return fmt.Sprintf("overfetch=%d", t.Factor)
+}
+
 func (t TopHits) String() string {
 	switch {
 	case t.Exact:

@@ -15,6 +15,7 @@ import (
 	"github.com/blastfleet/blastfleet/internal/manifest"
 	"github.com/blastfleet/blastfleet/internal/objstore"
 	"github.com/blastfleet/blastfleet/internal/queries"
+	"github.com/blastfleet/blastfleet/internal/search"
 )
 
 // Request is what a plan is made from. Locations are absolute paths or
@@ -22,7 +23,7 @@ import (
 type Request struct {
 	Name              string
 	Queries, Database string
-	Search            *Parsed
+	Search            search.Spec
 	// Exactly one of ChunkLetters (about that many letters a chunk) and
 	// ChunkQueries (that many queries a chunk) is set.
 	ChunkLetters, ChunkQueries int
@@ -60,7 +61,7 @@ func Make(ctx context.Context, r Request) (*ledger.Plan, *manifest.Manifest, err
 		CreatedAt: time.Now().UTC(),
 		Queries:   q,
 		Database:  db,
-		Search:    r.Search.Search,
+		Search:    r.Search,
 		Chunks:    chunks,
 		Policy:    r.Policy,
 	}, m, nil

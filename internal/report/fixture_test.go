@@ -2,6 +2,7 @@ package report_test
 
 import (
 	"context"
+	"github.com/blastfleet/blastfleet/internal/search"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -24,7 +25,7 @@ func campaignDir(t *testing.T, queries int, policy ledger.Policy) (string, objst
 	p := &ledger.Plan{Name: "human-vs-sprot",
 		Queries:  ledger.Queries{Location: "/data/q.fa", SHA256: strings.Repeat("a", 64), Size: 100, Count: queries, Letters: int64(100 * queries)},
 		Database: ledger.Database{Location: "/data/db", Name: "sprot", Type: "prot", ManifestSHA256: strings.Repeat("b", 64)},
-		Search:   ledger.Search{Program: "blastp", Outfmt: "6", MaxTargetSeqs: 500, TopHits: "auto"},
+		Search:   search.MustParse(search.Request{Program: "blastp", Outfmt: "6", MaxTargetSeqs: 500, TopHits: "auto"}),
 		Chunks:   ledger.ChunkByQueries(queries, 2),
 		Policy:   policy,
 	}

@@ -14,6 +14,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/blastfleet/blastfleet/internal/search"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -294,7 +295,7 @@ func (e *env) planWith(t *testing.T, loc string, q int, db, qloc string) objstor
 		Queries: ledger.Queries{Location: qloc, SHA256: sha256Hex(f.queryBytes), Size: int64(len(f.queryBytes)),
 			Count: f.nQueries, Letters: f.letters},
 		Database: ledger.Database{Location: db, Name: "families", Type: "nucl", ManifestSHA256: f.manifestSHA},
-		Search:   ledger.Search{Program: "blastn", Outfmt: outfmt, MaxTargetSeqs: 500, TopHits: "auto", Options: f.options},
+		Search:   search.MustParse(search.Request{Program: "blastn", Outfmt: outfmt, MaxTargetSeqs: 500, TopHits: "auto", Options: f.options}),
 		Chunks:   ledger.ChunkByQueries(f.nQueries, q),
 		Policy:   testPolicy}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)

@@ -187,13 +187,13 @@ func TestCRDBlastOptionValuesMatchEngine(t *testing.T) {
 	ctx := context.Background()
 	for i, name := range slices.Sorted(maps.Keys(engine)) {
 		good, bad := engine[name].Good, engine[name].Bad
-		if _, err := blast.ParseOption("-"+name+"="+good, 1); err != nil {
+		if _, err := blast.ParseOption("-" + name + "=" + good); err != nil {
 			t.Fatalf("the engine refuses its own good sample: %v", err)
 		}
 		if err := env.Client.Create(ctx, campaign(fmt.Sprintf("value-ok-%d", i)).withOption(name, good).object()); err != nil {
 			t.Errorf("-%s %q: refused by the API server, accepted by the engine: %v", name, good, err)
 		}
-		if _, err := blast.ParseOption("-"+name+"="+bad, 1); err == nil {
+		if _, err := blast.ParseOption("-" + name + "=" + bad); err == nil {
 			t.Fatalf("the engine accepts its own bad sample -%s %q", name, bad)
 		}
 		expectInvalid(t, env.Client.Create(ctx, campaign(fmt.Sprintf("value-bad-%d", i)).withOption(name, bad).object()),

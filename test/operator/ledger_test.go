@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/blastfleet/blastfleet/internal/search"
 	"strings"
 
 	"github.com/blastfleet/blastfleet/internal/ledger"
@@ -19,7 +20,7 @@ func (h *harness) writePlan(campaign, db string, queries int) *ledger.Ledger {
 		Name:     campaign,
 		Queries:  ledger.Queries{Location: fmt.Sprintf("s3://%s/queries/%s.fa", bucket, campaign), Count: queries},
 		Database: ledger.Database{Location: fmt.Sprintf("s3://%s/databases/%s/%s", bucket, h.ns, db), Name: db, Type: "prot"},
-		Search:   ledger.Search{Program: "blastp", Outfmt: "6", MaxTargetSeqs: 500, TopHits: "auto"},
+		Search:   search.MustParse(search.Request{Program: "blastp", Outfmt: "6", MaxTargetSeqs: 500, TopHits: "auto"}),
 		Chunks:   ledger.ChunkByQueries(queries, 2),
 		Policy:   ledger.Policy{MaxAttempts: 3, LeaseSeconds: 30, RenewSeconds: 6, SkewSeconds: 1},
 	}

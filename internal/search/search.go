@@ -1,0 +1,123 @@
+// Package search is a campaign's search, typed: the program, the output
+// format, BLAST's options and the cut-offs. Request.Parse is its one
+// validator, used by the CLI, the planning Job and the engine; the plan
+// stores the Spec it returns, and reading a plan checks it the same way,
+// so a partition never parses a search from strings again.
+package search
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/blastfleet/blastfleet/internal/blast"
+	"github.com/blastfleet/blastfleet/internal/merge"
+)
+
+// Spec is a valid search.
+type Spec struct {
+	Program       blast.Program
+	Format        *blast.Format
+	Options       []blast.Option
+	MaxTargetSeqs int
+	Evalue        float64 // 0: BLAST's default (10)
+	TopHits       merge.TopHits
+}
+
+// Request is a search as given on a command line: the flags of the same
+// names of blastfleet-engine and campaign plan (and a SearchCampaign's
+// fields).
+type Request struct {
+	Program       string
+	Outfmt        string
+	Options       []string // -name=value or -name, as --blast-option takes them
+	MaxTargetSeqs int
+	Evalue        float64
+	TopHits       string // "" is auto
+}
+
+// Parse checks every field at once; the errors name the flag to fix.
+func (r Request) Parse() (Spec, error) {
+	var s Spec
+	var errs []error
+	add := func(err error) { errs = append(errs, err) }
+	var err error
+	if s.Program, err = blast.ParseProgram(r.Program); err != nil {
+		add(fmt.Errorf("--program: %w", err))
+	}
+	if s.Format, err = blast.ParseFormat(r.Outfmt); err != nil {
+		add(fmt.Errorf("--outfmt: %w", err))
+	}
+	for _, v := range r.Options {
+		opt, err := blast.ParseOption(v)
+		if err != nil {
+			add(err)
+			continue
+		}
+		s.Options = append(s.Options, opt)
+	}
+	if s.TopHits, err = merge.ParseTopHits(r.TopHits); err != nil {
+		add(err)
+	}
+	s.MaxTargetSeqs, s.Evalue = r.MaxTargetSeqs, r.Evalue
+	if err := s.checkCutoffs(); err != nil {
+		add(err)
+	}
+	return s, errors.Join(errs...)
+}
+
+// Validate checks a Spec built in code (a test's, a benchmark's) as Parse
+// checks flags.
+func (s Spec) Validate() error {
+	var errs []error
+	if _, err := blast.ParseProgram(string(s.Program)); err != nil {
+		errs = append(errs, fmt.Errorf("--program: %w", err))
+	}
+	if s.Format == nil {
+		errs = append(errs, errors.New("--outfmt is required"))
+	}
+	for _, o := range s.Options {
+		if _, err := blast.CheckOption(o.Name, o.Value, o.Value != ""); err != nil {
+			errs = append(errs, fmt.Errorf("--blast-option: %w", err))
+		}
+	}
+	return errors.Join(append(errs, s.checkCutoffs())...)
+}
+
+func (s Spec) checkCutoffs() error {
+	var errs []error
+	if s.MaxTargetSeqs < 1 {
+		errs = append(errs, fmt.Errorf("--max-target-seqs must be ≥ 1, not %d", s.MaxTargetSeqs))
+	}
+	if s.Evalue < 0 || math.IsNaN(s.Evalue) || math.IsInf(s.Evalue, 0) {
+		errs = append(errs, fmt.Errorf("--evalue must be > 0 (or 0 for BLAST's default), not %v", s.Evalue))
+	}
+	return errors.Join(errs...)
+}
+
+// Request is s as flags again: Request().Parse() gives s back. The
+// operator's planning Job and the CLI's messages use it.
+func (s Spec) Request() Request {
+	r := Request{Program: string(s.Program), MaxTargetSeqs: s.MaxTargetSeqs, Evalue: s.Evalue, TopHits: s.TopHits.Arg()}
+	if s.Format != nil {
+		r.Outfmt = s.Format.UserArg()
+	}
+	for _, o := range s.Options {
+		v := "-" + o.Name
+		if o.Value != "" {
+			v += "=" + o.Value
+		}
+		r.Options = append(r.Options, v)
+	}
+	return r
+}
+
+// MustParse is Parse for searches written in code, such as tests'
+// fixtures; it panics on an invalid one.
+func MustParse(r Request) Spec {
+	s, err := r.Parse()
+	if err != nil {
+		panic(err)
+	}
+	return s
+}
