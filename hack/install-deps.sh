@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what blastfleet's build, tests and demo need on a Debian machine,
 # idempotently: BLAST+, OpenMPI (with headers for the engine's cgo binding),
-# Debian's plast-example data, Prometheus (for the local stack of
+# Debian's plast-example data (and mmseqs2-examples' UniProt proteins, the
+# second workload of make bench), Prometheus (for the local stack of
 # blastfleet dev up), Chromium (test/report opens the campaign report in
 # it, headless, and fails on any console error), and a MinIO server and
 # helm built from source into ~/.cache/blastfleet (hack/install-minio.sh,
@@ -13,7 +14,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 # chromium: the report's browser test (test/report) drives it headless.
 # containerd, runc, the CNI plugins, iptables, buildah and mmdebstrap: the
 # one-node cluster of blastfleet dev up --cluster and make images.
-packages=(ncbi-blast+ openmpi-bin libopenmpi-dev plast-example pkg-config prometheus chromium
+packages=(ncbi-blast+ openmpi-bin libopenmpi-dev plast-example mmseqs2-examples pkg-config prometheus chromium
   containerd runc containernetworking-plugins iptables conntrack buildah mmdebstrap)
 missing=()
 for p in "${packages[@]}"; do

@@ -37,6 +37,7 @@ import (
 const (
 	plastDB      = "/usr/share/doc/plast-example/db/tursiops.fa.gz"
 	plastQueries = "/usr/share/doc/plast-example/db/query.fa.gz"
+	allWays      = "a,a',b,b',c,c',d,d',e"
 	outfmt       = "6 std"
 	maxTarget    = 500
 	// Columns of "6 std" (0-based): query, subject, E-value.
@@ -48,6 +49,9 @@ type options struct {
 	rounds       int
 	shards       int
 	queryLimit   int
+	dbFasta      string
+	queryFasta   string
+	ways         string
 	mpi, knobs   bool
 	timing       bool
 	recall       bool
@@ -62,8 +66,11 @@ func main() {
 	flag.StringVar(&o.bin, "bin", "bin", "directory holding blastfleet and blastfleet-engine (make build)")
 	flag.StringVar(&o.work, "work", filepath.Join(os.TempDir(), "blastfleet-bench"), "work directory (databases, shards, caches, outputs; reused across runs)")
 	flag.IntVar(&o.rounds, "rounds", 3, "timing rounds; the median per way is reported")
-	flag.IntVar(&o.shards, "shards", 4, "shards of the plast-example database for the engine")
-	flag.IntVar(&o.queryLimit, "query-limit", 0, "use only the first N queries (quick trial runs; 0: all 71)")
+	flag.StringVar(&o.dbFasta, "db-fasta", plastDB, "protein database FASTA (.gz or plain)")
+	flag.StringVar(&o.queryFasta, "queries-fasta", plastQueries, "protein queries FASTA (.gz or plain)")
+	flag.IntVar(&o.shards, "shards", 4, "shards of the database for the engine")
+	flag.IntVar(&o.queryLimit, "query-limit", 0, "use only the first N queries (quick trial runs, or a workload sized to the machine; 0: all)")
+	flag.StringVar(&o.ways, "ways", allWays, "the ways to time, by letter (a, the limit, is always timed)")
 	flag.BoolVar(&o.mpi, "mpi", true, "also time the engine under mpirun -np 3 --oversubscribe in every round")
 	flag.BoolVar(&o.knobs, "knobs", true, "time engine knobs once each (top-hits, fixed blocks, one shard per task)")
 	flag.BoolVar(&o.timing, "timing", true, "run the side-by-side timing rounds")
@@ -143,7 +150,7 @@ func (b *bench) run(ctx context.Context) error {
 		return err
 	}
 	b.cliBin, _ = filepath.Abs(filepath.Join(o.bin, "blastfleet"))
-	for _, p := range []string{b.engineBin, b.cliBin, plastDB, plastQueries} {
+	for _, p := range []string{b.engineBin, b.cliBin, o.dbFasta, o.queryFasta} {
 		if _, err := os.Stat(p); err != nil {
 			return fmt.Errorf("%s is missing (make build; make deps): %w", p, err)
 		}
@@ -191,15 +198,15 @@ func (b *bench) run(ctx context.Context) error {
 // the untruncated reference (to know which queries BLAST's truncation bites).
 func (b *bench) prepare(ctx context.Context) error {
 	w := b.o.work
-	b.dbFA = filepath.Join(w, "tursiops.fa")
-	if err := gunzipTo(plastDB, b.dbFA, 0); err != nil {
+	b.dbFA = filepath.Join(w, "db.fa")
+	if err := gunzipTo(b.o.dbFasta, b.dbFA, 0); err != nil {
 		return err
 	}
 	b.qFA = filepath.Join(w, "query.fa")
-	if err := gunzipTo(plastQueries, b.qFA, b.o.queryLimit); err != nil {
+	if err := gunzipTo(b.o.queryFasta, b.qFA, b.o.queryLimit); err != nil {
 		return err
 	}
-	b.qEngine = plastQueries
+	b.qEngine = b.o.queryFasta
 	if b.o.queryLimit > 0 {
 		b.qEngine = b.qFA
 	}
@@ -210,7 +217,7 @@ func (b *bench) prepare(ctx context.Context) error {
 	}
 	b.shardDB = filepath.Join(w, fmt.Sprintf("shards-%d", b.o.shards))
 	b.logf("blastfleet db shard --shards %d", b.o.shards)
-	if out, err := exec.CommandContext(ctx, b.cliBin, "db", "shard", "--input", plastDB, "--type", "prot",
+	if out, err := exec.CommandContext(ctx, b.cliBin, "db", "shard", "--input", b.o.dbFasta, "--type", "prot",
 		"--shards", fmt.Sprint(b.o.shards), "--output", b.shardDB).CombinedOutput(); err != nil {
 		return fmt.Errorf("blastfleet db shard: %w: %s", err, out)
 	}
@@ -262,7 +269,7 @@ func (b *bench) printMachine(ctx context.Context) {
 	fmt.Printf("- load average at start: %s\n", strings.TrimSpace(readFile("/proc/loadavg")))
 	nq := strings.Count(readFile(b.qFA), ">")
 	fmt.Printf("- workload: %d queries of %s against %s (%d shards for the engine), blastp, outfmt %q, max_target_seqs %d\n",
-		nq, filepath.Base(plastQueries), filepath.Base(plastDB), b.o.shards, outfmt, maxTarget)
+		nq, filepath.Base(b.o.queryFasta), filepath.Base(b.o.dbFasta), b.o.shards, outfmt, maxTarget)
 	var bigs []string
 	for q := range b.big {
 		bigs = append(bigs, q)
@@ -478,6 +485,7 @@ func (b *bench) timing(ctx context.Context) error {
 		ways = append(ways, way{wayMPI, b.engine(true)})
 	}
 	ways = append(ways, way{wayBatches, b.engine(false, "--blast-batches")})
+	ways = slices.DeleteFunc(ways, func(w way) bool { return !b.wants(w.name) })
 	if err := b.fixedCosts(ctx); err != nil {
 		return err
 	}
@@ -552,14 +560,35 @@ func (b *bench) printTargets(limit, limitAlone float64) {
 			return
 		}
 		m := med(n)
-		fmt.Printf("- %s: %.3f x the limit, %.3f x the limit alone; against b' %.3f, c' %.3f, b %.3f, c %.3f\n",
-			n[:strings.Index(n, ".")], m/limit, m/limitAlone, m/med(wayT2Alone), m/med(waySplitAl), m/med(wayT2), m/med(waySplit))
+		text := fmt.Sprintf("- %s: %.3f x the limit", letter(n), m/limit)
+		if limitAlone > 0 {
+			text += fmt.Sprintf(", %.3f x the limit alone", m/limitAlone)
+		}
+		var against []string
+		for _, o := range []string{wayT2Alone, waySplitAl, wayT2, waySplit} {
+			if len(b.byWay(o)) > 0 {
+				against = append(against, fmt.Sprintf("%s %.3f", letter(o), m/med(o)))
+			}
+		}
+		if len(against) > 0 {
+			text += "; against " + strings.Join(against, ", ")
+		}
+		fmt.Println(text)
 	}
 	fmt.Println("The engine's medians (below 1 against a way: faster than it):")
 	fmt.Println()
 	line(wayEngine)
 	line(wayMPI)
 	fmt.Println()
+}
+
+// letter is a way's letter: "b'" of "b'. blastp -num_threads 2, ...".
+func letter(way string) string { return way[:strings.Index(way, ".")] }
+
+// wants says whether -ways asks for way; a, the limit, always runs.
+func (b *bench) wants(way string) bool {
+	l := letter(way)
+	return l == "a" || slices.Contains(strings.Split(b.o.ways, ","), l)
 }
 
 func misses(s *summary) int64 {
@@ -609,10 +638,14 @@ func medianRun(rs []*result) *result {
 	return s[(len(s)-1)/2]
 }
 
+// median is 0 for no values (a way not timed).
 func median(xs []float64) float64 {
 	s := slices.Clone(xs)
 	sort.Float64s(s)
 	n := len(s)
+	if n == 0 {
+		return 0
+	}
 	if n%2 == 1 {
 		return s[n/2]
 	}
@@ -644,6 +677,9 @@ func (b *bench) printTiming(knobs []knob) {
 	names = append(names, wayBatches)
 	for _, n := range names {
 		rs := b.byWay(n)
+		if len(rs) == 0 {
+			continue
+		}
 		m := median(walls(rs))
 		var rounds []string
 		var cpus []float64
@@ -655,7 +691,7 @@ func (b *bench) printTiming(knobs []knob) {
 			m/limit, m/limitAlone, median(cpus), median(cpus)/t1, b.compareAll(rs), b.exactRecall(medianRun(rs).out))
 	}
 	fmt.Println()
-	if e, old := median(walls(b.byWay(wayEngine))), median(walls(b.byWay(wayBatches))); old > 0 {
+	if e, old := median(walls(b.byWay(wayEngine))), median(walls(b.byWay(wayBatches))); old > 0 && e > 0 {
 		fmt.Printf("Searching each query alone (d) against BLAST's own batches (e), same engine, same rounds: %.3f x the wall time.\n\n", e/old)
 	}
 	b.printTargets(limit, limitAlone)
@@ -667,7 +703,7 @@ func (b *bench) printTiming(knobs []knob) {
 			s = append(s, fmt.Sprintf("%.1f+%.1f", r.Parts[0], r.Parts[1]))
 		}
 		if len(s) > 0 {
-			fmt.Printf("Way %s each half's own wall per round (s): %s.\n\n", n[:strings.Index(n, ".")], strings.Join(s, ", "))
+			fmt.Printf("Way %s each half's own wall per round (s): %s.\n\n", letter(n), strings.Join(s, ", "))
 		}
 	}
 	fmt.Println("Every engine run (from --summary-json; BLAST s is the workers' summed BLAST wall time; worker idle is each worker's time outside any phase):")
