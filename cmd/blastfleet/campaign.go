@@ -10,12 +10,13 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/blastfleet/blastfleet/internal/cli"
 	"github.com/blastfleet/blastfleet/internal/ledger"
 	"github.com/blastfleet/blastfleet/internal/objstore"
 )
 
 // newCampaignCmd groups the campaign commands: plan, status, results, report.
-func newCampaignCmd(root *rootOptions) *cobra.Command {
+func newCampaignCmd(root *cli.Options) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "campaign",
 		Short: "Plan campaigns, follow their progress and collect their results",

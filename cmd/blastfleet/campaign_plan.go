@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/blastfleet/blastfleet/internal/blast"
+	"github.com/blastfleet/blastfleet/internal/cli"
 	"github.com/blastfleet/blastfleet/internal/ledger"
 	"github.com/blastfleet/blastfleet/internal/manifest"
 	"github.com/blastfleet/blastfleet/internal/objstore"
@@ -37,7 +38,7 @@ type campaignPlanOptions struct {
 	byLetters, byQueries bool
 }
 
-func newCampaignPlanCmd(root *rootOptions) *cobra.Command {
+func newCampaignPlanCmd(root *cli.Options) *cobra.Command {
 	o := &campaignPlanOptions{}
 	cmd := &cobra.Command{
 		Use:   "plan --queries FASTA --database DB --program P (--chunk-letters L | --chunk-queries Q) --output LOCATION",
@@ -139,8 +140,8 @@ func (o *campaignPlanOptions) validate() (search.Spec, error) {
 	return spec, errors.Join(errs...)
 }
 
-func (o *campaignPlanOptions) run(ctx context.Context, cmd *cobra.Command, root *rootOptions, s search.Spec) error {
-	log := root.logger(cmd.ErrOrStderr())
+func (o *campaignPlanOptions) run(ctx context.Context, cmd *cobra.Command, root *cli.Options, s search.Spec) error {
+	log := root.Logger(cmd.ErrOrStderr())
 	// BLAST's own word on the options, before any chunk runs: combinations
 	// and program limits the value syntax cannot see.
 	if _, err := exec.LookPath(string(s.Program)); err == nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/blastfleet/blastfleet/internal/cli"
 	"github.com/blastfleet/blastfleet/internal/report"
 )
 
@@ -15,7 +16,7 @@ type campaignReportOptions struct {
 	campaign, output string
 }
 
-func newCampaignReportCmd(root *rootOptions) *cobra.Command {
+func newCampaignReportCmd(root *cli.Options) *cobra.Command {
 	o := &campaignReportOptions{}
 	cmd := &cobra.Command{
 		Use:   "report --campaign LOCATION [-o FILE]",
@@ -68,5 +69,5 @@ func (o *campaignReportOptions) run(ctx context.Context, cmd *cobra.Command, loc
 	if err != nil {
 		return err
 	}
-	return writeReport(cmd, rep, cmp.Or(o.output, defaultCampaignName(loc)+"-report.html"))
+	return cli.WriteReport(cmd, rep, cmp.Or(o.output, defaultCampaignName(loc)+"-report.html"))
 }

@@ -8,25 +8,12 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
+	"github.com/blastfleet/blastfleet/internal/cli/clitest"
 	"github.com/blastfleet/blastfleet/internal/ledger"
 	"github.com/blastfleet/blastfleet/internal/ledger/ledgertest"
 	"github.com/blastfleet/blastfleet/internal/runrecord"
 )
-
-// testRun is a finished run record of a master and one worker.
-func testRun(holder, partition string) *runrecord.RunRecord {
-	start := time.Now().Add(-time.Minute).UTC()
-	ranks := []runrecord.RankSummary{
-		{Rank: 0, Role: "master", Started: start, WallSeconds: 30, Phases: map[string]float64{"setup": 1, "distribution": 29},
-			Timeline: []runrecord.Interval{{Phase: "setup", Start: 0, End: 1}, {Phase: "distribution", Start: 1, End: 30}}},
-		{Rank: 1, Role: "worker", Started: start, WallSeconds: 30, Phases: map[string]float64{"setup": 2, "compute": 28},
-			Timeline: []runrecord.Interval{{Phase: "setup", Start: 0, End: 2}, {Phase: "compute", Start: 2, End: 30}}},
-	}
-	return &runrecord.RunRecord{Holder: holder, Partition: partition, State: runrecord.RunComplete, Started: start, Updated: start.Add(30 * time.Second),
-		Summary: &runrecord.Summary{Program: "blastn", Started: start, WallSeconds: 30, Tasks: 3, Ranks: ranks}}
-}
 
 var wroteLine = regexp.MustCompile(`^wrote (.+) \((\d+) KiB\): (.+)\n$`)
 
@@ -60,7 +47,7 @@ func TestCampaignReport(t *testing.T) {
 		}
 		return &ledger.FailureReason{Message: "blastn failed", ExitCode: 99, StderrTail: "injected"}
 	})
-	if err := runrecord.WriteRun(ctx, st, testRun("slurm-1-abcd", "")); err != nil {
+	if err := runrecord.WriteRun(ctx, st, clitest.RunRecord("slurm-1-abcd", "")); err != nil {
 		t.Fatal(err)
 	}
 	stdout, stderr, err = run(t, "blastfleet", "campaign", "report", loc, "-o", "-")

@@ -7,6 +7,7 @@ import (
 	"github.com/dustin/go-humanize"
 	"github.com/spf13/cobra"
 
+	"github.com/blastfleet/blastfleet/internal/cli"
 	"github.com/blastfleet/blastfleet/internal/ledger"
 )
 
@@ -14,7 +15,7 @@ type campaignResultsOptions struct {
 	output string
 }
 
-func newCampaignResultsCmd(root *rootOptions) *cobra.Command {
+func newCampaignResultsCmd(root *cli.Options) *cobra.Command {
 	o := &campaignResultsOptions{}
 	cmd := &cobra.Command{
 		Use:   "results LOCATION [-o FILE]",
@@ -43,9 +44,6 @@ and will be redone by the partitions.`,
 	return cmd
 }
 
-// maxMissingListed bounds the ranges a refusal lists.
-const maxMissingListed = 10
-
 func (o *campaignResultsOptions) run(ctx context.Context, cmd *cobra.Command, loc string) error {
 	l, err := openCampaign(ctx, loc)
 	if err != nil {
@@ -60,7 +58,7 @@ func (o *campaignResultsOptions) run(ctx context.Context, cmd *cobra.Command, lo
 	if !s.Complete {
 		return incompleteError(loc, s.Missing)
 	}
-	n, missing, err := streamResults(ctx, cmd.OutOrStdout(), l, o.output)
+	n, missing, err := cli.StreamResults(ctx, cmd.OutOrStdout(), l, o.output)
 	if err != nil {
 		return fmt.Errorf("campaign %s: %w", loc, err)
 	}
@@ -68,7 +66,7 @@ func (o *campaignResultsOptions) run(ctx context.Context, cmd *cobra.Command, lo
 		return incompleteError(loc, missing)
 	}
 	errw := cmd.ErrOrStderr()
-	sayResults(errw, s, n, o.output, "blastfleet campaign status "+loc)
+	cli.SayResults(errw, s, n, o.output, "blastfleet campaign status "+loc)
 	if info, err := l.Store().Stat(ctx, ledger.ResultKey); err == nil {
 		fmt.Fprintf(errw, "the assembled result is also at %s (%s)\n", l.Store().URL(ledger.ResultKey), humanize.IBytes(uint64(info.Size)))
 	}
@@ -78,11 +76,6 @@ func (o *campaignResultsOptions) run(ctx context.Context, cmd *cobra.Command, lo
 // incompleteError is the refusal: the first missing ranges and a count.
 // It matches ledger.ErrIncomplete.
 func incompleteError(loc string, missing []ledger.Range) error {
-	return refusal(fmt.Sprintf("campaign %s is incomplete: missing query ranges %s; refusing to write partial results (see blastfleet campaign status %s)",
-		loc, rangesLine(missing, maxMissingListed), loc))
+	return cli.Refusal(fmt.Sprintf("campaign %s is incomplete: missing query ranges %s; refusing to write partial results (see blastfleet campaign status %s)",
+		loc, cli.RangesLine(missing, cli.MaxMissingListed), loc))
 }
-
-type refusal string
-
-func (r refusal) Error() string        { return string(r) }
-func (r refusal) Is(target error) bool { return target == ledger.ErrIncomplete }

@@ -5,24 +5,21 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/blastfleet/blastfleet/internal/cli"
 	"github.com/blastfleet/blastfleet/internal/ledger"
 )
-
-// watchInterval is how often status --watch refreshes (tests shorten it).
-var watchInterval = 2 * time.Second
 
 type campaignStatusOptions struct {
 	format string
 	watch  bool
 }
 
-func newCampaignStatusCmd(root *rootOptions) *cobra.Command {
+func newCampaignStatusCmd(root *cli.Options) *cobra.Command {
 	o := &campaignStatusOptions{}
 	cmd := &cobra.Command{
 		Use:   "status LOCATION",
@@ -61,7 +58,7 @@ func (o *campaignStatusOptions) run(ctx context.Context, cmd *cobra.Command, loc
 		return err
 	}
 	w := cmd.OutOrStdout()
-	tty := isTerminal(w)
+	tty := cli.IsTerminal(w)
 	// One Ledger for every refresh: it re-reads only what changed.
 	s, err := l.Status(ctx)
 	if err != nil {
@@ -92,7 +89,7 @@ func (o *campaignStatusOptions) run(ctx context.Context, cmd *cobra.Command, loc
 			select {
 			case <-ctx.Done():
 				return fmt.Errorf("stopped watching before the campaign completed: %w", context.Cause(ctx))
-			case <-time.After(watchInterval):
+			case <-time.After(cli.WatchInterval):
 			}
 			next, err := l.Status(ctx)
 			if err == nil {
@@ -118,7 +115,7 @@ func (o *campaignStatusOptions) print(w io.Writer, loc string, s *ledger.Status,
 	}
 	printStatusTable(w, loc, s)
 	if tty {
-		fmt.Fprintln(w, progressBar(s.QueriesDone, s.Queries, 40))
+		fmt.Fprintln(w, cli.ProgressBar(s.QueriesDone, s.Queries, 40))
 	}
 	return nil
 }
@@ -127,7 +124,6 @@ func (o *campaignStatusOptions) print(w io.Writer, loc string, s *ledger.Status,
 const (
 	maxFailedShown  = 10
 	maxMissingShown = 8
-	maxReasonWidth  = 100
 )
 
 func printStatusTable(w io.Writer, loc string, s *ledger.Status) {
@@ -139,7 +135,7 @@ func printStatusTable(w io.Writer, loc string, s *ledger.Status) {
 	fmt.Fprintf(w, "chunks    %d total: %d committed, %d leased, %d failed, %d pending\n",
 		s.Chunks, s.Committed, s.Leased, s.Failed, s.Pending)
 	fmt.Fprintf(w, "attempts  %d (%d retries)\n", s.Attempts, s.Retries)
-	fmt.Fprintf(w, "queries   %d of %d done (%s), %d failed\n", s.QueriesDone, s.Queries, percent(s.QueriesDone, s.Queries), s.QueriesFailed)
+	fmt.Fprintf(w, "queries   %d of %d done (%s), %d failed\n", s.QueriesDone, s.Queries, cli.Percent(s.QueriesDone, s.Queries), s.QueriesFailed)
 	if len(s.FailedQueries) > 0 {
 		fmt.Fprintf(w, "failed queries (index in the queries file):\n")
 		for i, fq := range s.FailedQueries {
@@ -151,10 +147,10 @@ func printStatusTable(w io.Writer, loc string, s *ledger.Status) {
 		}
 	}
 	if len(s.Missing) > 0 {
-		fmt.Fprintf(w, "missing   %s\n", rangesLine(s.Missing, maxMissingShown))
+		fmt.Fprintf(w, "missing   %s\n", cli.RangesLine(s.Missing, maxMissingShown))
 	}
 	for _, pr := range s.Problems {
-		fmt.Fprintf(w, "problem   %s\n", truncate(pr, 2*maxReasonWidth))
+		fmt.Fprintf(w, "problem   %s\n", cli.Truncate(pr, 2*cli.MaxReasonWidth))
 	}
 }
 
@@ -166,58 +162,5 @@ func failureLine(f ledger.FailureReason) string {
 		lines := strings.Split(tail, "\n")
 		s += ": " + strings.TrimSpace(lines[len(lines)-1])
 	}
-	return truncate(strings.Join(strings.Fields(s), " "), maxReasonWidth)
-}
-
-func truncate(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
-}
-
-// rangesLine lists the first n ranges and how many more there are.
-func rangesLine(rs []ledger.Range, n int) string {
-	queries := 0
-	for _, r := range rs {
-		queries += r.Len()
-	}
-	parts := make([]string, 0, min(n, len(rs)))
-	for _, r := range rs[:min(n, len(rs))] {
-		parts = append(parts, r.String())
-	}
-	s := strings.Join(parts, " ")
-	if len(rs) > n {
-		s += fmt.Sprintf(" ... and %d more", len(rs)-n)
-	}
-	return fmt.Sprintf("%s (%d ranges, %d queries)", s, len(rs), queries)
-}
-
-func percent(n, total int) string {
-	if total == 0 {
-		return "100.0%"
-	}
-	return fmt.Sprintf("%.1f%%", 100*float64(n)/float64(total))
-}
-
-// progressBar renders "[#####.....] 50/100 queries (50.0%)" in width cells.
-func progressBar(done, total, width int) string {
-	filled := width
-	if total > 0 {
-		filled = int(int64(done) * int64(width) / int64(total))
-	}
-	filled = max(0, min(width, filled))
-	return fmt.Sprintf("[%s%s] %d/%d queries (%s)", strings.Repeat("#", filled), strings.Repeat(".", width-filled),
-		done, total, percent(done, total))
-}
-
-// isTerminal tells whether w is a character device (a terminal).
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+	return cli.Truncate(strings.Join(strings.Fields(s), " "), cli.MaxReasonWidth)
 }

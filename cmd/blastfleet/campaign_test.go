@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -17,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/blastfleet/blastfleet/internal/cli"
+	"github.com/blastfleet/blastfleet/internal/cli/clitest"
 	"github.com/blastfleet/blastfleet/internal/ledger"
 	"github.com/blastfleet/blastfleet/internal/manifest"
 	"github.com/blastfleet/blastfleet/internal/objstore"
@@ -43,8 +43,8 @@ func newCampaignFixture(t *testing.T) *campaignFixture {
 		t.Fatal(err)
 	}
 	f.dbFasta, f.queries, f.queryBytes = filepath.Join(f.dir, "db.fa"), filepath.Join(f.dir, "q.fa"), q.Bytes()
-	writeTestFile(t, f.dbFasta, db.Bytes())
-	writeTestFile(t, f.queries, f.queryBytes)
+	clitest.WriteFile(t, f.dbFasta, db.Bytes())
+	clitest.WriteFile(t, f.queries, f.queryBytes)
 	for _, line := range strings.Split(q.String(), "\n") {
 		if strings.HasPrefix(line, ">") {
 			f.count++
@@ -69,18 +69,6 @@ func (f *campaignFixture) shardTo(t *testing.T, location string) {
 	}
 }
 
-func writeTestFile(t *testing.T, path string, data []byte) {
-	t.Helper()
-	if err := os.WriteFile(path, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func sha(data []byte) string {
-	s := sha256.Sum256(data)
-	return hex.EncodeToString(s[:])
-}
-
 func readPlanAt(t *testing.T, loc string) *ledger.Plan {
 	t.Helper()
 	st, err := objstore.Open(context.Background(), loc)
@@ -97,7 +85,7 @@ func readPlanAt(t *testing.T, loc string) *ledger.Plan {
 func TestCampaignPlanFlagErrors(t *testing.T) {
 	dir := t.TempDir()
 	q := filepath.Join(dir, "q.fa")
-	writeTestFile(t, q, []byte(">a\nACGT\n"))
+	clitest.WriteFile(t, q, []byte(">a\nACGT\n"))
 	base := []string{"--queries", q, "--database", filepath.Join(dir, "nodb"), "--program", "blastn"}
 	for _, tc := range []struct {
 		args []string
@@ -122,7 +110,7 @@ func TestCampaignPlanFlagErrors(t *testing.T) {
 	} {
 		out := filepath.Join(dir, "campaign")
 		args := append(append([]string{"campaign", "plan", "--output", out}, base...), tc.args...)
-		expectRefused(t, tc.args, args, tc.want, out)
+		testCLI.ExpectRefused(t, tc.args, args, tc.want, out)
 		if _, err := os.Stat(filepath.Join(dir, "nodb")); err == nil {
 			t.Fatalf("%v: the missing database directory was created", tc.args)
 		}
@@ -162,11 +150,11 @@ func TestCampaignPlanDir(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantQ := ledger.Queries{Location: f.queries, SHA256: sha(f.queryBytes), Size: int64(len(f.queryBytes)), Count: f.count, Letters: f.letters}
+	wantQ := ledger.Queries{Location: f.queries, SHA256: clitest.SHA256(f.queryBytes), Size: int64(len(f.queryBytes)), Count: f.count, Letters: f.letters}
 	if p.Queries != wantQ {
 		t.Errorf("queries %+v, want %+v", p.Queries, wantQ)
 	}
-	wantDB := ledger.Database{Location: db, Name: "testdb", Type: "nucl", ManifestSHA256: sha(manifestBytes)}
+	wantDB := ledger.Database{Location: db, Name: "testdb", Type: "nucl", ManifestSHA256: clitest.SHA256(manifestBytes)}
 	if p.Database != wantDB {
 		t.Errorf("database %+v, want %+v", p.Database, wantDB)
 	}
@@ -237,7 +225,7 @@ func TestCampaignPlanDir(t *testing.T) {
 	t.Run("program against the wrong database type", func(t *testing.T) {
 		out := filepath.Join(f.dir, "campaigns", "prot")
 		pq := filepath.Join(f.dir, "p.fa")
-		writeTestFile(t, pq, []byte(">p1\nMKVLAAGIVG\n"))
+		clitest.WriteFile(t, pq, []byte(">p1\nMKVLAAGIVG\n"))
 		_, _, err := run(t, "blastfleet", "campaign", "plan", "--queries", pq, "--database", db, "--program", "blastp",
 			"--chunk-queries", "1", "--output", out)
 		if err == nil || !strings.Contains(err.Error(), "--program blastp searches a prot database") || !strings.Contains(err.Error(), "is nucl") {
@@ -250,7 +238,7 @@ func TestCampaignPlanDir(t *testing.T) {
 
 	t.Run("bad query", func(t *testing.T) {
 		bad := filepath.Join(f.dir, "bad.fa")
-		writeTestFile(t, bad, []byte(">ok1\nACGT\n>broken second\nACGTJJ\n"))
+		clitest.WriteFile(t, bad, []byte(">ok1\nACGT\n>broken second\nACGTJJ\n"))
 		out := filepath.Join(f.dir, "campaigns", "bad")
 		_, _, err := run(t, "blastfleet", "campaign", "plan", "--queries", bad, "--database", db, "--program", "blastn",
 			"--chunk-queries", "1", "--output", out)
@@ -273,7 +261,7 @@ func TestCampaignPlanDir(t *testing.T) {
 		zw.Write(f.queryBytes)
 		zw.Close()
 		qgz := filepath.Join(f.dir, "q.fa.gz")
-		writeTestFile(t, qgz, gz.Bytes())
+		clitest.WriteFile(t, qgz, gz.Bytes())
 		out := filepath.Join(f.dir, "campaigns", "gz")
 		stdout, _, err := run(t, "blastfleet", "campaign", "plan", "--queries", qgz, "--database", db, "--program", "tblastx",
 			"--chunk-letters", "400", "--name", "zipped", "--output", out)
@@ -281,7 +269,7 @@ func TestCampaignPlanDir(t *testing.T) {
 			t.Fatal(err)
 		}
 		p := readPlanAt(t, out)
-		if p.Name != "zipped" || p.Queries.SHA256 != sha(gz.Bytes()) || p.Queries.Size != int64(gz.Len()) || p.Queries.Count != f.count || p.Queries.Letters != f.letters {
+		if p.Name != "zipped" || p.Queries.SHA256 != clitest.SHA256(gz.Bytes()) || p.Queries.Size != int64(gz.Len()) || p.Queries.Count != f.count || p.Queries.Letters != f.letters {
 			t.Errorf("plan %+v", p.Queries)
 		}
 		if len(p.Chunks) < 2 || !strings.Contains(stdout, "of about 400 letters") {
@@ -352,7 +340,7 @@ func TestCampaignPlanS3(t *testing.T) {
 		t.Errorf("summary:\n%s", stdout)
 	}
 	p := readPlanAt(t, "s3://work/campaigns/run1")
-	if p.Queries.Location != "s3://work/in/q.fa" || p.Queries.SHA256 != sha(f.queryBytes) || p.Database.Location != "s3://work/dbs/testdb" ||
+	if p.Queries.Location != "s3://work/in/q.fa" || p.Queries.SHA256 != clitest.SHA256(f.queryBytes) || p.Database.Location != "s3://work/dbs/testdb" ||
 		p.Name != "run1" || len(p.Search.Options) != 1 || p.Search.Options[0] != (blast.Option{Name: "word_size", Value: "11"}) {
 		t.Errorf("plan %+v", p)
 	}
@@ -474,7 +462,7 @@ func TestCampaignResults(t *testing.T) {
 	if err != nil || len(results) != 1 {
 		t.Fatalf("results %v %v", results, err)
 	}
-	writeTestFile(t, results[0], []byte(strings.ToUpper("results of [3,5)\n")))
+	clitest.WriteFile(t, results[0], []byte(strings.ToUpper("results of [3,5)\n")))
 	out2 := filepath.Join(outDir, "again.tsv")
 	_, _, err = run(t, "blastfleet", "campaign", "results", loc, "-o", out2)
 	if err == nil || !strings.Contains(err.Error(), "[3,5)") || !strings.Contains(err.Error(), "voided") {
@@ -492,9 +480,9 @@ func TestCampaignResults(t *testing.T) {
 
 func TestCampaignStatusWatch(t *testing.T) {
 	loc, st := fakeCampaign(t)
-	old := watchInterval
-	watchInterval = 20 * time.Millisecond
-	t.Cleanup(func() { watchInterval = old })
+	old := cli.WatchInterval
+	cli.WatchInterval = 20 * time.Millisecond
+	t.Cleanup(func() { cli.WatchInterval = old })
 
 	type result struct {
 		stdout string
@@ -546,14 +534,14 @@ func TestProgressBar(t *testing.T) {
 		{10, 10, "[##########] 10/10 queries (100.0%)"},
 		{0, 0, "[##########] 0/0 queries (100.0%)"},
 	} {
-		if got := progressBar(tc.done, tc.total, 10); got != tc.want {
-			t.Errorf("progressBar(%d, %d) = %q, want %q", tc.done, tc.total, got, tc.want)
+		if got := cli.ProgressBar(tc.done, tc.total, 10); got != tc.want {
+			t.Errorf("cli.ProgressBar(%d, %d) = %q, want %q", tc.done, tc.total, got, tc.want)
 		}
 	}
 	if got := failureLine(ledger.FailureReason{Message: "blastn failed", ExitCode: 99, StderrTail: "line one\nBLAST query/options error: boom  \n"}); got != "blastn failed (exit code 99): BLAST query/options error: boom" {
 		t.Errorf("failureLine = %q", got)
 	}
-	if got := truncate(strings.Repeat("x", 200), 10); got != "xxxxxxxxx…" {
+	if got := cli.Truncate(strings.Repeat("x", 200), 10); got != "xxxxxxxxx…" {
 		t.Errorf("truncate = %q", got)
 	}
 }

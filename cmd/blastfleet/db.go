@@ -1,9 +1,13 @@
 package main
 
-import "github.com/spf13/cobra"
+import (
+	"github.com/spf13/cobra"
+
+	"github.com/blastfleet/blastfleet/internal/cli"
+)
 
 // newDBCmd groups the database commands (db shard, later db ls, ...).
-func newDBCmd(root *rootOptions) *cobra.Command {
+func newDBCmd(root *cli.Options) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "db",
 		Short: "Prepare and inspect sharded BLAST databases",

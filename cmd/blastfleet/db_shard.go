@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/blastfleet/blastfleet/internal/cli"
 	"github.com/blastfleet/blastfleet/internal/manifest"
 	"github.com/blastfleet/blastfleet/internal/objstore"
 	"github.com/blastfleet/blastfleet/internal/shard"
@@ -28,7 +29,7 @@ type dbShardOptions struct {
 	shardsSet, targetSet, indexSet bool
 }
 
-func newDBShardCmd(root *rootOptions) *cobra.Command {
+func newDBShardCmd(root *cli.Options) *cobra.Command {
 	o := &dbShardOptions{}
 	cmd := &cobra.Command{
 		Use:   "shard --input FILE|s3://bucket/key --type nucl|prot --shards N|--target-shard-letters L --output DIR|s3://bucket/prefix",
@@ -129,7 +130,7 @@ func (o *dbShardOptions) validate() error {
 }
 
 // run builds the whole database, one shard, or the manifest.
-func (o *dbShardOptions) run(cmd *cobra.Command, root *rootOptions) error {
+func (o *dbShardOptions) run(cmd *cobra.Command, root *cli.Options) error {
 	ctx := cmd.Context()
 	out, err := objstore.Open(ctx, o.output)
 	if err != nil {
@@ -145,7 +146,7 @@ func (o *dbShardOptions) run(cmd *cobra.Command, root *rootOptions) error {
 		Force:              o.force,
 		WorkDir:            o.workDir,
 		Progress:           cmd.ErrOrStderr(),
-		Log:                root.logger(cmd.ErrOrStderr()),
+		Log:                root.Logger(cmd.ErrOrStderr()),
 	}
 	stdout := cmd.OutOrStdout()
 	if o.indexSet {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/blastfleet/blastfleet/internal/cli/clitest"
 	"github.com/blastfleet/blastfleet/internal/manifest"
 	"github.com/blastfleet/blastfleet/internal/objstore"
 	"github.com/blastfleet/blastfleet/internal/testenv"
@@ -31,7 +32,7 @@ func TestDBShardIndexFlagErrors(t *testing.T) {
 	} {
 		out := filepath.Join(t.TempDir(), "out")
 		args := append(append(append([]string{}, base...), "--output", out), tc.args...)
-		expectRefused(t, tc.args, args, tc.want, out)
+		testCLI.ExpectRefused(t, tc.args, args, tc.want, out)
 	}
 }
 
@@ -42,7 +43,7 @@ func tinyInput(t *testing.T) (dir, input string) {
 	t.Helper()
 	dir = t.TempDir()
 	input = filepath.Join(dir, "tiny.fasta")
-	writeTestFile(t, input, []byte(tinyFASTA))
+	clitest.WriteFile(t, input, []byte(tinyFASTA))
 	return dir, input
 }
 
@@ -141,7 +142,7 @@ func TestDBShardS3(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if man.Source.Name != "tiny.fa.gz" || man.Source.Size != int64(gz.Len()) || man.Source.SHA256 != sha(gz.Bytes()) {
+	if man.Source.Name != "tiny.fa.gz" || man.Source.Size != int64(gz.Len()) || man.Source.SHA256 != clitest.SHA256(gz.Bytes()) {
 		t.Errorf("source %+v", man.Source)
 	}
 }

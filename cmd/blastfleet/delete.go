@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/blastfleet/blastfleet/api/v1alpha1"
+	"github.com/blastfleet/blastfleet/internal/cli"
 )
 
 // deletePoll is how often delete --wait looks (tests shorten it).
@@ -61,7 +62,7 @@ func (o *deleteOptions) run(ctx context.Context, cmd *cobra.Command, kc *kube, n
 			continue
 		}
 		fmt.Fprintf(cmd.OutOrStdout(), "%s/%s deleted\n", campaignResource, name)
-		hint(cmd.ErrOrStderr(), "its ledger and result stay at %s", campaignLocation(c))
+		cli.Hint(cmd.ErrOrStderr(), "its ledger and result stay at %s", campaignLocation(c))
 		deleted = append(deleted, c)
 	}
 	if o.wait {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/blastfleet/blastfleet/internal/cli"
 	"github.com/blastfleet/blastfleet/internal/devstack"
 )
 
@@ -39,7 +40,7 @@ and every component healthy.`,
 }
 
 func (o *devStatusOptions) run(cmd *cobra.Command, _ []string) error {
-	if err := checkFormat(o.format, "", "json"); err != nil {
+	if err := cli.CheckFormat(o.format, "", "json"); err != nil {
 		return err
 	}
 	dir, err := o.resolveDir()

@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/blastfleet/blastfleet/api/v1alpha1"
+	"github.com/blastfleet/blastfleet/internal/cli"
 )
 
 type getOptions struct {
@@ -46,7 +47,7 @@ location; -o json|yaml prints the objects.`,
 }
 
 func (o *getOptions) run(ctx context.Context, cmd *cobra.Command, kc *kube, names []string) error {
-	if err := checkFormat(o.format, "", "wide", "json", "yaml"); err != nil {
+	if err := cli.CheckFormat(o.format, "", "wide", "json", "yaml"); err != nil {
 		return err
 	}
 	items, err := o.campaigns(ctx, kc, names)
@@ -72,7 +73,7 @@ func (o *getOptions) run(ctx context.Context, cmd *cobra.Command, kc *kube, name
 		if o.all {
 			where = "any namespace"
 		}
-		hint(cmd.ErrOrStderr(), "No campaigns found in %s.", where)
+		cli.Hint(cmd.ErrOrStderr(), "No campaigns found in %s.", where)
 		return nil
 	}
 	printCampaignTable(w, items, o.all, o.format == "wide", time.Now())

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"maps"
 	"net"
 	"os"
@@ -21,6 +20,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/blastfleet/blastfleet/api/v1alpha1"
+	"github.com/blastfleet/blastfleet/internal/cli"
 	"github.com/blastfleet/blastfleet/internal/kubescheme"
 )
 
@@ -70,8 +70,8 @@ func (k *kubeOptions) connect(cmd *cobra.Command) (*kube, error) {
 	}
 	cfg = rest.CopyConfig(cfg)
 	cfg.UserAgent = "blastfleet"
-	if version != "" {
-		cfg.UserAgent += "/" + version
+	if cli.Version != "" {
+		cfg.UserAgent += "/" + cli.Version
 	}
 	cfg.WarningHandler = rest.NewWarningWriter(cmd.ErrOrStderr(), rest.WarningWriterOptions{Deduplicate: true})
 	c, err := client.New(cfg, client.Options{Scheme: kubescheme.New()})
@@ -211,12 +211,6 @@ func orNone(names []string) string {
 		return "none"
 	}
 	return strings.Join(names, ", ")
-}
-
-// hint prints a follow-up suggestion on w (standard error), so standard
-// output stays what scripts parse.
-func hint(w io.Writer, format string, args ...any) {
-	fmt.Fprintf(w, format+"\n", args...)
 }
 
 // kubeRun wraps a command body: connect, run, explain.

@@ -32,17 +32,6 @@ func printObject(w io.Writer, format string, obj any) error {
 	return err
 }
 
-// checkFormat refuses an -o value the command does not know, listing the
-// ones it does.
-func checkFormat(format string, allowed ...string) error {
-	for _, a := range allowed {
-		if format == a {
-			return nil
-		}
-	}
-	return fmt.Errorf("-o/--output %q: want one of %v", format, allowed)
-}
-
 // newTable is a tabwriter laid out as kubectl lays out its tables.
 func newTable(w io.Writer) *tabwriter.Writer {
 	return tabwriter.NewWriter(w, 6, 4, 3, ' ', 0)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/blastfleet/blastfleet/api/v1alpha1"
+	"github.com/blastfleet/blastfleet/internal/cli/clitest"
 	"github.com/blastfleet/blastfleet/internal/runrecord"
 )
 
@@ -15,7 +16,7 @@ func testReport(t *testing.T, f *kubeFixture) {
 	clearAWS(t)
 	f.campaign("default", "rep")
 	f.ledgerWithCommits("default", "rep", 6, 2)
-	if err := runrecord.WriteRun(context.Background(), f.store("campaigns/default/rep"), testRun("rep-p0-r0-1234abcd", "0")); err != nil {
+	if err := runrecord.WriteRun(context.Background(), f.store("campaigns/default/rep"), clitest.RunRecord("rep-p0-r0-1234abcd", "0")); err != nil {
 		t.Fatal(err)
 	}
 	f.setStatus("default", "rep", func(s *v1alpha1.SearchCampaignStatus) {

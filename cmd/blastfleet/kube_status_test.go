@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/blastfleet/blastfleet/api/v1alpha1"
+	"github.com/blastfleet/blastfleet/internal/cli"
 )
 
 // running is the status the operator writes for a campaign 12 minutes
@@ -176,9 +177,9 @@ func testStatusJSON(t *testing.T, f *kubeFixture) {
 // The watch sees a change when the API server reports it, not at its next
 // poll: with a poll interval of an hour, Complete still ends it at once.
 func testStatusWatchEvents(t *testing.T, f *kubeFixture) {
-	old := watchInterval
-	watchInterval = time.Hour
-	t.Cleanup(func() { watchInterval = old })
+	old := cli.WatchInterval
+	cli.WatchInterval = time.Hour
+	t.Cleanup(func() { cli.WatchInterval = old })
 
 	f.campaign("default", "st-events")
 	f.setStatus("default", "st-events", running)
@@ -200,9 +201,9 @@ func testStatusWatchEvents(t *testing.T, f *kubeFixture) {
 }
 
 func testStatusWatch(t *testing.T, f *kubeFixture) {
-	old := watchInterval
-	watchInterval = 50 * time.Millisecond
-	t.Cleanup(func() { watchInterval = old })
+	old := cli.WatchInterval
+	cli.WatchInterval = 50 * time.Millisecond
+	t.Cleanup(func() { cli.WatchInterval = old })
 
 	f.campaign("default", "st-watch")
 	f.setStatus("default", "st-watch", running)

@@ -1,41 +1,20 @@
 package main
 
 import (
-	"bytes"
-	"context"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/blastfleet/blastfleet/internal/cli/clitest"
 	"github.com/blastfleet/blastfleet/internal/testenv"
 )
 
+// testCLI is the whole command tree, as main runs it.
+var testCLI = clitest.NewRoot(newRootCmd)
+
 func run(t *testing.T, binary string, args ...string) (stdout, stderr string, err error) {
 	t.Helper()
-	cmd := newRootCmd(binary)
-	var out, errb bytes.Buffer
-	cmd.SetOut(&out)
-	cmd.SetErr(&errb)
-	cmd.SetArgs(args)
-	err = cmd.ExecuteContext(context.Background())
-	return out.String(), errb.String(), err
-}
-
-// expectRefused runs args and checks they fail with want, without a
-// usage dump and without creating out; label names the case.
-func expectRefused(t *testing.T, label any, args []string, want, out string) {
-	t.Helper()
-	_, stderr, err := run(t, "blastfleet", args...)
-	if err == nil || !strings.Contains(err.Error(), want) {
-		t.Errorf("%v: err = %v, want %q", label, err, want)
-	}
-	if strings.Contains(stderr, "Usage:") {
-		t.Errorf("%v: usage dumped for a validation error", label)
-	}
-	if _, err := os.Stat(out); err == nil {
-		t.Errorf("%v: output created despite invalid flags", label)
-	}
+	return testCLI.Run(t, binary, args...)
 }
 
 func TestVersion(t *testing.T) {
@@ -68,7 +47,7 @@ func TestDBShardFlagErrors(t *testing.T) {
 				args[i] = out
 			}
 		}
-		expectRefused(t, tc.args, args, tc.want, out)
+		testCLI.ExpectRefused(t, tc.args, args, tc.want, out)
 	}
 }
 

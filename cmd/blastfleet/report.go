@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/blastfleet/blastfleet/internal/cli"
 	"github.com/blastfleet/blastfleet/internal/report"
 )
 
@@ -64,5 +65,5 @@ func (o *reportOptions) run(ctx context.Context, cmd *cobra.Command, kc *kube, a
 	if err != nil {
 		return storageError(fmt.Errorf("campaign %s: %w (object storage %s)", c.Name, err, cfg))
 	}
-	return writeReport(cmd, rep, cmp.Or(o.output, c.Name+"-report.html"))
+	return cli.WriteReport(cmd, rep, cmp.Or(o.output, c.Name+"-report.html"))
 }

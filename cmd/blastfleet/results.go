@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/blastfleet/blastfleet/api/v1alpha1"
+	"github.com/blastfleet/blastfleet/internal/cli"
 	"github.com/blastfleet/blastfleet/internal/ledger"
 	"github.com/blastfleet/blastfleet/internal/objstore"
 )
@@ -68,14 +69,14 @@ func (o *resultsOptions) run(ctx context.Context, cmd *cobra.Command, kc *kube, 
 	if !s.Complete {
 		return o.incomplete(kc, c, s.Missing)
 	}
-	n, missing, err := streamResults(ctx, cmd.OutOrStdout(), l, o.output)
+	n, missing, err := cli.StreamResults(ctx, cmd.OutOrStdout(), l, o.output)
 	if err != nil {
 		return storageError(fmt.Errorf("campaign %s: %w", c.Name, err))
 	}
 	if missing != nil {
 		return o.incomplete(kc, c, missing)
 	}
-	sayResults(cmd.ErrOrStderr(), s, n, o.output, kc.suggest(c.Namespace, "status "+c.Name))
+	cli.SayResults(cmd.ErrOrStderr(), s, n, o.output, kc.suggest(c.Namespace, "status "+c.Name))
 	return nil
 }
 
@@ -99,6 +100,6 @@ func (o *resultsOptions) openLedger(ctx context.Context, kc *kube, c *v1alpha1.S
 // incomplete is the refusal naming the missing chunks; it matches
 // ledger.ErrIncomplete.
 func (o *resultsOptions) incomplete(kc *kube, c *v1alpha1.SearchCampaign, missing []ledger.Range) error {
-	return refusal(fmt.Sprintf("campaign %s is incomplete: missing chunks (query ranges) %s; refusing to write partial results (follow it with %s)",
-		c.Name, rangesLine(missing, maxMissingListed), kc.suggest(c.Namespace, "status "+c.Name+" --watch")))
+	return cli.Refusal(fmt.Sprintf("campaign %s is incomplete: missing chunks (query ranges) %s; refusing to write partial results (follow it with %s)",
+		c.Name, cli.RangesLine(missing, cli.MaxMissingListed), kc.suggest(c.Namespace, "status "+c.Name+" --watch")))
 }

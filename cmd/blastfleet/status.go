@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/blastfleet/blastfleet/api/v1alpha1"
+	"github.com/blastfleet/blastfleet/internal/cli"
 )
 
 type statusOptions struct {
@@ -56,7 +57,7 @@ prints the SearchCampaign object (each change, with --watch).`,
 }
 
 func (o *statusOptions) run(ctx context.Context, cmd *cobra.Command, kc *kube, args []string) error {
-	if err := checkFormat(o.format, "", "json", "yaml"); err != nil {
+	if err := cli.CheckFormat(o.format, "", "json", "yaml"); err != nil {
 		return err
 	}
 	c, err := kc.getCampaign(ctx, args[0])
@@ -87,14 +88,14 @@ func (o *statusOptions) show(ctx context.Context, w io.Writer, kc *kube, c *v1al
 }
 
 // watchUntilDone reads the campaign again at each change the API server
-// reports and at least every watchInterval (the ages and the ETA move on),
+// reports and at least every cli.WatchInterval (the ages and the ETA move on),
 // until it is Complete or Failed: the last transition is seen at once.
 func (o *statusOptions) watchUntilDone(ctx context.Context, cmd *cobra.Command, kc *kube, c *v1alpha1.SearchCampaign, tracker *etaTracker) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	changes := kc.watchCampaign(ctx, c)
 	w := cmd.OutOrStdout()
-	redraw := isTerminal(w) && o.format == ""
+	redraw := cli.IsTerminal(w) && o.format == ""
 	last := ""
 	for {
 		key := watchKey(c, o.format)
@@ -119,7 +120,7 @@ func (o *statusOptions) watchUntilDone(ctx context.Context, cmd *cobra.Command, 
 		last = key
 		if done, err := finished(c, kc); done {
 			if err == nil && o.format == "" {
-				hint(cmd.ErrOrStderr(), "campaign %s is Complete; get its result with: %s", c.Name, kc.suggest(c.Namespace, "results "+c.Name+" -o FILE"))
+				cli.Hint(cmd.ErrOrStderr(), "campaign %s is Complete; get its result with: %s", c.Name, kc.suggest(c.Namespace, "results "+c.Name+" -o FILE"))
 			}
 			return err
 		}
@@ -132,7 +133,7 @@ func (o *statusOptions) watchUntilDone(ctx context.Context, cmd *cobra.Command, 
 	}
 }
 
-// poll waits for a change or watchInterval and reads the campaign again;
+// poll waits for a change or cli.WatchInterval and reads the campaign again;
 // an API server that is away for a while (restarting) is reported and
 // retried.
 func (o *statusOptions) poll(ctx context.Context, cmd *cobra.Command, kc *kube, c *v1alpha1.SearchCampaign, changes <-chan struct{}) (*v1alpha1.SearchCampaign, error) {
@@ -140,7 +141,7 @@ func (o *statusOptions) poll(ctx context.Context, cmd *cobra.Command, kc *kube, 
 		select {
 		case <-ctx.Done():
 			return nil, fmt.Errorf("stopped watching campaign %s before it finished: %w", c.Name, context.Cause(ctx))
-		case <-time.After(watchInterval):
+		case <-time.After(cli.WatchInterval):
 		case <-changes:
 		}
 		var next v1alpha1.SearchCampaign

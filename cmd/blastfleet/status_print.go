@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/duration"
 
 	"github.com/blastfleet/blastfleet/api/v1alpha1"
+	"github.com/blastfleet/blastfleet/internal/cli"
 )
 
 // progressWidth is the progress bar's width in cells.
@@ -37,8 +38,8 @@ func (v *campaignView) printDetail(w io.Writer, now time.Time) {
 		// percent and progressBar read 0 of 0 as done.
 		line("Queries", "not counted yet: the campaign is not planned")
 	} else {
-		line("Queries", "%d of %d done (%s), %d failed", s.Queries.Done, s.Queries.Total, percent(int(s.Queries.Done), int(s.Queries.Total)), s.Queries.Failed)
-		line("Progress", "%s", progressBar(int(s.Queries.Done), int(s.Queries.Total), progressWidth))
+		line("Queries", "%d of %d done (%s), %d failed", s.Queries.Done, s.Queries.Total, cli.Percent(int(s.Queries.Done), int(s.Queries.Total)), s.Queries.Failed)
+		line("Progress", "%s", cli.ProgressBar(int(s.Queries.Done), int(s.Queries.Total), progressWidth))
 	}
 	line("Chunks", "%d of %d committed, %d leased, %d failed, %d pending (%d retries)",
 		s.Chunks.Committed, s.Chunks.Total, s.Chunks.Leased, s.Chunks.Failed, s.Chunks.Pending, s.Chunks.Retries)
@@ -116,7 +117,7 @@ func (v *campaignView) printConditions(w io.Writer, now time.Time) {
 	tw := newTable(w)
 	fmt.Fprintln(tw, "  TYPE\tSTATUS\tREASON\tAGE\tMESSAGE")
 	for _, c := range conds {
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", c.Type, c.Status, c.Reason, age(c.LastTransitionTime, now), truncate(c.Message, 2*maxReasonWidth))
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", c.Type, c.Status, c.Reason, age(c.LastTransitionTime, now), cli.Truncate(c.Message, 2*cli.MaxReasonWidth))
 	}
 	tw.Flush()
 }
@@ -128,7 +129,7 @@ func (v *campaignView) printFailedQueries(w io.Writer) {
 	}
 	fmt.Fprintln(w, "Failed queries (index in the queries object):")
 	for _, q := range fq {
-		fmt.Fprintf(w, "  #%d: %s\n", q.Index, truncate(strings.Join(strings.Fields(q.Reason), " "), maxReasonWidth))
+		fmt.Fprintf(w, "  #%d: %s\n", q.Index, cli.Truncate(strings.Join(strings.Fields(q.Reason), " "), cli.MaxReasonWidth))
 	}
 	if n := v.c.Status.Queries.Failed; int(n) > len(fq) {
 		fmt.Fprintf(w, "  ... %d failed in all; the ledger lists each: %s campaign status %s\n", n, v.bin, campaignLocation(v.c))
@@ -157,6 +158,6 @@ func progressLine(c *v1alpha1.SearchCampaign, tracker *etaTracker, now time.Time
 	s := c.Status
 	return fmt.Sprintf("%s  %s  %d/%d queries (%s), %d failed  chunks %d/%d  partitions %d/%d  ETA %s",
 		now.Format(time.TimeOnly), orDash(string(s.Phase)), s.Queries.Done, s.Queries.Total,
-		percent(int(s.Queries.Done), int(s.Queries.Total)), s.Queries.Failed,
+		cli.Percent(int(s.Queries.Done), int(s.Queries.Total)), s.Queries.Failed,
 		s.Chunks.Committed, s.Chunks.Total, s.Partitions.Running, s.Partitions.Desired, eta(c, tracker, now))
 }

@@ -10,6 +10,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/blastfleet/blastfleet/api/v1alpha1"
+	"github.com/blastfleet/blastfleet/internal/cli"
 )
 
 type submitOptions struct {
@@ -64,7 +65,7 @@ without storing it, and prints what it would store.`,
 }
 
 func (o *submitOptions) run(ctx context.Context, cmd *cobra.Command, kc *kube, _ []string) error {
-	if err := checkFormat(o.dryRun, "none", "client", "server"); err != nil {
+	if err := cli.CheckFormat(o.dryRun, "none", "client", "server"); err != nil {
 		return fmt.Errorf("--dry-run: want client, server or none, not %q", o.dryRun)
 	}
 	objs, err := o.objects(ctx, cmd, kc)
@@ -127,6 +128,6 @@ func (o *submitOptions) create(ctx context.Context, cmd *cobra.Command, kc *kube
 		return printObject(w, "yaml", obj.Object)
 	}
 	fmt.Fprintf(w, "%s/%s created\n", campaignResource, obj.GetName())
-	hint(cmd.ErrOrStderr(), "follow it with: %s", kc.suggest(obj.GetNamespace(), "status "+obj.GetName()+" --watch"))
+	cli.Hint(cmd.ErrOrStderr(), "follow it with: %s", kc.suggest(obj.GetNamespace(), "status "+obj.GetName()+" --watch"))
 	return nil
 }

@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/blastfleet/blastfleet/api/v1alpha1"
+	"github.com/blastfleet/blastfleet/internal/cli"
 )
 
 // submitSpec is a campaign described by flags. Only the flags the user
@@ -194,7 +195,7 @@ func (s *submitSpec) needsDatabaseStorage(given given) bool {
 func databaseStorage(ctx context.Context, kc *kube, namespace, name string, errOut io.Writer) *v1alpha1.ObjectStorage {
 	var db v1alpha1.BlastDatabase
 	if err := kc.c.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, &db); err != nil {
-		hint(errOut, "note: the output storage comes from the flags alone: reading BlastDatabase %s/%s: %v", namespace, name, err)
+		cli.Hint(errOut, "note: the output storage comes from the flags alone: reading BlastDatabase %s/%s: %v", namespace, name, err)
 		return nil
 	}
 	return &db.Spec.Storage

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"errors"
@@ -9,9 +9,9 @@ import (
 	"github.com/blastfleet/blastfleet/internal/report"
 )
 
-// writeReport writes the report's page to output (atomically), or to
+// WriteReport writes the report's page to output (atomically), or to
 // standard output for "-", and says on standard error what it holds.
-func writeReport(cmd *cobra.Command, rep *report.Report, output string) error {
+func WriteReport(cmd *cobra.Command, rep *report.Report, output string) error {
 	name, path := output, output
 	if output == "-" {
 		name, path = "the report to standard output", ""

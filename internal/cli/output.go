@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bufio"
@@ -84,4 +84,21 @@ func writeFileAtomic(path string, fill func(io.Writer) error) (n int64, err erro
 		return 0, fmt.Errorf("-o %s: %w", path, err)
 	}
 	return cw.n, nil
+}
+
+// Hint prints a follow-up suggestion on w (standard error), so standard
+// output stays what scripts parse.
+func Hint(w io.Writer, format string, args ...any) {
+	fmt.Fprintf(w, format+"\n", args...)
+}
+
+// CheckFormat refuses an -o value the command does not know, listing the
+// ones it does.
+func CheckFormat(format string, allowed ...string) error {
+	for _, a := range allowed {
+		if format == a {
+			return nil
+		}
+	}
+	return fmt.Errorf("-o/--output %q: want one of %v", format, allowed)
 }

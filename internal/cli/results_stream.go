@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -11,11 +11,11 @@ import (
 	"github.com/blastfleet/blastfleet/internal/ledger"
 )
 
-// streamResults writes a complete ledger's results to the file output
+// StreamResults writes a complete ledger's results to the file output
 // (atomically), or to stdout when output is empty, and returns the bytes
 // written. A chunk voided since the caller checked the status comes back
 // as missing ranges rather than an error.
-func streamResults(ctx context.Context, stdout io.Writer, l *ledger.Ledger, output string) (int64, []ledger.Range, error) {
+func StreamResults(ctx context.Context, stdout io.Writer, l *ledger.Ledger, output string) (int64, []ledger.Range, error) {
 	n, err := writeOutput(stdout, output, func(w io.Writer) error { return l.StreamResults(ctx, w) })
 	var ie *ledger.IncompleteError
 	// A bare IncompleteError is a chunk voided since the check (a wrapped
@@ -26,14 +26,14 @@ func streamResults(ctx context.Context, stdout io.Writer, l *ledger.Ledger, outp
 	return n, nil, err
 }
 
-// sayResults tells standard error what results wrote to a file, and
+// SayResults tells standard error what results wrote to a file, and
 // points at the failed queries, which have no results, with statusCmd.
-func sayResults(errw io.Writer, s *ledger.Status, n int64, output, statusCmd string) {
+func SayResults(errw io.Writer, s *ledger.Status, n int64, output, statusCmd string) {
 	if output != "" {
-		hint(errw, "wrote %s (%s) to %s", plural(s.QueriesDone, "query's results", "queries' results"), humanize.IBytes(uint64(n)), output)
+		Hint(errw, "wrote %s (%s) to %s", plural(s.QueriesDone, "query's results", "queries' results"), humanize.IBytes(uint64(n)), output)
 	}
 	if s.QueriesFailed > 0 {
-		hint(errw, "%s failed and have no results: %s", plural(s.QueriesFailed, "query", "queries"), statusCmd)
+		Hint(errw, "%s failed and have no results: %s", plural(s.QueriesFailed, "query", "queries"), statusCmd)
 	}
 }
 
