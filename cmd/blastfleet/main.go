@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/blastfleet/blastfleet/internal/cli"
+	"github.com/blastfleet/blastfleet/internal/cli/dbcmd"
 )
 
 func main() {
@@ -34,7 +35,7 @@ func newRootCmd(binary string) *cobra.Command {
 	root, opts := cli.NewRoot(binary)
 	root.AddCommand(
 		newVersionCmd(),
-		newDBCmd(opts),
+		dbcmd.New(opts),
 		newCampaignCmd(opts),
 		newDevCmd(),
 	)

@@ -1,4 +1,4 @@
-package main
+package dbcmd
 
 import (
 	"bytes"
@@ -9,11 +9,22 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/spf13/cobra"
+
+	"github.com/blastfleet/blastfleet/internal/cli"
 	"github.com/blastfleet/blastfleet/internal/cli/clitest"
 	"github.com/blastfleet/blastfleet/internal/manifest"
 	"github.com/blastfleet/blastfleet/internal/objstore"
 	"github.com/blastfleet/blastfleet/internal/testenv"
 )
+
+// testCLI is the root command with the db commands.
+var testCLI = clitest.Group(func(root *cobra.Command, opts *cli.Options) { root.AddCommand(New(opts)) })
+
+func run(t *testing.T, binary string, args ...string) (stdout, stderr string, err error) {
+	t.Helper()
+	return testCLI.Run(t, binary, args...)
+}
 
 func TestDBShardIndexFlagErrors(t *testing.T) {
 	base := []string{"db", "shard", "--input", "x.fa", "--type", "nucl"}
@@ -144,5 +155,42 @@ func TestDBShardS3(t *testing.T) {
 	}
 	if man.Source.Name != "tiny.fa.gz" || man.Source.Size != int64(gz.Len()) || man.Source.SHA256 != clitest.SHA256(gz.Bytes()) {
 		t.Errorf("source %+v", man.Source)
+	}
+}
+
+func TestDBShardFlagErrors(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--input", "x.fa", "--type", "dna", "--shards", "2", "--output", "o"}, "--type must be nucl or prot"},
+		{[]string{"--input", "x.fa", "--type", "nucl", "--shards", "0", "--output", "o"}, "--shards must be ≥ 1"},
+		{[]string{"--type", "nucl", "--shards", "1"}, `"input"`},
+	} {
+		out := filepath.Join(t.TempDir(), "out")
+		args := append([]string{"db", "shard"}, tc.args...)
+		for i, a := range args {
+			if a == "o" {
+				args[i] = out
+			}
+		}
+		testCLI.ExpectRefused(t, tc.args, args, tc.want, out)
+	}
+}
+
+func TestDBShard(t *testing.T) {
+	testenv.RequireTools(t, "makeblastdb")
+	dir, input := tinyInput(t)
+	out := filepath.Join(dir, "db")
+	stdout, stderr, err := run(t, "blastfleet", "db", "shard", "--input", input, "--type", "nucl", "--shards", "2", "--output", out)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	want := "tiny: 3 sequences, 54 letters, 2 shards, manifest " + filepath.Join(out, "manifest.json") + "\n"
+	if stdout != want {
+		t.Errorf("stdout %q, want %q", stdout, want)
+	}
+	if !strings.Contains(stderr, "building shard") {
+		t.Errorf("no progress on stderr: %q", stderr)
 	}
 }
