@@ -10,10 +10,8 @@ import (
 // testCLI is the whole command tree, as main runs it.
 var testCLI = clitest.NewRoot(newRootCmd)
 
-func run(t *testing.T, binary string, args ...string) (stdout, stderr string, err error) {
-	t.Helper()
-	return testCLI.Run(t, binary, args...)
-}
+// run runs args on a fresh testCLI.
+var run = testCLI.Run
 
 func TestVersion(t *testing.T) {
 	out, _, err := run(t, "blastfleet", "version")

@@ -9,22 +9,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/spf13/cobra"
-
-	"github.com/blastfleet/blastfleet/internal/cli"
 	"github.com/blastfleet/blastfleet/internal/cli/clitest"
 	"github.com/blastfleet/blastfleet/internal/manifest"
 	"github.com/blastfleet/blastfleet/internal/objstore"
 	"github.com/blastfleet/blastfleet/internal/testenv"
 )
-
-// testCLI is the root command with the db commands.
-var testCLI = clitest.Group(func(root *cobra.Command, opts *cli.Options) { root.AddCommand(New(opts)) })
-
-func run(t *testing.T, binary string, args ...string) (stdout, stderr string, err error) {
-	t.Helper()
-	return testCLI.Run(t, binary, args...)
-}
 
 func TestDBShardIndexFlagErrors(t *testing.T) {
 	base := []string{"db", "shard", "--input", "x.fa", "--type", "nucl"}
