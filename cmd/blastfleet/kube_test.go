@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/blastfleet/blastfleet/controllers"
+	"github.com/blastfleet/blastfleet/internal/localrunner"
 )
 
 // TestClusterCommands runs the cluster commands against one real API
@@ -51,5 +52,12 @@ func TestLabelsMirrorOperator(t *testing.T) {
 	}
 	if got := controllers.PartitionName("run", 1, 2); got != "run-p1-r2" {
 		t.Errorf("partition names changed (%s): update the test fixture and docs/cli.md", got)
+	}
+}
+
+// The local runner records the launcher log where "logs" looks for it.
+func TestLauncherLogAnnotationMatchesRunner(t *testing.T) {
+	if annotationLauncherLog != localrunner.AnnotationLauncherLog {
+		t.Fatalf("logs reads %q, the local runner writes %q", annotationLauncherLog, localrunner.AnnotationLauncherLog)
 	}
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/blastfleet/blastfleet/internal/cli"
 	"github.com/blastfleet/blastfleet/internal/cli/dbcmd"
+	"github.com/blastfleet/blastfleet/internal/cli/devcmd"
 )
 
 func main() {
@@ -37,7 +38,7 @@ func newRootCmd(binary string) *cobra.Command {
 		newVersionCmd(),
 		dbcmd.New(opts),
 		newCampaignCmd(opts),
-		newDevCmd(),
+		devcmd.New(),
 	)
 	addClusterCommands(root)
 	return root

@@ -1,19 +1,10 @@
-package main
+package devcmd
 
 import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/blastfleet/blastfleet/internal/localrunner"
 )
-
-// The local runner records the launcher log where "logs" looks for it.
-func TestLauncherLogAnnotationMatchesRunner(t *testing.T) {
-	if annotationLauncherLog != localrunner.AnnotationLauncherLog {
-		t.Fatalf("logs reads %q, the local runner writes %q", annotationLauncherLog, localrunner.AnnotationLauncherLog)
-	}
-}
 
 func TestDevWithoutStack(t *testing.T) {
 	dir := t.TempDir()

@@ -1,4 +1,7 @@
-package main
+// Package devcmd is the blastfleet CLI's dev commands: dev up, down,
+// status and env run and show the local stack (internal/devstack), and
+// the hidden dev serve is the process dev up starts.
+package devcmd
 
 import (
 	"fmt"
@@ -52,7 +55,8 @@ func (o *devOptions) dirArg() string {
 	return " --dir " + shellQuote(d)
 }
 
-func newDevCmd() *cobra.Command {
+// New groups the dev commands, which run the local stack.
+func New() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "dev",
 		Short: "Run the whole product on this machine: API server, MinIO, Prometheus, operator",
