@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/blastfleet/blastfleet/internal/cli"
+	"github.com/blastfleet/blastfleet/internal/cli/campaigncmd"
 	"github.com/blastfleet/blastfleet/internal/cli/dbcmd"
 	"github.com/blastfleet/blastfleet/internal/cli/devcmd"
 )
@@ -37,7 +38,7 @@ func newRootCmd(binary string) *cobra.Command {
 	root.AddCommand(
 		newVersionCmd(),
 		dbcmd.New(opts),
-		newCampaignCmd(opts),
+		campaigncmd.New(opts),
 		devcmd.New(),
 	)
 	addClusterCommands(root)

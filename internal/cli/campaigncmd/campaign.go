@@ -1,4 +1,7 @@
-package main
+// Package campaigncmd is the blastfleet CLI's campaign commands, which
+// work on a campaign's ledger in object storage without a cluster:
+// campaign plan, status, results and report.
+package campaigncmd
 
 import (
 	"context"
@@ -15,8 +18,8 @@ import (
 	"github.com/blastfleet/blastfleet/internal/objstore"
 )
 
-// newCampaignCmd groups the campaign commands: plan, status, results, report.
-func newCampaignCmd(root *cli.Options) *cobra.Command {
+// New groups the campaign commands: plan, status, results, report.
+func New(root *cli.Options) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "campaign",
 		Short: "Plan campaigns, follow their progress and collect their results",
