@@ -17,6 +17,7 @@ import (
 	"github.com/blastfleet/blastfleet/internal/cli/campaigncmd"
 	"github.com/blastfleet/blastfleet/internal/cli/dbcmd"
 	"github.com/blastfleet/blastfleet/internal/cli/devcmd"
+	"github.com/blastfleet/blastfleet/internal/cli/kubecmd"
 )
 
 func main() {
@@ -29,11 +30,12 @@ func main() {
 	}
 }
 
-// newRootCmd builds the command tree. binary is the name we were run as:
-// kubectl runs plugins as kubectl-<name>, and help should then say
-// "kubectl blastfleet". New commands are added with root.AddCommand here.
+// newRootCmd builds the command tree: the root command (cli.NewRoot) and
+// the groups, each a package below internal/cli. binary is the name we
+// were run as: kubectl runs plugins as kubectl-<name>, and help should
+// then say "kubectl blastfleet". New groups are wired here.
 func newRootCmd(binary string) *cobra.Command {
-	cli.Version = version
+	cli.Version = version // for the user agent of the cluster commands
 	root, opts := cli.NewRoot(binary)
 	root.AddCommand(
 		newVersionCmd(),
@@ -41,6 +43,6 @@ func newRootCmd(binary string) *cobra.Command {
 		campaigncmd.New(opts),
 		devcmd.New(),
 	)
-	addClusterCommands(root)
+	kubecmd.Add(root)
 	return root
 }

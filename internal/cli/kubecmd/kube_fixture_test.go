@@ -1,4 +1,4 @@
-package main
+package kubecmd
 
 import (
 	"bytes"
@@ -87,7 +87,7 @@ func (f *kubeFixture) cli(args ...string) (stdout, stderr string, err error) {
 // cliIn is cli with stdin.
 func (f *kubeFixture) cliIn(stdin string, args ...string) (stdout, stderr string, err error) {
 	f.t.Helper()
-	cmd := newRootCmd("blastfleet")
+	cmd := testCLI("blastfleet")
 	var out, errb bytes.Buffer
 	cmd.SetOut(&out)
 	cmd.SetErr(&errb)

@@ -1,4 +1,4 @@
-package main
+package kubecmd
 
 import (
 	kubeflow "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"

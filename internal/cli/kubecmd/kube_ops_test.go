@@ -1,4 +1,4 @@
-package main
+package kubecmd
 
 import (
 	"context"
@@ -170,7 +170,7 @@ func testLogsPod(t *testing.T, f *kubeFixture) {
 }
 
 func testKubeconfigErrors(t *testing.T, f *kubeFixture) {
-	root := newRootCmd("blastfleet")
+	root := testCLI("blastfleet")
 	root.SetArgs([]string{"get"})
 	root.SetOut(&strings.Builder{})
 	root.SetErr(&strings.Builder{})
@@ -183,7 +183,7 @@ func testKubeconfigErrors(t *testing.T, f *kubeFixture) {
 	}
 	// A cluster that is down.
 	down := writeKubeconfig(t, &rest.Config{Host: "https://127.0.0.1:1"}, "down")
-	root = newRootCmd("blastfleet")
+	root = testCLI("blastfleet")
 	root.SetArgs([]string{"get", "--kubeconfig", down})
 	root.SetOut(&strings.Builder{})
 	root.SetErr(&strings.Builder{})
