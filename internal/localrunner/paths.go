@@ -8,7 +8,7 @@ import (
 // AnnotationLauncherLog is the MPIJob annotation naming its launcher log
 // file. The runner sets it when it starts the launcher, since a local run
 // has no pod whose log the CLI could read; "blastfleet logs" reads the file
-// it names (cmd/blastfleet uses the same name).
+// it names (internal/cli/kubecmd uses the same name).
 const AnnotationLauncherLog = "blastfleet.io/launcher-log"
 
 // LauncherLog is where an MPIJob's launcher output goes:

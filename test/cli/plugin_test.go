@@ -1,7 +1,7 @@
 // Package cli tests the built blastfleet binary the way users run it: as
 // "kubectl blastfleet" (kubectl finds kubectl-blastfleet on PATH) against
 // a real API server, with the kubeconfig from $KUBECONFIG. The commands'
-// behaviour in detail is tested in-process in cmd/blastfleet.
+// behaviour in detail is tested in-process in the packages of internal/cli.
 package cli
 
 import (
