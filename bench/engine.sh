@@ -16,7 +16,7 @@ if [[ -z "${MAKELEVEL:-}" ]]; then
 	${MAKE:-make} --no-print-directory build >&2
 fi
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-export OMPI_MCA_mpi_yield_when_idle=1 OMPI_MCA_btl_vader_single_copy_mechanism=none
+export OMPI_MCA_mpi_yield_when_idle=1 OMPI_MCA_btl_vader_single_copy_mechanism=none OMPI_MCA_pml=ob1
 ${GO:-go} run ./bench/enginebench -bin bin "$@"
 if [[ "${BENCH_SECOND:-1}" != 0 ]]; then
 	data=/usr/share/doc/mmseqs2/example-data

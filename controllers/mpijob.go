@@ -44,14 +44,24 @@ func (MPIJobExecutor) Items(list client.ObjectList) []client.Object {
 	return out
 }
 
+// openMPIEnv is how Open MPI runs in the partition's pods:
+//   - its shared-memory transport must not use ptrace-based single copies,
+//     which containers forbid;
+//   - ranks talk TCP between pods and shared memory within one, which the
+//     ob1 PML drives; left to choose, Open MPI first probes the cm and ucx
+//     PMLs (libfabric, PSM, UCX devices), 0.17 s of every partition's start
+//     here (mpirun -np 3 of a one-query search: 0.65 s, 0.48 s with ob1).
+var openMPIEnv = []corev1.EnvVar{
+	{Name: "OMPI_MCA_btl_vader_single_copy_mechanism", Value: "none"},
+	{Name: "OMPI_MCA_pml", Value: "ob1"},
+}
+
 // Build wraps the partition in an MPIJob: a launcher running mpirun of
 // the engine over the workers' slots, and workers running sshd. It is
 // validated with the MPI operator's own validation, since the MPI
 // operator never requeues an invalid MPIJob.
 func (e MPIJobExecutor) Build(s *PartitionSpec) (client.Object, error) {
-	// Open MPI's shared-memory transport must not use ptrace-based single
-	// copies, which containers forbid.
-	env := append(slices.Clone(s.Env), corev1.EnvVar{Name: "OMPI_MCA_btl_vader_single_copy_mechanism", Value: "none"})
+	env := append(slices.Clone(s.Env), openMPIEnv...)
 	args := []string{"-np", strconv.Itoa(int(s.Ranks())), "--bind-to", "none"}
 	for _, v := range env {
 		args = append(args, "-x", v.Name) // forwarded by name: values stay in the environment

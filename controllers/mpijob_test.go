@@ -48,9 +48,16 @@ func TestMPIJobWrapsSpec(t *testing.T) {
 			if want := " " + strings.Join(s.Command, " "); !strings.HasSuffix(args, want) {
 				t.Errorf("launcher %q does not end with the engine's command %q", args, want)
 			}
-			for _, e := range s.Env {
+			for _, e := range append(slices.Clone(s.Env), openMPIEnv...) {
 				if !strings.Contains(args, "-x "+e.Name+" ") {
 					t.Errorf("launcher %q does not forward %s", args, e.Name)
+				}
+			}
+			// Every rank runs Open MPI as the pods need it (the ob1 PML,
+			// no ptrace copies), whatever the image says.
+			for _, want := range openMPIEnv {
+				if !slices.Contains(launcher.Env, want) {
+					t.Errorf("launcher env %v lacks %s=%s", launcher.Env, want.Name, want.Value)
 				}
 			}
 			ws := job.Spec.MPIReplicaSpecs[kubeflow.MPIReplicaTypeWorker]

@@ -12,7 +12,7 @@ data=/usr/share/doc/plast-example/db
 work=${BLASTFLEET_DEMO_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/blastfleet/demo}
 mkdir -p "$work"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-export OMPI_MCA_mpi_yield_when_idle=1 OMPI_MCA_btl_vader_single_copy_mechanism=none
+export OMPI_MCA_mpi_yield_when_idle=1 OMPI_MCA_btl_vader_single_copy_mechanism=none OMPI_MCA_pml=ob1
 . hack/demo/lib.sh
 t0=$(now)
 

@@ -25,7 +25,7 @@ import (
 // MPIEnv is what OpenMPI needs here: ranks that wait yield their core
 // (more ranks than cores), root allowed, no ptrace-based copy.
 var MPIEnv = []string{"OMPI_MCA_mpi_yield_when_idle=1", "OMPI_ALLOW_RUN_AS_ROOT=1",
-	"OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1", "OMPI_MCA_btl_vader_single_copy_mechanism=none"}
+	"OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1", "OMPI_MCA_btl_vader_single_copy_mechanism=none", "OMPI_MCA_pml=ob1"}
 
 // Run is one engine run.
 type Run struct {

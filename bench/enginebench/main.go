@@ -406,7 +406,7 @@ func (b *bench) engineOn(ctx context.Context, tag string, mpi bool, program, db,
 		argv := append([]string{"-np", "3", "--oversubscribe", b.engineBin}, args...)
 		cmd = exec.CommandContext(ctx, "mpirun", argv...)
 		cmd.Env = append(os.Environ(), "OMPI_MCA_mpi_yield_when_idle=1", "OMPI_ALLOW_RUN_AS_ROOT=1",
-			"OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1", "OMPI_MCA_btl_vader_single_copy_mechanism=none")
+			"OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1", "OMPI_MCA_btl_vader_single_copy_mechanism=none", "OMPI_MCA_pml=ob1")
 	} else {
 		cmd = exec.CommandContext(ctx, b.engineBin, append([]string{"--workers", "2"}, args...)...)
 	}
