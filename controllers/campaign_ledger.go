@@ -36,7 +36,7 @@ func (run *campaignRun) readLedger(ctx context.Context) (bool, error) {
 		if i == 20 {
 			break
 		}
-		s.FailedQueries = append(s.FailedQueries, v1alpha1.FailedQuery{Index: int32(q.Query), Reason: truncate(q.Reason.String(), 1024)})
+		s.FailedQueries = append(s.FailedQueries, v1alpha1.FailedQuery{Index: int32(q.Query), ID: q.ID, Reason: truncate(q.Reason.String(), 1024)})
 	}
 	s.ChunksRatio = fmt.Sprintf("%d/%d", st.Committed, st.Chunks)
 	if d := endgamePoll(st, run.r.PollInterval); d > 0 {
@@ -96,28 +96,43 @@ func (run *campaignRun) finishIfDone(ctx context.Context) (bool, error) {
 	s.Result = run.store.URL(key)
 	t := metav1.NewTime(run.now)
 	s.CompletionTime = &t
-	if st := run.status; st.QueriesFailed > 0 {
-		reasons := make([]string, 0, 3)
-		for i, q := range st.FailedQueries {
-			if i == 3 {
-				reasons = append(reasons, "...")
-				break
-			}
-			reasons = append(reasons, fmt.Sprintf("query %d: %s", q.Query, q.Reason))
-		}
-		run.setCondition(v1alpha1.ConditionComplete, false, "QueriesFailed", "")
-		run.fail("QueriesFailed", fmt.Sprintf("%d of %d queries failed after every retry (%s); the other queries' results are at %s",
-			st.QueriesFailed, st.Queries, strings.Join(reasons, "; "), s.Result))
-		return false, run.windDownPartitions(ctx)
-	}
 	s.Phase = v1alpha1.CampaignComplete
 	msg := fmt.Sprintf("all %d queries searched; result at %s", run.status.Queries, s.Result)
+	if st := run.status; st.QueriesFailed > 0 {
+		// Every other query's result exists: the campaign is done, and
+		// says plainly what is missing. Failed is for campaigns that
+		// cannot produce their result.
+		msg = fmt.Sprintf("%d of %d queries searched; result at %s", st.QueriesDone, st.Queries, s.Result)
+		degraded := fmt.Sprintf("%d of %d queries failed after every retry and have no result (%s); status.failedQueries lists them with their reasons",
+			st.QueriesFailed, st.Queries, failedNames(st.FailedQueries, 3))
+		run.setCondition(v1alpha1.ConditionDegraded, true, "QueriesFailed", degraded)
+		run.warn("QueriesFailed", "Complete", degraded)
+	} else {
+		run.setCondition(v1alpha1.ConditionDegraded, false, "Complete", msg)
+	}
 	run.setCondition(v1alpha1.ConditionComplete, true, "Complete", msg)
 	run.setCondition(v1alpha1.ConditionProgressing, false, "Complete", msg)
 	run.setCondition(v1alpha1.ConditionReady, true, "Complete", msg)
-	run.setCondition(v1alpha1.ConditionDegraded, false, "Complete", msg)
 	run.normal("Complete", "Complete", msg)
 	return false, run.windDownPartitions(ctx)
+}
+
+// failedNames names the first n failed queries by id (by index where the
+// engine did not report one), and how many more there are.
+func failedNames(qs []ledger.FailedQuery, n int) string {
+	var names []string
+	for i, q := range qs {
+		if i == n {
+			names = append(names, fmt.Sprintf("and %d more", len(qs)-n))
+			break
+		}
+		if q.ID != "" {
+			names = append(names, q.ID)
+		} else {
+			names = append(names, fmt.Sprintf("query #%d", q.Query))
+		}
+	}
+	return strings.Join(names, ", ")
 }
 
 // checkDeadline fails a campaign running past activeDeadlineSeconds.

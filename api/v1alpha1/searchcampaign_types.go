@@ -370,6 +370,9 @@ type PartitionCounts struct {
 type FailedQuery struct {
 	// Index of the query in the queries object, from 0.
 	Index int32 `json:"index"`
+	// ID is the query's FASTA id.
+	// +optional
+	ID string `json:"id,omitempty"`
 	// Reason of its last failure.
 	Reason string `json:"reason"`
 }

@@ -101,8 +101,9 @@ func TestCampaignPoisonQuery(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !status.Complete || status.QueriesFailed != 1 || len(status.FailedQueries) != 1 || status.FailedQueries[0].Query != 5 {
-		t.Fatalf("status %+v, want complete with query 5 failed", status)
+	if !status.Complete || status.QueriesFailed != 1 || len(status.FailedQueries) != 1 || status.FailedQueries[0].Query != 5 ||
+		status.FailedQueries[0].ID != "query0005" {
+		t.Fatalf("status %+v, want complete with query 5 (query0005) failed", status)
 	}
 	if r := status.FailedQueries[0].Reason; r.ExitCode != 99 || !strings.Contains(r.StderrTail, "query0005") {
 		t.Errorf("failure reason %+v lacks the exit code or stderr tail", r)

@@ -165,6 +165,9 @@ func (m *master) fail(ctx context.Context, u *unit, cause error, f *failedMsg) e
 	if f != nil {
 		reason.ExitCode, reason.Signal, reason.StderrTail, reason.Config = f.ExitCode, f.Signal, f.StderrTail, f.Config
 	}
+	if u.end-u.first == 1 && u.first < len(m.queries) {
+		reason.QueryID = m.queries[u.first].ID
+	}
 	m.abandon(ctx, u, cause)
 	// The lane keeps order: the next lease is asked for after this
 	// failure is on record.

@@ -34,7 +34,8 @@ type Status struct {
 
 // FailedQuery is a query given up on after its attempts ran out.
 type FailedQuery struct {
-	Query  int           `json:"query"` // index in the queries file
+	Query  int           `json:"query"`        // index in the queries file
+	ID     string        `json:"id,omitempty"` // its FASTA id, as the engine reported it
 	Reason FailureReason `json:"reason"`
 }
 
@@ -71,7 +72,7 @@ func (l *Ledger) status(ctx context.Context) (*Status, []leaf, error) {
 			s.Failed++
 			s.QueriesFailed += lf.r.Len()
 			for q := lf.r.First; q < lf.r.End; q++ {
-				s.FailedQueries = append(s.FailedQueries, FailedQuery{Query: q, Reason: *lf.outcome.Failure})
+				s.FailedQueries = append(s.FailedQueries, FailedQuery{Query: q, ID: lf.outcome.Failure.QueryID, Reason: *lf.outcome.Failure})
 			}
 		default:
 			s.Missing = append(s.Missing, lf.r)

@@ -2,6 +2,7 @@ package operator
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -143,5 +144,57 @@ func TestStorageReasons(t *testing.T) {
 			}
 			return true, ""
 		})
+	}
+}
+
+// TestFailedQueryDegrades: a query given up on after every retry does not
+// fail the campaign: it ends Complete with the other queries' result, a
+// Degraded condition naming the query, and status.failedQueries.
+func TestFailedQueryDegrades(t *testing.T) {
+	h := newHarness(t)
+	h.readyDatabase("sprot", v1alpha1.DatabaseProtein)
+	h.putQueries("degraded")
+	h.create(h.campaign("degraded", "sprot", 1))
+	l := h.writePlan("degraded", "sprot", 5) // chunks [0,2) [2,4) [4,5)
+	parts := h.waitPartitions("degraded", "degraded-p0-r0")
+	ctx := context.Background()
+	for {
+		ls, err := l.Acquire(ctx, "degraded-p0-r0")
+		if errors.Is(err, ledger.ErrNoChunk) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ls.Range.First == 4 {
+			// The poison query: every attempt fails.
+			if err := ls.Fail(ctx, ledger.FailureReason{Message: "blastp was killed", Signal: "SIGSEGV", QueryID: "poison-1"}); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		var b strings.Builder
+		for q := ls.Range.First; q < ls.Range.End; q++ {
+			fmt.Fprintf(&b, "q%d\ts1\t1e-10\t50\n", q)
+		}
+		if err := ls.Commit(ctx, strings.NewReader(b.String()), int64(b.Len())); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h.setJobCondition(parts["degraded-p0-r0"], kubeflow.JobSucceeded, "Succeeded", "")
+	got := h.waitPhase("degraded", v1alpha1.CampaignComplete, 30*time.Second)
+	s := got.Status
+	if cond := meta.FindStatusCondition(s.Conditions, v1alpha1.ConditionDegraded); cond == nil || cond.Status != metav1.ConditionTrue ||
+		cond.Reason != "QueriesFailed" || !strings.Contains(cond.Message, "1 of 5 queries failed") || !strings.Contains(cond.Message, "poison-1") {
+		t.Errorf("Degraded condition %+v, want True/QueriesFailed naming poison-1", cond)
+	}
+	if cond := meta.FindStatusCondition(s.Conditions, v1alpha1.ConditionComplete); cond == nil || cond.Status != metav1.ConditionTrue {
+		t.Errorf("Complete condition %+v, want True", cond)
+	}
+	if len(s.FailedQueries) != 1 || s.FailedQueries[0].Index != 4 || s.FailedQueries[0].ID != "poison-1" || !strings.Contains(s.FailedQueries[0].Reason, "SIGSEGV") {
+		t.Errorf("failedQueries %+v, want query 4 (poison-1) with its signal", s.FailedQueries)
+	}
+	if s.Result == "" || s.Queries.Done != 4 || s.Queries.Failed != 1 {
+		t.Errorf("result %q, queries %+v: want the other 4 queries' result", s.Result, s.Queries)
 	}
 }
