@@ -2,7 +2,6 @@ package operator
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -157,30 +156,13 @@ func TestFailedQueryDegrades(t *testing.T) {
 	h.create(h.campaign("degraded", "sprot", 1))
 	l := h.writePlan("degraded", "sprot", 5) // chunks [0,2) [2,4) [4,5)
 	parts := h.waitPartitions("degraded", "degraded-p0-r0")
-	ctx := context.Background()
-	for {
-		ls, err := l.Acquire(ctx, "degraded-p0-r0")
-		if errors.Is(err, ledger.ErrNoChunk) {
-			break
+	// The poison query: every attempt of its chunk fails.
+	h.settleAll(l, func(r ledger.Range) *ledger.FailureReason {
+		if r.First == 4 {
+			return &ledger.FailureReason{Message: "blastp was killed", Signal: "SIGSEGV", QueryID: "poison-1"}
 		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		if ls.Range.First == 4 {
-			// The poison query: every attempt fails.
-			if err := ls.Fail(ctx, ledger.FailureReason{Message: "blastp was killed", Signal: "SIGSEGV", QueryID: "poison-1"}); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		var b strings.Builder
-		for q := ls.Range.First; q < ls.Range.End; q++ {
-			fmt.Fprintf(&b, "q%d\ts1\t1e-10\t50\n", q)
-		}
-		if err := ls.Commit(ctx, strings.NewReader(b.String()), int64(b.Len())); err != nil {
-			t.Fatal(err)
-		}
-	}
+		return nil
+	})
 	h.setJobCondition(parts["degraded-p0-r0"], kubeflow.JobSucceeded, "Succeeded", "")
 	got := h.waitPhase("degraded", v1alpha1.CampaignComplete, 30*time.Second)
 	s := got.Status

@@ -36,7 +36,11 @@ func (h *harness) writePlan(campaign, db string, queries int) *ledger.Ledger {
 
 // commitAll commits every chunk as a partition would, each result one
 // line per query.
-func (h *harness) commitAll(l *ledger.Ledger) {
+func (h *harness) commitAll(l *ledger.Ledger) { h.settleAll(l, nil) }
+
+// settleAll decides every chunk as a partition would: the attempts fail
+// gives a reason for fail, the others commit one line per query.
+func (h *harness) settleAll(l *ledger.Ledger, fail func(ledger.Range) *ledger.FailureReason) {
 	h.t.Helper()
 	ctx := context.Background()
 	for {
@@ -46,6 +50,14 @@ func (h *harness) commitAll(l *ledger.Ledger) {
 		}
 		if err != nil {
 			h.t.Fatal(err)
+		}
+		if fail != nil {
+			if reason := fail(lease.Range); reason != nil {
+				if err := lease.Fail(ctx, *reason); err != nil {
+					h.t.Fatal(err)
+				}
+				continue
+			}
 		}
 		var b strings.Builder
 		for q := lease.Range.First; q < lease.Range.End; q++ {
