@@ -94,7 +94,7 @@ func (l *Ledger) tryLeaf(ctx context.Context, lf leaf, holder string, until *tim
 			return nil, err
 		}
 	}
-	if len(att.Attempts) >= l.policy().MaxAttempts {
+	if att.spent(l.policy()) {
 		return nil, l.settle(ctx, lf, att)
 	}
 	ls, err := l.take(ctx, lf, holder, leaseETag)
@@ -207,7 +207,7 @@ func (l *Ledger) take(ctx context.Context, lf leaf, holder, oldETag string) (*Le
 func (l *Ledger) countAttempt(ctx context.Context, r Range, ls *Lease, att attemptsRecord, etag string) (int, error) {
 	key := r.dir() + attemptsName
 	for {
-		if len(att.Attempts) >= l.policy().MaxAttempts {
+		if att.spent(l.policy()) {
 			return 0, errExhausted
 		}
 		n := len(att.Attempts) + 1
@@ -226,7 +226,7 @@ func (l *Ledger) countAttempt(ctx context.Context, r Range, ls *Lease, att attem
 	}
 }
 
-// settle decides a chunk whose attempts ran out: split in halves, or
+// settle decides a chunk whose attempts are spent: split in halves, or
 // failed if it is a single query. The decision is commit.json, the same
 // marker a commit creates, so a late commit of the chunk and its split
 // can never both happen. Losing the race is fine: someone decided.

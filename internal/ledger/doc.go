@@ -32,12 +32,22 @@
 // writes a released record rather than deleting, so it cannot remove a
 // lease someone else has taken over.
 //
+// # How attempts end
+//
+// An attempt ends with the chunk's commit, a failure (Fail: BLAST's exit
+// code or signal, or an engine error), a stop (Stop: the partition was
+// told to stop; the lease is released at once), or without a word (its
+// holder died; the lease expired: abandoned). A chunk's attempts are spent
+// when maxAttempts of them failed or maxAbandoned were abandoned; stops
+// count toward nothing, so suspending, scaling down or preempting
+// partitions never splits or fails a healthy chunk.
+//
 // # One decision per chunk
 //
 // commit.json is the single arbiter of a chunk's fate. A commit uploads
 // the result to a key unique to its attempt, then creates commit.json
 // {outcome: committed, resultKey, size, sha256, holder, attempt} with
-// If-None-Match: *. When a chunk's attempts reach maxAttempts and no lease
+// If-None-Match: *. When a chunk's attempts are spent and no lease
 // is live, whoever notices writes commit.json as {outcome: split, children}
 // (the two halves, computed deterministically) or, for a single query,
 // {outcome: failed, failure}. Because commit, split and failure all create

@@ -18,12 +18,13 @@ type FailureKinds struct {
 // Total is every failed attempt.
 func (k FailureKinds) Total() int { return k.ExitCode + k.Signal + k.Error + k.Abandoned }
 
-// add classifies a chunk's attempts; the latest without a failure is
-// the one running or committed, not a failure.
-func (k *FailureKinds) add(att attemptsRecord) {
+// add classifies a chunk's failed attempts. Stopped attempts are not
+// failures; with live (the chunk is undecided or committed), the latest
+// attempt without an end is the one running or committed.
+func (k *FailureKinds) add(att attemptsRecord, live bool) {
 	for i, a := range att.Attempts {
 		switch f := a.Failure; {
-		case f == nil && i == len(att.Attempts)-1:
+		case f == nil && (a.Stop != nil || live && i == len(att.Attempts)-1):
 		case f == nil:
 			k.Abandoned++
 		case f.Signal != "":

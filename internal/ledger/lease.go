@@ -85,9 +85,23 @@ func (ls *Lease) Release(ctx context.Context) error {
 }
 
 // Fail records why this attempt failed in attempts.json and releases the
-// lease. Once the attempts reach maxAttempts, the next Acquire splits the
+// lease. Once failures reach maxAttempts, the next Acquire splits the
 // chunk (or fails its single query).
 func (ls *Lease) Fail(ctx context.Context, reason FailureReason) error {
+	return ls.end(ctx, "recording failure of", func(a *attempt) { a.Failure = &reason })
+}
+
+// Stop records that this attempt was given up healthy (its partition was
+// told to stop) and releases the lease, so the chunk can be taken again at
+// once and the attempt counts toward no limit. Call it with a context that
+// outlives the one that was cancelled.
+func (ls *Lease) Stop(ctx context.Context, reason string) error {
+	return ls.end(ctx, "recording stop of", func(a *attempt) { a.Stop = &Stop{At: ls.l.now().UTC(), Reason: reason} })
+}
+
+// end records how this attempt ended in attempts.json, by CAS, and
+// releases the lease.
+func (ls *Lease) end(ctx context.Context, what string, set func(*attempt)) error {
 	l := ls.l
 	key := ls.Range.dir() + attemptsName
 	for {
@@ -98,18 +112,19 @@ func (ls *Lease) Fail(ctx context.Context, reason FailureReason) error {
 		found := false
 		for i := range att.Attempts {
 			if att.Attempts[i].Token == ls.rec.Token {
-				att.Attempts[i].Failure, found = &reason, true
+				set(&att.Attempts[i])
+				found = true
 			}
 		}
 		if !found {
-			return fmt.Errorf("recording failure of chunk %s: attempt %d is not in %s", ls.Range, ls.Attempt, l.st.URL(key))
+			return fmt.Errorf("%s chunk %s: attempt %d is not in %s", what, ls.Range, ls.Attempt, l.st.URL(key))
 		}
 		_, err = l.putCAS(ctx, key, encode(att), etag)
 		if err == nil {
 			break
 		}
 		if !errors.Is(err, objstore.ErrPrecondition) {
-			return fmt.Errorf("recording failure of chunk %s: %w", ls.Range, err)
+			return fmt.Errorf("%s chunk %s: %w", what, ls.Range, err)
 		}
 	}
 	return ls.Release(ctx)

@@ -114,7 +114,8 @@ func (l *Ledger) Plan() *Plan { return l.plan }
 // Store is the campaign's store.
 func (l *Ledger) Store() objstore.Store { return l.st }
 
-func (l *Ledger) policy() Policy { return l.plan.Policy }
+// policy is the plan's, with defaults for fields older plans lack.
+func (l *Ledger) policy() Policy { return l.plan.Policy.withDefaults() }
 
 // readSmall returns key's bytes, from the cache when the listed ETag is
 // the one cached.

@@ -164,7 +164,8 @@ func TestStatusAndIncomplete(t *testing.T) {
 }
 
 // TestLateCommitAfterSplit: a holder paused past its lease finishes after
-// the chunk ran out of attempts and was split; its commit must lose, or
+// the chunk ran out of attempts (every holder stalled: abandoned) and was
+// split; its commit must lose, or
 // the chunk's queries would be committed twice.
 func TestLateCommitAfterSplit(t *testing.T) {
 	forStores(t, func(t *testing.T, fresh func() objstore.Store) {
@@ -173,7 +174,7 @@ func TestLateCommitAfterSplit(t *testing.T) {
 		clk := newClock()
 		l := campaign(t, st, []Chunk{{0, 2, 0}}, Options{Now: clk.Now})
 		var slow *Lease
-		for i := range 3 {
+		for i := range DefaultMaxAbandoned {
 			ls := acquire(t, l, "p")
 			if ls.Range != (Range{0, 2}) || ls.Attempt != i+1 {
 				t.Fatalf("got %s attempt %d", ls.Range, ls.Attempt)
@@ -183,7 +184,7 @@ func TestLateCommitAfterSplit(t *testing.T) {
 		}
 		ls := acquire(t, l, "p")
 		if ls.Range != (Range{0, 1}) {
-			t.Fatalf("after 3 attempts got %s, want the split child [0,1)", ls.Range)
+			t.Fatalf("after %d abandoned attempts got %s, want the split child [0,1)", DefaultMaxAbandoned, ls.Range)
 		}
 		if err := commit(t, slow); !errors.Is(err, ErrAlreadyCommitted) {
 			t.Errorf("commit of the split parent = %v, want ErrAlreadyCommitted", err)

@@ -60,7 +60,15 @@ func (c Chunk) Range() Range { return Range{c.First, c.End} }
 
 // Policy is how leases and retries behave.
 type Policy struct {
-	MaxAttempts  int `json:"maxAttempts"`
+	// MaxAttempts is how many attempts of a chunk may fail (BLAST exits
+	// non-zero or is killed, or the engine reports an error) before it is
+	// split in halves, or a single query recorded failed.
+	MaxAttempts int `json:"maxAttempts"`
+	// MaxAbandoned is the same for attempts that end without a word: their
+	// holder died or lost touch and the lease expired. Larger, since that
+	// is most often the machine's fault, not the chunk's. Stopped attempts
+	// (SIGTERM: suspend, scale-down, preemption) count toward nothing.
+	MaxAbandoned int `json:"maxAbandoned,omitempty"`
 	LeaseSeconds int `json:"leaseSeconds"`
 	RenewSeconds int `json:"renewSeconds"`
 	SkewSeconds  int `json:"skewSeconds"`
@@ -69,6 +77,7 @@ type Policy struct {
 // Policy defaults.
 const (
 	DefaultMaxAttempts  = 3
+	DefaultMaxAbandoned = 10
 	DefaultLeaseSeconds = 300
 	DefaultRenewSeconds = 60
 	DefaultSkewSeconds  = 30
@@ -77,6 +86,9 @@ const (
 func (p Policy) withDefaults() Policy {
 	if p.MaxAttempts == 0 {
 		p.MaxAttempts = DefaultMaxAttempts
+	}
+	if p.MaxAbandoned == 0 {
+		p.MaxAbandoned = max(DefaultMaxAbandoned, p.MaxAttempts)
 	}
 	if p.LeaseSeconds == 0 {
 		p.LeaseSeconds = DefaultLeaseSeconds
@@ -112,7 +124,7 @@ func (p *Plan) validate() error {
 		return fmt.Errorf("plan chunks cover %d queries, queries.count is %d", next, p.Queries.Count)
 	}
 	pol := p.Policy
-	if pol.MaxAttempts < 1 || pol.LeaseSeconds < 1 || pol.RenewSeconds < 1 || pol.SkewSeconds < 0 {
+	if pol.MaxAttempts < 1 || pol.MaxAbandoned < 0 || pol.LeaseSeconds < 1 || pol.RenewSeconds < 1 || pol.SkewSeconds < 0 {
 		return fmt.Errorf("plan policy %+v: values must be positive", pol)
 	}
 	if pol.RenewSeconds >= pol.LeaseSeconds {

@@ -44,29 +44,67 @@ func (f FailureReason) String() string {
 	return s
 }
 
-// attempt is one acquisition of a chunk.
+// attempt is one acquisition of a chunk. It ends with a result (the
+// chunk's commit), a Failure, a Stop, or without a word (its holder died
+// or lost touch and the lease expired: abandoned).
 type attempt struct {
 	Number    int            `json:"number"`
 	Holder    string         `json:"holder"`
 	Token     string         `json:"token"`
 	StartedAt time.Time      `json:"startedAt"`
 	Failure   *FailureReason `json:"failure,omitempty"`
+	Stop      *Stop          `json:"stop,omitempty"`
 }
 
-// attemptsRecord is attempts.json; its length is the attempt count.
+// Stop is why an attempt was given up healthy: its partition was told to
+// stop (suspend, scale-down, preemption, wind-down, node drain). A stop
+// is never a failure and uses up no attempt.
+type Stop struct {
+	At     time.Time `json:"at"`
+	Reason string    `json:"reason"`
+}
+
+// attemptsRecord is attempts.json: every attempt, in order.
 type attemptsRecord struct {
 	Attempts []attempt `json:"attempts"`
 }
 
+// ended counts the attempts by how they ended: failed (a failure on
+// record), stopped, and abandoned (neither, and not the running one:
+// with running, the latest attempt without an end is live).
+func (a attemptsRecord) ended(running bool) (failed, stopped, abandoned int) {
+	for i, at := range a.Attempts {
+		switch {
+		case at.Failure != nil:
+			failed++
+		case at.Stop != nil:
+			stopped++
+		case running && i == len(a.Attempts)-1:
+		default:
+			abandoned++
+		}
+	}
+	return failed, stopped, abandoned
+}
+
+// spent is whether a chunk, none of whose attempts runs, may not be tried
+// again: failures are held to maxAttempts, attempts that ended without a
+// word to the larger maxAbandoned, and stops to nothing.
+func (a attemptsRecord) spent(pol Policy) bool {
+	failed, _, abandoned := a.ended(false)
+	return failed >= pol.MaxAttempts || abandoned >= pol.MaxAbandoned
+}
+
 // lastFailure is the latest recorded failure, or a synthetic one when
-// the attempts ended without reporting (the holder died).
+// the attempts ended without reporting (the holders died).
 func (a attemptsRecord) lastFailure() FailureReason {
 	for i := len(a.Attempts) - 1; i >= 0; i-- {
 		if f := a.Attempts[i].Failure; f != nil {
 			return *f
 		}
 	}
-	return FailureReason{Message: fmt.Sprintf("%d attempts ended without a result or a reported failure", len(a.Attempts))}
+	_, _, abandoned := a.ended(false)
+	return FailureReason{Message: fmt.Sprintf("%d attempts ended without a result or a reported failure (their partitions died or lost touch with the store)", abandoned)}
 }
 
 // Outcomes a chunk's commit.json can record. Exactly one of committed,

@@ -18,12 +18,15 @@ type Status struct {
 	Attempts  int    `json:"attempts"`
 	Retries   int    `json:"retries"`
 	// FailedAttempts are the attempts that ended without a result.
-	FailedAttempts FailureKinds  `json:"failedAttempts"`
-	Queries        int           `json:"queries"`
-	QueriesDone    int           `json:"queriesDone"`
-	QueriesFailed  int           `json:"queriesFailed"`
-	FailedQueries  []FailedQuery `json:"failedQueries,omitempty"`
-	Missing        []Range       `json:"missing,omitempty"`
+	FailedAttempts FailureKinds `json:"failedAttempts"`
+	// StoppedAttempts ended because their partition was told to stop: not
+	// failures, and counted toward no limit.
+	StoppedAttempts int           `json:"stoppedAttempts,omitempty"`
+	Queries         int           `json:"queries"`
+	QueriesDone     int           `json:"queriesDone"`
+	QueriesFailed   int           `json:"queriesFailed"`
+	FailedQueries   []FailedQuery `json:"failedQueries,omitempty"`
+	Missing         []Range       `json:"missing,omitempty"`
 	// Problems are bad commits found (and voided) while reading.
 	Problems []string `json:"problems,omitempty"`
 	Complete bool     `json:"complete"`
@@ -87,6 +90,11 @@ func (l *Ledger) status(ctx context.Context) (*Status, []leaf, error) {
 			}
 		}
 	}
+	// Chunks split or failed were given up on: none of their attempts runs.
+	live := map[Range]bool{}
+	for _, lf := range leaves {
+		live[lf.r] = lf.state != leafFailed
+	}
 	for r, o := range objs {
 		in, ok := o[attemptsName]
 		if !ok {
@@ -98,7 +106,9 @@ func (l *Ledger) status(ctx context.Context) (*Status, []leaf, error) {
 		}
 		s.Attempts += len(att.Attempts)
 		s.Retries += max(0, len(att.Attempts)-1)
-		s.FailedAttempts.add(att)
+		s.FailedAttempts.add(att, live[r])
+		_, stopped, _ := att.ended(live[r])
+		s.StoppedAttempts += stopped
 	}
 	s.Complete = len(s.Missing) == 0
 	return s, leaves, nil

@@ -52,11 +52,13 @@ type Summary struct {
 	Tasks        int         `json:"tasks"`
 	Hits         int64       `json:"hits"`
 	// QueriesWritten counts queries merged and handed to writers.
-	QueriesWritten  int     `json:"queriesWritten"`
-	ChunksCommitted int     `json:"chunksCommitted,omitempty"`
-	ChunksFailed    int     `json:"chunksFailed,omitempty"`
-	BytesWritten    int64   `json:"bytesWritten"`
-	WallSeconds     float64 `json:"wallSeconds"`
+	QueriesWritten  int `json:"queriesWritten"`
+	ChunksCommitted int `json:"chunksCommitted,omitempty"`
+	ChunksFailed    int `json:"chunksFailed,omitempty"`
+	// ChunksStopped were given up healthy when the run was told to stop.
+	ChunksStopped int     `json:"chunksStopped,omitempty"`
+	BytesWritten  int64   `json:"bytesWritten"`
+	WallSeconds   float64 `json:"wallSeconds"`
 	// Efficiency is BLAST busy time over workers x wall time.
 	Efficiency float64 `json:"parallelEfficiency"`
 	WriteShare float64 `json:"writeShare"`

@@ -1,0 +1,151 @@
+package ledger
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/blastfleet/blastfleet/internal/objstore"
+)
+
+// planWithPolicy writes a plan of chunks with pol and opens a ledger on it.
+func planWithPolicy(t *testing.T, st objstore.Store, chunks []Chunk, pol Policy, opts Options) *Ledger {
+	t.Helper()
+	p := testPlan(chunks)
+	p.Policy = pol
+	if err := WritePlan(context.Background(), st, p); err != nil {
+		t.Fatal(err)
+	}
+	return open(t, st, opts)
+}
+
+// TestStopsUseNoAttempt: with maxAttempts 1, a chunk stopped five times
+// (its partition told to stop each time) is neither split nor failed; it
+// is leasable again at once, and committed whole by the sixth attempt.
+func TestStopsUseNoAttempt(t *testing.T) {
+	forStores(t, func(t *testing.T, fresh func() objstore.Store) {
+		ctx := context.Background()
+		st := fresh()
+		l := planWithPolicy(t, st, []Chunk{{0, 4, 0}}, Policy{MaxAttempts: 1}, Options{})
+		for i := 1; i <= 5; i++ {
+			ls := acquire(t, l, "p")
+			if ls.Range != (Range{0, 4}) || ls.Attempt != i {
+				t.Fatalf("stop %d: leased %s attempt %d, want [0,4) attempt %d", i, ls.Range, ls.Attempt, i)
+			}
+			if err := ls.Stop(ctx, "SIGTERM"); err != nil {
+				t.Fatal(err)
+			}
+			if !ls.Released() {
+				t.Fatal("Stop left the lease held")
+			}
+		}
+		ls := acquire(t, l, "p")
+		if ls.Range != (Range{0, 4}) {
+			t.Fatalf("after five stops leased %s, want the whole chunk [0,4)", ls.Range)
+		}
+		if err := commit(t, ls); err != nil {
+			t.Fatal(err)
+		}
+		s, err := l.Status(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !s.Complete || s.Committed != 1 || s.Chunks != 1 || s.QueriesFailed != 0 || s.StoppedAttempts != 5 ||
+			s.FailedAttempts.Total() != 0 || s.Attempts != 6 {
+			t.Errorf("status %+v", s)
+		}
+	})
+}
+
+// TestAbandonedBudget: attempts that end without a word (the holder died,
+// its lease expired) have their own, larger budget; a reported failure is
+// held to maxAttempts.
+func TestAbandonedBudget(t *testing.T) {
+	ctx := context.Background()
+	st, err := objstore.NewDir(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	clk := newClock()
+	pol := Policy{MaxAttempts: 1, MaxAbandoned: 3, LeaseSeconds: 10, RenewSeconds: 2, SkewSeconds: 1}
+	l := planWithPolicy(t, st, ChunkByQueries(4, 2), pol, Options{Now: clk.Now})
+	// [0,2): three holders die in turn; the fourth take splits it.
+	for i := 1; i <= 3; i++ {
+		if ls := acquire(t, l, "p"); ls.Range != (Range{0, 2}) || ls.Attempt != i {
+			t.Fatalf("take %d: %s attempt %d", i, ls.Range, ls.Attempt)
+		}
+		clk.Advance(12 * time.Second)
+	}
+	ls := acquire(t, l, "p")
+	if ls.Range != (Range{0, 1}) {
+		t.Fatalf("after 3 abandoned attempts leased %s, want the split's [0,1)", ls.Range)
+	}
+	// A reported failure: maxAttempts 1 splits [2,4) at once.
+	l2 := open(t, st, Options{Now: clk.Now})
+	var other *Lease
+	for other == nil || other.Range.First < 2 {
+		other = acquire(t, l2, "q")
+	}
+	if other.Range != (Range{2, 4}) {
+		t.Fatalf("leased %s, want [2,4)", other.Range)
+	}
+	if err := other.Fail(ctx, FailureReason{Message: "blastn exited", ExitCode: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if ls := acquire(t, l2, "q"); ls.Range != (Range{2, 3}) {
+		t.Fatalf("after [2,4) failed once leased %s, want the split's [2,3)", ls.Range)
+	}
+	s, err := l2.Status(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.FailedAttempts.Abandoned != 3 || s.FailedAttempts.ExitCode != 1 {
+		t.Errorf("failed attempts %+v, want 3 abandoned and 1 exit code", s.FailedAttempts)
+	}
+	want := "3 attempts ended without a result or a reported failure (their partitions died or lost touch with the store)"
+	if o := readOutcome(t, st, Range{0, 2}); o.Outcome != outcomeSplit || o.Failure == nil || o.Failure.Message != want {
+		t.Errorf("[0,2) decided %+v, want split with %q", o, want)
+	}
+	if o := readOutcome(t, st, Range{2, 4}); o.Outcome != outcomeSplit {
+		t.Errorf("[2,4) decided %+v after one failure with maxAttempts 1, want split", o)
+	}
+}
+
+// TestOldPlanAbandonedDefault: a plan written before maxAbandoned existed
+// reads with the default, at least maxAttempts.
+func TestOldPlanAbandonedDefault(t *testing.T) {
+	for _, c := range []struct{ maxAttempts, want int }{{3, DefaultMaxAbandoned}, {12, 12}} {
+		p := Policy{MaxAttempts: c.maxAttempts, LeaseSeconds: 300, RenewSeconds: 60, SkewSeconds: 30}
+		if got := p.withDefaults().MaxAbandoned; got != c.want {
+			t.Errorf("maxAttempts %d: maxAbandoned %d, want %d", c.maxAttempts, got, c.want)
+		}
+	}
+	ctx := context.Background()
+	st, err := objstore.NewDir(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := testPlan([]Chunk{{0, 2, 0}})
+	p.SchemaVersion, p.Policy = SchemaVersion, Policy{MaxAttempts: 3, LeaseSeconds: 300, RenewSeconds: 60, SkewSeconds: 30}
+	data, _ := json.Marshal(p)
+	if _, err := st.PutIfAbsent(ctx, PlanKey, data); err != nil {
+		t.Fatal(err)
+	}
+	if l := open(t, st, Options{}); l.policy().MaxAbandoned != DefaultMaxAbandoned {
+		t.Errorf("old plan's policy %+v", l.policy())
+	}
+}
+
+func readOutcome(t *testing.T, st objstore.Store, r Range) outcomeRecord {
+	t.Helper()
+	data, _, err := st.GetBytes(context.Background(), r.dir()+commitName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var o outcomeRecord
+	if err := json.Unmarshal(data, &o); err != nil {
+		t.Fatal(err)
+	}
+	return o
+}
