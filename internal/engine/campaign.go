@@ -88,6 +88,13 @@ func (s *campaignSource) take(ctx context.Context, m *master) taken {
 		return taken{retry: time.Now().Add(retryAfterError)}
 	}
 	s.failingSince = time.Time{}
+	if ctx.Err() != nil {
+		// Told to stop while leasing: hand the chunk straight back.
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), stopRecordWait)
+		defer cancel()
+		_ = m.ledgerOp("stop", func() error { return lease.Stop(sctx, stopReason(ctx, ctx.Err())) })
+		return taken{err: ctx.Err()}
+	}
 	m.cfg.Log.Info("leased chunk", "queries", lease.Range.String(), "attempt", lease.Attempt)
 	u, err := m.newUnit(ctx, lease.Range.First, lease.Range.End, s.c.Ledger.Store().URL(lease.ResultKey()), lease.Later > 0)
 	if err != nil {

@@ -21,6 +21,12 @@ import (
 // queries into a directory campaign.
 func planCampaign(t *testing.T, f *fixture, db string, s search, q, queries int) (string, objstore.Store) {
 	t.Helper()
+	return planCampaignPolicy(t, f, db, s, q, queries, ledger.Policy{MaxAttempts: 2, LeaseSeconds: 30, RenewSeconds: 5, SkewSeconds: 1})
+}
+
+// planCampaignPolicy is planCampaign with the given retry policy.
+func planCampaignPolicy(t *testing.T, f *fixture, db string, s search, q, queries int, pol ledger.Policy) (string, objstore.Store) {
+	t.Helper()
 	loc := filepath.Join(t.TempDir(), "campaign")
 	st, err := objstore.Open(context.Background(), loc)
 	if err != nil {
@@ -31,7 +37,7 @@ func planCampaign(t *testing.T, f *fixture, db string, s search, q, queries int)
 		Database: ledger.Database{Location: db},
 		Search:   spec.MustParse(spec.Request{Program: string(s.program), Outfmt: s.outfmt, MaxTargetSeqs: blast.DefaultMaxTargetSeqs}),
 		Chunks:   ledger.ChunkByQueries(queries, q),
-		Policy:   ledger.Policy{MaxAttempts: 2, LeaseSeconds: 30, RenewSeconds: 5, SkewSeconds: 1}}
+		Policy:   pol}
 	if err := ledger.WritePlan(context.Background(), st, plan); err != nil {
 		t.Fatal(err)
 	}
@@ -40,14 +46,19 @@ func planCampaign(t *testing.T, f *fixture, db string, s search, q, queries int)
 
 // partition runs one partition of a campaign in process.
 func partition(t *testing.T, s search, loc string, st objstore.Store, id string) (*engine.Summary, error) {
-	l, err := ledger.Open(context.Background(), st, ledger.Options{})
+	return partitionCtx(context.Background(), t, s, loc, st, id)
+}
+
+// partitionCtx is partition until ctx ends (a SIGTERM, in cmd/engine).
+func partitionCtx(ctx context.Context, t *testing.T, s search, loc string, st objstore.Store, id string) (*engine.Summary, error) {
+	l, err := ledger.Open(ctx, st, ledger.Options{})
 	if err != nil {
 		return nil, err
 	}
 	plan := l.Plan()
 	cfg := s.config(t, plan.Database.Location, plan.Queries.Location, loc)
 	cfg.Campaign = &engine.Campaign{Location: loc, Ledger: l, Holder: id}
-	return engine.RunLocal(context.Background(), cfg, s.workers)
+	return engine.RunLocal(ctx, cfg, s.workers)
 }
 
 func TestCampaignPartitionsShareChunks(t *testing.T) {

@@ -111,15 +111,15 @@ func runMaster(ctx context.Context, cfg *Config, tr transport.Transport) (*Summa
 	// inline: the loop that would act on it has ended.
 	m.stopLanes(stopSummaryWait)
 	if err != nil {
+		// The chunks first: after a SIGTERM, the time left before a
+		// SIGKILL (mpirun's, the kubelet's grace period) is short.
+		m.giveUpUnits(ctx, err)
 		m.broadcast(&envelope{Stop: &stopMsg{Abort: err.Error()}})
 		// Stopped (SIGTERM) or failed, the workers' accounts still come
 		// in, within a bound: they make the run record whole.
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), stopSummaryWait)
 		m.collectSummaries(cctx)
 		cancel()
-		for _, u := range m.units {
-			m.abandon(context.WithoutCancel(ctx), u, err)
-		}
 		state := runrecord.RunFailed
 		if ctx.Err() != nil {
 			state = runrecord.RunStopped

@@ -3,6 +3,8 @@ package engine
 import (
 	"context"
 	"fmt"
+	"slices"
+	"syscall"
 	"time"
 
 	"github.com/blastfleet/blastfleet/internal/ledger"
@@ -160,6 +162,11 @@ func (m *master) fail(ctx context.Context, u *unit, cause error, f *failedMsg) e
 	if u.lease == nil {
 		return cause
 	}
+	if ctx.Err() != nil || (f != nil && stopSignal(f.Signal)) {
+		// Told to stop, BLAST or the engine gave up healthy work: a stop.
+		m.stop(ctx, u, cause)
+		return m.checkSync(ctx)
+	}
 	m.cfg.Log.Error(cause, "chunk failed", "queries", fmt.Sprintf("%d-%d", u.first, u.end), "attempt", u.lease.Attempt)
 	reason := ledger.FailureReason{Message: cause.Error()}
 	if f != nil {
@@ -188,6 +195,61 @@ func (m *master) fail(ctx context.Context, u *unit, cause error, f *failedMsg) e
 	m.retry = time.Time{}
 	// A barrier may have waited only for the abandoned unit's writes.
 	return m.checkSync(ctx)
+}
+
+// stop gives up a healthy unit: its attempt is recorded as stopped, not
+// failed, and its lease released at once, so a stop (suspend, scale-down,
+// preemption) uses up no attempt and the chunk waits for no expiry. The
+// record is written with a context that outlives the cancelled one.
+func (m *master) stop(ctx context.Context, u *unit, cause error) {
+	m.cfg.Log.Info("chunk stopped", "queries", fmt.Sprintf("%d-%d", u.first, u.end), "attempt", u.lease.Attempt, "why", cause.Error())
+	m.abandon(context.WithoutCancel(ctx), u, cause)
+	m.leasing.do(func() func() error {
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), stopRecordWait)
+		defer cancel()
+		if err := m.ledgerOp("stop", func() error { return u.lease.Stop(sctx, stopReason(ctx, cause)) }); err != nil {
+			m.cfg.Log.Error(err, "recording a chunk's stop (its lease will expire instead)", "queries", fmt.Sprintf("%d-%d", u.first, u.end))
+		}
+		return nil
+	})
+	m.sum.ChunksStopped++
+	m.retry = time.Time{}
+}
+
+// stopRecordWait bounds recording one stop: a pod being deleted has its
+// grace period (30 s by default) for all of them.
+const stopRecordWait = 10 * time.Second
+
+// stopSignal: BLAST ended by a signal that asks a process to stop
+// (SIGTERM from a pod deletion or scancel, SIGINT, SIGHUP), not one that
+// says it failed (SIGKILL from the OOM killer, SIGSEGV).
+func stopSignal(sig string) bool {
+	switch sig {
+	case syscall.SIGTERM.String(), syscall.SIGINT.String(), syscall.SIGHUP.String():
+		return true
+	}
+	return false
+}
+
+func stopReason(ctx context.Context, cause error) string {
+	if ctx.Err() != nil {
+		return "the partition was told to stop (SIGTERM: suspend, scale-down, preemption or deletion)"
+	}
+	return "BLAST was told to stop: " + cause.Error()
+}
+
+// giveUpUnits ends the units still open when the loop ends: after a stop
+// each is recorded stopped and released; after an error each is dropped
+// and its lease left to expire (abandoned), since the partition may be
+// what is wrong.
+func (m *master) giveUpUnits(ctx context.Context, err error) {
+	for _, u := range slices.Clone(m.units) {
+		if ctx.Err() != nil && u.lease != nil {
+			m.stop(ctx, u, err)
+			continue
+		}
+		m.abandon(context.WithoutCancel(ctx), u, err)
+	}
 }
 
 // abandon drops a unit: its queued tasks, its lines, its partial output.

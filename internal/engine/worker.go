@@ -175,8 +175,7 @@ func (w *worker) loop(ctx context.Context) error {
 		select {
 		case <-ctx.Done():
 			// Told to stop: the master still wants this rank's account.
-			_ = w.stop(nil)
-			return ctx.Err()
+			return w.stopped(ctx.Err())
 		case r := <-w.results:
 			if err := w.finishTask(ctx, r); err != nil {
 				return err
@@ -258,6 +257,11 @@ func (w *worker) finishTask(ctx context.Context, r taskResult) error {
 	w.syncCacheMetrics()
 	// Reporting the task (done or failed) is asking for the next.
 	w.asked = time.Now()
+	if r.err != nil && ctx.Err() != nil {
+		// Told to stop: the task died of it, which is no failure of the
+		// chunk's; the master hears the stop, not a failed task.
+		return w.stopped(ctx.Err())
+	}
 	if r.err != nil {
 		f := &failedMsg{Task: r.assign.Task, Error: r.err.Error()}
 		var xe *blast.ExitError

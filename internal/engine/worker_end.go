@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"time"
 )
 
 // stop ends the worker: a running task is cancelled, and the summary goes
@@ -49,4 +50,28 @@ func (w *worker) syncCacheMetrics() {
 	st := w.cache.Stats()
 	w.metrics.Cache(st.Hits-w.cacheAt.Hits, st.Misses-w.cacheAt.Misses, st.BytesFetched-w.cacheAt.BytesFetched)
 	w.cacheAt = st
+}
+
+// stopped ends a worker told to stop (SIGTERM): its task is cancelled and
+// its summary sent, then it stays until the master has given its chunks
+// up (the master's stop, within stopSummaryWait). Leaving first would end
+// the run under mpirun: a rank exiting non-zero makes mpirun kill the
+// others, the master among them, before it could release its leases.
+func (w *worker) stopped(cause error) error {
+	_ = w.stop(nil)
+	t := time.NewTimer(stopSummaryWait)
+	defer t.Stop()
+	for {
+		select {
+		case <-t.C:
+			return cause
+		case msg, ok := <-w.tr.Recv():
+			if !ok {
+				return cause
+			}
+			if e, err := decode(msg.Data); err == nil && e.Stop != nil {
+				return cause
+			}
+		}
+	}
 }

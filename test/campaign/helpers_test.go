@@ -285,9 +285,20 @@ func (e *env) plan(t *testing.T, loc string, q int) objstore.Store {
 	return e.planWith(t, loc, q, e.db, e.qloc)
 }
 
+// planPolicy is plan with a retry policy of the test's own.
+func (e *env) planPolicy(t *testing.T, loc string, q int, pol ledger.Policy) objstore.Store {
+	t.Helper()
+	return e.planFull(t, loc, q, e.db, e.qloc, pol)
+}
+
 // planWith plans with the given database and queries locations (the
 // fixture's local files for a directory campaign).
 func (e *env) planWith(t *testing.T, loc string, q int, db, qloc string) objstore.Store {
+	t.Helper()
+	return e.planFull(t, loc, q, db, qloc, testPolicy)
+}
+
+func (e *env) planFull(t *testing.T, loc string, q int, db, qloc string, pol ledger.Policy) objstore.Store {
 	t.Helper()
 	st := mustOpen(t, loc)
 	f := e.f
@@ -297,7 +308,7 @@ func (e *env) planWith(t *testing.T, loc string, q int, db, qloc string) objstor
 		Database: ledger.Database{Location: db, Name: "families", Type: "nucl", ManifestSHA256: f.manifestSHA},
 		Search:   search.MustParse(search.Request{Program: "blastn", Outfmt: outfmt, MaxTargetSeqs: 500, TopHits: "auto", Options: f.options}),
 		Chunks:   ledger.ChunkByQueries(f.nQueries, q),
-		Policy:   testPolicy}
+		Policy:   pol}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if err := ledger.WritePlan(ctx, st, p); err != nil {

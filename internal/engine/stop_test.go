@@ -1,0 +1,100 @@
+package engine_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/blastfleet/blastfleet/internal/blast"
+	"github.com/blastfleet/blastfleet/internal/ledger"
+	"github.com/blastfleet/blastfleet/internal/objstore"
+	"github.com/blastfleet/blastfleet/internal/refsearch"
+)
+
+// TestCampaignStopsAreNotFailures stops a partition five times at seeded
+// random points while it holds chunks (as SIGTERM does: suspend,
+// scale-down, preemption), with maxAttempts 1. No stop may count as a
+// failure: no chunk is split or failed, each stopped chunk is free again
+// at once (no wait for its lease to expire), and a last partition ends
+// the campaign with the unsharded search's result.
+func TestCampaignStopsAreNotFailures(t *testing.T) {
+	f := synthFixture(t, nuclFamilies())
+	s := search{program: blast.Blastn, outfmt: "6 std", workers: 2, groupBytes: 1}
+	want := s.reference(t, f, false)
+	db := f.shards(t, 3)
+	// A stop that counted as a failure would split a chunk at once, and
+	// one not released would hold the next partition up for 30 s.
+	loc, st := planCampaignPolicy(t, f, db, s, 6, 30, ledger.Policy{MaxAttempts: 1, LeaseSeconds: 30, RenewSeconds: 5, SkewSeconds: 1})
+
+	r := rand.New(rand.NewPCG(7, 11))
+	stops := 0
+	for i := range 5 {
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		start := time.Now()
+		go func() {
+			_, err := partitionCtx(ctx, t, s, loc, st, fmt.Sprintf("p%d", i))
+			done <- err
+		}()
+		var err error
+		// Somewhere in the run: after 0-3 chunks were committed.
+		if waitLeased(t, st, r.IntN(4), done, &err) {
+			time.Sleep(time.Duration(r.IntN(400)) * time.Millisecond)
+			cancel()
+			err = <-done
+		}
+		cancel()
+		if err == nil {
+			t.Fatalf("stop %d: the partition finished before it was stopped; the search is too fast for this test", i+1)
+		}
+		status, serr := ledger.ReadStatus(context.Background(), st)
+		if serr != nil {
+			t.Fatal(serr)
+		}
+		if status.Leased != 0 {
+			t.Errorf("stop %d: %d chunks still leased after the partition stopped; a stop must release them", i+1, status.Leased)
+		}
+		stops = status.StoppedAttempts
+		t.Logf("stop %d after %s: %d of %d chunks committed, %d attempts stopped so far", i+1,
+			time.Since(start).Round(time.Millisecond), status.Committed, status.Chunks, stops)
+	}
+	if _, err := partition(t, s, loc, st, "last"); err != nil {
+		t.Fatal(err)
+	}
+	status, err := ledger.ReadStatus(context.Background(), st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !status.Complete || status.Chunks != 5 || status.Committed != 5 || status.QueriesFailed != 0 ||
+		status.FailedAttempts.Total() != 0 || status.StoppedAttempts < 5 {
+		t.Errorf("status %+v: want the 5 chunks committed whole, no failed attempt, at least 5 stopped", status)
+	}
+	var got bytes.Buffer
+	if err := ledger.StreamResults(context.Background(), st, &got); err != nil {
+		t.Fatal(err)
+	}
+	if d := refsearch.Diff(got.Bytes(), want); d != "" {
+		t.Fatalf("campaign result differs from the unsharded search: %s", d)
+	}
+}
+
+// waitLeased waits until some chunk is leased and at least k are
+// committed: false if the partition ended first (its error in err).
+func waitLeased(t *testing.T, st objstore.Store, k int, done chan error, err *error) bool {
+	t.Helper()
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); {
+		select {
+		case *err = <-done:
+			return false
+		case <-time.After(20 * time.Millisecond):
+		}
+		if s, serr := ledger.ReadStatus(context.Background(), st); serr == nil && s.Leased > 0 && s.Committed >= k {
+			return true
+		}
+	}
+	t.Fatal("no chunk leased within a minute")
+	return false
+}

@@ -1,0 +1,72 @@
+package campaign_e2e
+
+import (
+	"context"
+	"fmt"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/blastfleet/blastfleet/internal/ledger"
+)
+
+// TestSIGTERMStopsAreNotFailures stops partitions five times with SIGTERM
+// to mpirun (as a pod deletion, scancel or preemption does) at seeded
+// random points, on a campaign with maxAttempts 1. Each stop must record
+// the chunks it held as stopped and release them before mpirun is gone;
+// none may count as a failure, so no chunk is split or failed, and a last
+// partition completes the campaign with the reference result.
+func TestSIGTERMStopsAreNotFailures(t *testing.T) {
+	e := newEnv(t)
+	// SIGTERM to mpirun alone (the kubelet signals a container's first
+	// process), or once to every process of the partition's process group
+	// (the local runner, a terminal's Ctrl-C, a group kill): BLAST dies of
+	// it too. Once: a second signal makes mpirun abort at once, by design.
+	t.Run("mpirun", func(t *testing.T) {
+		sigtermStops(t, e, func(p *partition) { _ = p.cmd.Process.Signal(syscall.SIGTERM) })
+	})
+	t.Run("process-group", func(t *testing.T) {
+		sigtermStops(t, e, func(p *partition) { _ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGTERM) })
+	})
+}
+
+func sigtermStops(t *testing.T, e *env, stop func(*partition)) {
+	r := newRand(seeds()[0])
+	loc := "s3://campaigns/" + campaignName(t)
+	pol := testPolicy
+	pol.MaxAttempts = 1
+	st := e.planPolicy(t, loc, 2, pol)
+	var parts []*partition
+	for i := range 5 {
+		p := startPartition(t, loc, fmt.Sprintf("S%d", i), 3, nil)
+		parts = append(parts, p)
+		randomPoint(t, r, p, 1)
+		stop(p)
+		stopped := time.Now()
+		waitFor(t, 30*time.Second, fmt.Sprintf("partition %s to exit after SIGTERM", p.id), p.exited)
+		p.checkNoSurvivors(t, 5*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		s, err := ledger.ReadStatus(ctx, st)
+		cancel()
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("SIGTERM %d, %s after start: mpirun exited %d %s later; it had leased %v, committed %v; ledger: %d stopped attempts, %d leased, %d of %d chunks committed",
+			i+1, stopped.Sub(p.start).Round(time.Millisecond), p.code, p.end.Sub(stopped).Round(time.Millisecond),
+			p.leased(), p.committed(), s.StoppedAttempts, s.Leased, s.Committed, s.Chunks)
+		if s.Leased != 0 {
+			t.Errorf("after SIGTERM %d, %d chunks are still leased: a stop must release what it held", i+1, s.Leased)
+		}
+		if s.FailedAttempts.Total() != 0 {
+			t.Errorf("after SIGTERM %d, failed attempts %+v: a stop is not a failure", i+1, s.FailedAttempts)
+		}
+	}
+	last := startPartition(t, loc, "last", 3, nil)
+	last.mustSucceed(t)
+	parts = append(parts, last)
+	s := verify(t, st, verifyOpts{want: e.f.want, parts: parts, needResult: true})
+	planned := len(ledger.ChunkByQueries(e.f.nQueries, 2))
+	if s.Chunks != planned || s.FailedAttempts.Total() != 0 || s.StoppedAttempts < 5 {
+		t.Errorf("status %+v: want the %d planned chunks unsplit, no failed attempt, at least 5 stopped", s, planned)
+	}
+}
