@@ -29,6 +29,7 @@ func (run *campaignRun) readLedger(ctx context.Context) (bool, error) {
 		Failed: int32(st.Failed), Pending: int32(st.Pending), Retries: int32(st.Retries),
 		FailedAttempts: v1alpha1.FailedAttemptCounts{ExitCode: int32(st.FailedAttempts.ExitCode), Signal: int32(st.FailedAttempts.Signal),
 			Error: int32(st.FailedAttempts.Error), Abandoned: int32(st.FailedAttempts.Abandoned)},
+		StoppedAttempts: int32(st.StoppedAttempts),
 	}
 	s.Queries = v1alpha1.QueryCounts{Total: int32(st.Queries), Done: int32(st.QueriesDone), Failed: int32(st.QueriesFailed)}
 	s.FailedQueries = nil

@@ -32,6 +32,17 @@ const (
 // workerSSHD is the worker image's CMD (images/worker/Dockerfile).
 var workerSSHD = []string{"/usr/sbin/sshd", "-De", "-f", "/home/mpiuser/.sshd_config"}
 
+// stopRanks is the worker pods' preStop hook. A worker pod's first
+// process is sshd: SIGTERM ends it, and with it, by SIGKILL, every rank
+// in the pod, the master among them, before the master could record its
+// chunks as stopped and release their leases (a stop would cost each
+// chunk a lease's wait and count as abandoned). So before that SIGTERM,
+// the hook sends the engine's ranks their own and waits (20 s at most,
+// inside the pod's 30 s grace period) until they have exited.
+const stopRanks = `ranks() { for p in /proc/[0-9]*; do case "$(readlink "$p/exe" 2>/dev/null)" in */blastfleet-engine) echo "${p#/proc/}";; esac; done; }
+pids=$(ranks); [ -n "$pids" ] && kill -TERM $pids 2>/dev/null
+i=0; while [ $i -lt 100 ]; do [ -z "$(ranks)" ] && exit 0; sleep 0.2; i=$((i+1)); done; exit 0`
+
 func (MPIJobExecutor) NewObject() client.Object   { return &kubeflow.MPIJob{} }
 func (MPIJobExecutor) NewList() client.ObjectList { return &kubeflow.MPIJobList{} }
 
@@ -90,6 +101,7 @@ func (e MPIJobExecutor) Build(s *PartitionSpec) (client.Object, error) {
 		Name:         "worker",
 		Image:        s.Image,
 		Command:      workerSSHD,
+		Lifecycle:    &corev1.Lifecycle{PreStop: &corev1.LifecycleHandler{Exec: &corev1.ExecAction{Command: []string{"sh", "-c", stopRanks}}}},
 		Resources:    s.Resources,
 		VolumeMounts: s.VolumeMounts,
 		Ports:        append([]corev1.ContainerPort{{Name: "ssh", ContainerPort: workerSSHPort}}, s.Ports...),

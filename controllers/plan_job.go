@@ -9,6 +9,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/blastfleet/blastfleet/api/v1alpha1"
+	"github.com/blastfleet/blastfleet/internal/ledger"
 	"github.com/blastfleet/blastfleet/internal/search"
 )
 
@@ -28,6 +29,7 @@ func planJob(c *v1alpha1.SearchCampaign, spec search.Spec, db *v1alpha1.BlastDat
 		"--max-target-seqs", strconv.Itoa(req.MaxTargetSeqs),
 		"--top-hits", req.TopHits,
 		"--max-attempts", strconv.Itoa(int(s.RetryPolicy.MaxAttempts)),
+		"--max-abandoned", strconv.Itoa(int(maxAbandoned(s.RetryPolicy))),
 		"--lease-seconds", strconv.Itoa(int(s.RetryPolicy.LeaseSeconds)),
 		"--renew-seconds", strconv.Itoa(renewSeconds(s.RetryPolicy.LeaseSeconds)),
 		"--skew-seconds", strconv.Itoa(int(s.RetryPolicy.ClockSkewSeconds)),
@@ -77,4 +79,13 @@ func planJob(c *v1alpha1.SearchCampaign, spec search.Spec, db *v1alpha1.BlastDat
 // 2 seconds apart.
 func renewSeconds(lease int32) int {
 	return max(2, int(lease)/5)
+}
+
+// maxAbandoned is the policy's, or for a campaign stored before the field
+// existed (no default applied), the ledger's default.
+func maxAbandoned(p v1alpha1.RetryPolicy) int32 {
+	if p.MaxAbandonedAttempts > 0 {
+		return p.MaxAbandonedAttempts
+	}
+	return int32(max(ledger.DefaultMaxAbandoned, int(p.MaxAttempts)))
 }

@@ -98,7 +98,7 @@ type SearchCampaignSpec struct {
 
 	// RetryPolicy is how failed chunks and partitions are retried.
 	// +optional
-	// +kubebuilder:default={maxAttempts: 3, leaseSeconds: 300, clockSkewSeconds: 30, maxPartitionRestarts: 10, backoffSeconds: 10, maxBackoffSeconds: 600}
+	// +kubebuilder:default={maxAttempts: 3, maxAbandonedAttempts: 10, leaseSeconds: 300, clockSkewSeconds: 30, maxPartitionRestarts: 10, backoffSeconds: 10, maxBackoffSeconds: 600}
 	RetryPolicy RetryPolicy `json:"retryPolicy,omitzero"`
 
 	// QueueName is the Kueue LocalQueue to submit partitions to. Set, the
@@ -194,6 +194,19 @@ type RetryPolicy struct {
 	// +kubebuilder:validation:Maximum=20
 	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="maxAttempts is immutable: the campaign's plan fixes it"
 	MaxAttempts int32 `json:"maxAttempts,omitempty"`
+
+	// MaxAbandonedAttempts per chunk is the same limit for attempts that
+	// end without a word: their partition died or lost touch with the
+	// store and the lease expired. Larger than maxAttempts, since that is
+	// most often the machine's fault, not the chunk's. Attempts stopped by
+	// SIGTERM (suspend, scale-down, preemption, wind-down, node drain) are
+	// recorded as stopped and count toward no limit.
+	// +optional
+	// +kubebuilder:default=10
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=100
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="maxAbandonedAttempts is immutable: the campaign's plan fixes it"
+	MaxAbandonedAttempts int32 `json:"maxAbandonedAttempts,omitempty"`
 
 	// LeaseSeconds is how long a chunk's lease lasts unless its partition
 	// renews it: how soon a dead partition's chunks are taken over.
@@ -330,6 +343,10 @@ type ChunkCounts struct {
 	// FailedAttempts counts attempts that ended without a result, by why.
 	// +optional
 	FailedAttempts FailedAttemptCounts `json:"failedAttempts,omitzero"`
+	// StoppedAttempts counts attempts given up healthy because their
+	// partition was told to stop: not failures.
+	// +optional
+	StoppedAttempts int32 `json:"stoppedAttempts,omitempty"`
 }
 
 // FailedAttemptCounts counts chunk attempts that ended without a result.

@@ -116,16 +116,21 @@ func exitCode(err error) int {
 	return -1
 }
 
-// kill ends the process tree: SIGTERM to the whole session, SIGKILL after
-// grace, as the kubelet stops a container. It returns once the leader
-// has exited and the rest of the session is gone.
+// kill ends the process tree as the kubelet stops a container: SIGTERM
+// to the leader alone (a container's first process), SIGKILL to the whole
+// session after grace; once the leader exits, the rest of the session is
+// killed (reapSession). It returns once the leader has exited and the
+// rest is gone. The leader alone: mpirun forwards one SIGTERM to its
+// ranks and waits for them, but a second (the group's, then its own)
+// makes it abort at once, killing a master that is still releasing its
+// chunks.
 func (p *proc) kill(grace time.Duration) {
 	select {
 	case <-p.done:
 		return
 	default:
 	}
-	signalSession(p.pid, syscall.SIGTERM)
+	_ = syscall.Kill(p.pid, syscall.SIGTERM)
 	t := time.NewTimer(grace)
 	defer t.Stop()
 	select {

@@ -35,6 +35,7 @@ func TestEndToEnd(t *testing.T) {
 		t.Run("launcher-killed", func(t *testing.T) { t.Parallel(); testLauncherKilled(t, tg, f, db) })
 		t.Run("worker-rank-killed", func(t *testing.T) { t.Parallel(); testWorkerRankKilled(t, tg, f, db) })
 		t.Run("deleted-while-running", func(t *testing.T) { t.Parallel(); testDeletedWhileRunning(t, tg, db) })
+		t.Run("stops-not-failures", func(t *testing.T) { t.Parallel(); testStopsNotFailures(t, tg, f, db) })
 	})
 	// MinIO's restart hits every partition, so it runs alone.
 	t.Run("minio-restarted", func(t *testing.T) { testMinIORestarted(t, tg, f, db) })

@@ -45,6 +45,7 @@ func TestOneNodeCluster(t *testing.T) {
 
 	t.Run("campaigns", func(t *testing.T) {
 		t.Run("clean", func(t *testing.T) { t.Parallel(); testClean(t, tg, f, db) })
+		t.Run("stops-not-failures", func(t *testing.T) { t.Parallel(); testStopsNotFailures(t, tg, f, db) })
 		t.Run("worker-pod-deleted", func(t *testing.T) {
 			t.Parallel()
 			testPodDeleted(t, tg, f, db, "worker", func(name string) client.ListOption {

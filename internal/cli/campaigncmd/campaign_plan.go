@@ -32,7 +32,7 @@ type campaignPlanOptions struct {
 	evalue                   float64
 	blastOptions             []string
 
-	maxAttempts, leaseSeconds, renewSeconds, skewSeconds int
+	maxAttempts, maxAbandoned, leaseSeconds, renewSeconds, skewSeconds int
 
 	// Which chunk flags were given (set from the command's flags).
 	byLetters, byQueries bool
@@ -88,7 +88,8 @@ database at the recorded locations.`,
 	f.Float64Var(&o.evalue, "evalue", 0, "E-value cut-off (default: BLAST's, 10)")
 	f.StringArrayVar(&o.blastOptions, "blast-option", nil, "extra BLAST option from the allowlist, e.g. --blast-option=-word_size=11 (repeatable)")
 	f.StringVar(&o.topHits, "top-hits", "auto", "how shard groups are searched under --max-target-seqs: auto, exact or overfetch[=F] (see blastfleet-engine --help)")
-	f.IntVar(&o.maxAttempts, "max-attempts", ledger.DefaultMaxAttempts, "attempts per chunk before it is split in halves (a single query: recorded as failed)")
+	f.IntVar(&o.maxAttempts, "max-attempts", ledger.DefaultMaxAttempts, "failed attempts per chunk before it is split in halves (a single query: recorded as failed)")
+	f.IntVar(&o.maxAbandoned, "max-abandoned", ledger.DefaultMaxAbandoned, "attempts per chunk that may end without a word (partition died, lease expired) before it is split; stopped attempts count toward no limit")
 	f.IntVar(&o.leaseSeconds, "lease-seconds", ledger.DefaultLeaseSeconds, "how long a chunk's lease lasts unless renewed")
 	f.IntVar(&o.renewSeconds, "renew-seconds", ledger.DefaultRenewSeconds, "how often a partition renews its leases (under --lease-seconds)")
 	f.IntVar(&o.skewSeconds, "skew-seconds", ledger.DefaultSkewSeconds, "clock skew tolerated between machines: an expired lease is taken over only this much later")
@@ -128,7 +129,7 @@ func (o *campaignPlanOptions) validate() (search.Spec, error) {
 	for _, fl := range []struct {
 		name  string
 		value int
-	}{{"max-attempts", o.maxAttempts}, {"lease-seconds", o.leaseSeconds}, {"renew-seconds", o.renewSeconds}, {"skew-seconds", o.skewSeconds}} {
+	}{{"max-attempts", o.maxAttempts}, {"max-abandoned", o.maxAbandoned}, {"lease-seconds", o.leaseSeconds}, {"renew-seconds", o.renewSeconds}, {"skew-seconds", o.skewSeconds}} {
 		// The ledger reads 0 as "the default", so 0 cannot be asked for.
 		if fl.value < 1 {
 			add(fmt.Errorf("--%s must be ≥ 1, not %d", fl.name, fl.value))
@@ -168,7 +169,7 @@ func (o *campaignPlanOptions) run(ctx context.Context, cmd *cobra.Command, root 
 		name = defaultCampaignName(outLoc)
 	}
 	req := planning.Request{Name: name, Queries: queriesLoc, Database: dbLoc, Search: s,
-		Policy: ledger.Policy{MaxAttempts: o.maxAttempts, LeaseSeconds: o.leaseSeconds,
+		Policy: ledger.Policy{MaxAttempts: o.maxAttempts, MaxAbandoned: o.maxAbandoned, LeaseSeconds: o.leaseSeconds,
 			RenewSeconds: o.renewSeconds, SkewSeconds: o.skewSeconds}}
 	if o.byLetters {
 		req.ChunkLetters = o.chunkLetters
@@ -227,8 +228,8 @@ func printPlanSummary(w io.Writer, p *ledger.Plan, m *manifest.Manifest, loc str
 	}
 	fmt.Fprintf(w, "  chunks    %d %s (%s to %s letters)\n", len(p.Chunks), how, humanize.Comma(least), humanize.Comma(most))
 	pol := p.Policy
-	fmt.Fprintf(w, "  policy    %d attempts per chunk, leases of %d s renewed every %d s, clock skew %d s\n",
-		pol.MaxAttempts, pol.LeaseSeconds, pol.RenewSeconds, pol.SkewSeconds)
+	fmt.Fprintf(w, "  policy    %d failed or %d abandoned attempts per chunk (stops count toward neither), leases of %d s renewed every %d s, clock skew %d s\n",
+		pol.MaxAttempts, pol.MaxAbandoned, pol.LeaseSeconds, pol.RenewSeconds, pol.SkewSeconds)
 	fmt.Fprintf(w, "run partitions (any number, anywhere, each with K ranks):\n")
 	fmt.Fprintf(w, "  mpirun -np K blastfleet-engine --campaign %s [--partition-id ID]\n", loc)
 	fmt.Fprintf(w, "follow and collect:\n")

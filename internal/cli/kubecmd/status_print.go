@@ -47,6 +47,9 @@ func (v *campaignView) printDetail(w io.Writer, now time.Time) {
 		line("Failed", "attempts: %d BLAST exit code, %d killed by a signal, %d other errors, %d abandoned (partition gone)",
 			fa.ExitCode, fa.Signal, fa.Error, fa.Abandoned)
 	}
+	if n := s.Chunks.StoppedAttempts; n > 0 {
+		line("Stopped", "%d attempts given up healthy when their partition was told to stop (not failures)", n)
+	}
 	p := s.Partitions
 	line("Partitions", "%d desired: %d running, %d queued, %d failed; %d replaced so far", p.Desired, p.Running, p.Queued, p.Failed, p.Replaced)
 	line("ETA", "%s", eta(c, v.tracker, now))
