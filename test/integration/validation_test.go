@@ -68,7 +68,7 @@ func TestDefaults(t *testing.T) {
 		{"partitions.workers", s.Partitions.Workers, int32(2)},
 		{"partitions.slotsPerWorker", s.Partitions.SlotsPerWorker, int32(1)},
 		{"outputStrategy", s.OutputStrategy, v1alpha1.OutputStrategy("worker-merge")},
-		{"retryPolicy", s.RetryPolicy, v1alpha1.RetryPolicy{MaxAttempts: 3, LeaseSeconds: 300, ClockSkewSeconds: 30, MaxPartitionRestarts: 10, BackoffSeconds: 10, MaxBackoffSeconds: 600}},
+		{"retryPolicy", s.RetryPolicy, v1alpha1.RetryPolicy{MaxAttempts: 3, MaxAbandonedAttempts: 10, LeaseSeconds: 300, ClockSkewSeconds: 30, MaxPartitionRestarts: 10, BackoffSeconds: 10, MaxBackoffSeconds: 600}},
 		{"queries.format", s.Queries.Format, "fasta"},
 		{"output.region", s.Output.Region, "us-east-1"},
 		{"output.credentialsSecretRef", *s.Output.CredentialsSecretRef, *wantStorage.CredentialsSecretRef},
@@ -90,7 +90,7 @@ func TestDefaults(t *testing.T) {
 	if p := sc.Spec.Partitions; p.Count != 3 || p.Workers != 2 || p.SlotsPerWorker != 1 {
 		t.Errorf("partitions {count: 3} became %+v, want count 3, workers 2, slotsPerWorker 1", p)
 	}
-	if r, want := sc.Spec.RetryPolicy, (v1alpha1.RetryPolicy{MaxAttempts: 3, LeaseSeconds: 300, ClockSkewSeconds: 30, MaxPartitionRestarts: 2, BackoffSeconds: 10, MaxBackoffSeconds: 600}); r != want {
+	if r, want := sc.Spec.RetryPolicy, (v1alpha1.RetryPolicy{MaxAttempts: 3, MaxAbandonedAttempts: 10, LeaseSeconds: 300, ClockSkewSeconds: 30, MaxPartitionRestarts: 2, BackoffSeconds: 10, MaxBackoffSeconds: 600}); r != want {
 		t.Errorf("retryPolicy {maxPartitionRestarts: 2} became %+v, want %+v", r, want)
 	}
 }
@@ -374,6 +374,8 @@ func TestCampaignImmutability(t *testing.T) {
 		}, []string{"spec.blastOptions", "blastOptions is immutable"}},
 		{"retryPolicy.maxAttempts", "fixed", func(sc *v1alpha1.SearchCampaign) { sc.Spec.RetryPolicy.MaxAttempts = 5 },
 			[]string{"spec.retryPolicy.maxAttempts", "maxAttempts is immutable"}},
+		{"retryPolicy.maxAbandonedAttempts", "fixed", func(sc *v1alpha1.SearchCampaign) { sc.Spec.RetryPolicy.MaxAbandonedAttempts = 20 },
+			[]string{"spec.retryPolicy.maxAbandonedAttempts", "maxAbandonedAttempts is immutable"}},
 		{"retryPolicy.leaseSeconds", "fixed", func(sc *v1alpha1.SearchCampaign) { sc.Spec.RetryPolicy.LeaseSeconds = 60 },
 			[]string{"spec.retryPolicy.leaseSeconds", "leaseSeconds is immutable"}},
 		{"queueName added", "bare", func(sc *v1alpha1.SearchCampaign) { sc.Spec.QueueName = "team-a" },
