@@ -217,10 +217,11 @@ type RetryPolicy struct {
 	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="leaseSeconds is immutable: the campaign's plan fixes it"
 	LeaseSeconds int32 `json:"leaseSeconds,omitempty"`
 
-	// ClockSkewSeconds is how far apart the clocks of the machines taking
-	// part may be: an expired lease is taken over only this much later.
-	// Lower it (with leaseSeconds) for quicker takeover where clocks are
-	// synchronised.
+	// ClockSkewSeconds is the margin added to leaseSeconds before a lease
+	// left unrenewed is taken over: room for a renewal delayed by a slow
+	// object store or a briefly paused process. Clocks are never compared
+	// (a partition times a lease on its own clock from when it first sees
+	// it), so machines whose clocks disagree are safe whatever this is.
 	// +optional
 	// +kubebuilder:default=30
 	// +kubebuilder:validation:Minimum=1

@@ -79,11 +79,13 @@ func (l *Ledger) tryLeaf(ctx context.Context, lf leaf, holder string, until *tim
 	if err != nil {
 		return nil, err
 	}
-	if cur != nil && l.live(cur) {
-		if exp := cur.ExpiresAt.Add(l.policy().Skew()); until.IsZero() || exp.Before(*until) {
-			*until = exp
+	if cur != nil && !cur.Released {
+		if exp := l.expiry(lf.r, leaseETag); l.now().Before(exp) {
+			if until.IsZero() || exp.Before(*until) {
+				*until = exp
+			}
+			return nil, nil
 		}
-		return nil, nil
 	}
 	// Not listed means none yet; if one appeared since the List, the
 	// attempt count's create fails and re-reads it.
@@ -116,7 +118,31 @@ func (l *Ledger) tryLeaf(ctx context.Context, lf leaf, holder string, until *tim
 	return ls, nil
 }
 
-// live is whether a lease still holds: clocks are trusted up to the skew.
+// expiry is when, on this handle's clock, the lease version etag of
+// chunk r may be taken over: lease + skew after this handle first saw
+// it. A live holder renews well before that, which changes the version
+// and starts the wait again; so no clock but ours is trusted, and a
+// machine whose clock runs hours ahead cannot take live leases.
+func (l *Ledger) expiry(r Range, etag string) time.Time {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	o, ok := l.seen[r]
+	if !ok || o.etag != etag {
+		o = observation{etag: etag, at: l.now()}
+		l.seen[r] = o
+	}
+	return o.at.Add(l.policy().Lease() + l.policy().Skew())
+}
+
+// wrote notes a lease version this handle wrote at (its own clock).
+func (l *Ledger) wrote(r Range, etag string, at time.Time) {
+	l.mu.Lock()
+	l.seen[r] = observation{etag: etag, at: at}
+	l.mu.Unlock()
+}
+
+// live is whether a lease looks held, for status only: by the holder's
+// clock, trusted up to the skew. Takeover never relies on it (expiry).
 func (l *Ledger) live(rec *leaseRecord) bool {
 	return !rec.Released && !l.now().After(rec.ExpiresAt.Add(l.policy().Skew()))
 }
@@ -191,6 +217,7 @@ func (l *Ledger) take(ctx context.Context, lf leaf, holder, oldETag string) (*Le
 	if err != nil {
 		return nil, fmt.Errorf("leasing chunk %s: %w", lf.r, err)
 	}
+	l.wrote(lf.r, etag, now)
 	ls := &Lease{l: l, Range: lf.r, Holder: holder, rec: rec, etag: etag}
 	// The scan may predate a commit made just before the old lease was
 	// released; one HEAD saves redoing a finished chunk.

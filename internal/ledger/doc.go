@@ -22,8 +22,14 @@
 // # Leases
 //
 // Acquire takes the first undecided leaf chunk (query order) whose lease
-// is absent, released, or expired: expiresAt + skew is in the past, since
-// clocks are trusted only up to the skew. It creates lease.json with
+// is absent, released, or expired. Expiry is judged by observation, on the
+// taker's own clock: a lease version (its ETag) that stays unchanged for
+// lease + skew after this handle first saw it is dead, since a live holder
+// renews every renewSeconds and each renewal is a new version. No other
+// machine's clock is trusted, so a partition whose clock runs hours ahead
+// never takes a live lease; the price is that a handle seeing a dead lease
+// for the first time waits lease + skew before taking it (expiresAt in
+// the record is for people and status only). It creates lease.json with
 // If-None-Match: * or replaces the old one with If-Match on its ETag, so
 // one of any number of racing partitions wins. The winner then appends its
 // attempt to attempts.json by CAS before any work starts, so a partition

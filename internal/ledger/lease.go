@@ -63,6 +63,7 @@ func (ls *Lease) Renew(ctx context.Context) error {
 		return fmt.Errorf("renewing chunk %s: %w", ls.Range, err)
 	}
 	ls.rec, ls.etag = rec, etag
+	ls.l.wrote(ls.Range, etag, now)
 	return nil
 }
 

@@ -152,6 +152,10 @@ func TestCommitRace(t *testing.T) {
 		a := campaign(t, st, ChunkByQueries(1, 1), Options{Now: clk.Now})
 		b := open(t, st, Options{Now: clk.Now})
 		la := acquire(t, a, "a")
+		// b sees a's lease, which then stays unchanged past lease + skew.
+		if _, err := b.Acquire(ctx, "b"); !errors.Is(err, ErrAllLeased) {
+			t.Fatalf("Acquire while a holds the chunk = %v, want ErrAllLeased", err)
+		}
 		clk.Advance(time.Hour)
 		lb := acquire(t, b, "b")
 		errs := make([]error, 2)

@@ -88,6 +88,15 @@ type Ledger struct {
 
 	mu    sync.Mutex
 	cache map[string]cached
+	seen  map[Range]observation // lease.json versions, by chunk
+}
+
+// observation is when this handle first saw a version of a chunk's
+// lease.json, on its own clock: expiry is judged by how long a version
+// stays unchanged here, never by the holder's clock.
+type observation struct {
+	etag string
+	at   time.Time
 }
 
 type cached struct {
@@ -105,7 +114,7 @@ func Open(ctx context.Context, st objstore.Store, opts Options) (*Ledger, error)
 	if now == nil {
 		now = time.Now
 	}
-	return &Ledger{st: st, plan: p, planETag: etag, now: now, cache: map[string]cached{}}, nil
+	return &Ledger{st: st, plan: p, planETag: etag, now: now, cache: map[string]cached{}, seen: map[Range]observation{}}, nil
 }
 
 // Plan is the plan the ledger was opened with.
