@@ -210,7 +210,7 @@ func declared(st stage) declaration {
 		case "CMD":
 			_ = json.Unmarshal([]byte(a), &d.cmd)
 		case "ENV":
-			d.env = append(d.env, strings.Replace(a, " ", "=", 1))
+			d.env = append(d.env, envPairs(a)...)
 		case "EXPOSE":
 			d.expose = append(d.expose, strings.Fields(a)...)
 		case "COPY":
@@ -244,4 +244,19 @@ func declared(st stage) declaration {
 		}
 	}
 	return d
+}
+
+// envPairs reads an ENV instruction's arguments: "k=v k2=v2" (values
+// unquoted or double-quoted, without spaces) or the legacy "k value".
+func envPairs(a string) []string {
+	f := strings.Fields(a)
+	if len(f) == 0 || !strings.Contains(f[0], "=") {
+		return []string{strings.Replace(a, " ", "=", 1)}
+	}
+	out := make([]string, len(f))
+	for i, kv := range f {
+		k, v, _ := strings.Cut(kv, "=")
+		out[i] = k + "=" + strings.Trim(v, `"`)
+	}
+	return out
 }
