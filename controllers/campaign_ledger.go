@@ -93,8 +93,14 @@ func (run *campaignRun) finishIfDone(ctx context.Context) (bool, error) {
 		run.requeue = run.r.PollInterval
 		return false, nil
 	}
+	asm, err := run.ledger.AssembledResult(ctx)
+	if err != nil || asm == nil {
+		run.requeueWithin(run.r.PollInterval) // a store hiccup: read it again
+		return true, nil
+	}
 	s := &run.c.Status
 	s.Result = run.store.URL(key)
+	s.ResultSHA256, s.ResultBytes = asm.SHA256, asm.Size
 	t := metav1.NewTime(run.now)
 	s.CompletionTime = &t
 	s.Phase = v1alpha1.CampaignComplete

@@ -292,6 +292,16 @@ type SearchCampaignStatus struct {
 	// +optional
 	Result string `json:"result,omitempty"`
 
+	// ResultSHA256 is the SHA-256 of the result, computed from its
+	// verified parts and checked against the stored object when it was
+	// assembled; blastfleet results checks what it writes against it.
+	// +optional
+	ResultSHA256 string `json:"resultSHA256,omitempty"`
+
+	// ResultBytes is the result's size.
+	// +optional
+	ResultBytes int64 `json:"resultBytes,omitempty"`
+
 	// Chunks by state, from the ledger.
 	// +optional
 	Chunks ChunkCounts `json:"chunks,omitempty"`

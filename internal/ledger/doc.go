@@ -13,7 +13,8 @@
 //	chunks/<first>-<end>/commit.json   the chunk's decision: committed | split | failed | void
 //	chunks/<first>-<end>/result-<holder>-<attempt>   one attempt's result
 //	result                             the assembled output, in query order
-//	assembled.json                     done marker for result
+//	assembled.json                     done marker for result: its size and SHA-256,
+//	                                   checked against the composed object
 //
 // A chunk is named by its query range [first, end), zero-padded to nine
 // digits so List returns chunks in query order. Split children are ranges

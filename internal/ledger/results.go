@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -19,10 +20,22 @@ const (
 )
 
 type assembledRecord struct {
-	Key     string   `json:"key"`
-	Size    int64    `json:"size"`
+	Key  string `json:"key"`
+	Size int64  `json:"size"`
+	// SHA256 of the whole result, computed from the verified parts and
+	// checked against the composed object before this record is written
+	// (empty in records written before it was kept).
+	SHA256  string   `json:"sha256,omitempty"`
 	Results []string `json:"results"` // the chunk results composed, in order
 	Token   string   `json:"token"`
+}
+
+// AssembledResult is the campaign's assembled result, as its done marker
+// records it.
+type AssembledResult struct {
+	Key    string
+	Size   int64
+	SHA256 string // empty for results assembled before it was recorded
 }
 
 // complete returns the committed leaves in query order, or an
@@ -59,13 +72,15 @@ func (l *Ledger) Assemble(ctx context.Context) (string, error) {
 		return "", err
 	}
 	rec := assembledRecord{Key: ResultKey, Token: newToken()}
+	whole := sha256.New()
 	for _, lf := range leaves {
-		if err := l.verifyResult(ctx, lf, io.Discard); err != nil {
+		if err := l.verifyResult(ctx, lf, whole); err != nil {
 			return "", err
 		}
 		rec.Results = append(rec.Results, lf.outcome.ResultKey)
 		rec.Size += lf.outcome.Size
 	}
+	rec.SHA256 = hex.EncodeToString(whole.Sum(nil))
 	if len(rec.Results) == 0 { // every query failed: an empty result
 		err = l.st.Put(ctx, ResultKey, strings.NewReader(""), 0)
 	} else {
@@ -74,11 +89,53 @@ func (l *Ledger) Assemble(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("assembling results: %w", err)
 	}
+	if err := l.checkComposed(ctx, rec); err != nil {
+		return "", err
+	}
 	// Two assemblers compose the same bytes; only the marker needs one.
 	if _, err := l.st.PutIfAbsent(ctx, assembledKey, encode(rec)); err != nil && !errors.Is(err, objstore.ErrPrecondition) {
 		return "", fmt.Errorf("assembling results: %w", err)
 	}
 	return ResultKey, nil
+}
+
+// checkComposed reads the composed result back: its size and SHA-256 must
+// be its verified parts'. A store that composed it wrong (or a part that
+// changed in between) gets it deleted, and no done marker.
+func (l *Ledger) checkComposed(ctx context.Context, rec assembledRecord) error {
+	rc, err := l.st.Get(ctx, ResultKey)
+	if err != nil {
+		return fmt.Errorf("checking the assembled result: %w", err)
+	}
+	h := sha256.New()
+	n, err := io.Copy(h, rc)
+	rc.Close()
+	if err != nil {
+		return fmt.Errorf("checking the assembled result: %w", err)
+	}
+	if sum := hex.EncodeToString(h.Sum(nil)); n != rec.Size || sum != rec.SHA256 {
+		_ = l.st.Delete(ctx, ResultKey)
+		return fmt.Errorf("the assembled result %s has %d bytes with sha256 %s, its %d verified parts %d bytes with %s; deleted, assembly will be retried",
+			l.st.URL(ResultKey), n, sum, len(rec.Results), rec.Size, rec.SHA256)
+	}
+	return nil
+}
+
+// AssembledResult returns the assembled result's record, or nil before
+// assembly.
+func (l *Ledger) AssembledResult(ctx context.Context) (*AssembledResult, error) {
+	data, _, err := l.st.GetBytes(ctx, assembledKey)
+	if errors.Is(err, objstore.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", assembledKey, err)
+	}
+	var rec assembledRecord
+	if err := json.Unmarshal(data, &rec); err != nil {
+		return nil, fmt.Errorf("%s: %w", l.st.URL(assembledKey), err)
+	}
+	return &AssembledResult{Key: rec.Key, Size: rec.Size, SHA256: rec.SHA256}, nil
 }
 
 // StreamResults writes the committed results to w in query order, checking
@@ -93,15 +150,30 @@ func StreamResults(ctx context.Context, st objstore.Store, w io.Writer) error {
 	return l.StreamResults(ctx, w)
 }
 
-// StreamResults is the package function on an open Ledger.
+// StreamResults is the package function on an open Ledger. Once the
+// result is assembled, the whole stream must also match its record's size
+// and SHA-256 (the hash the campaign's status publishes).
 func (l *Ledger) StreamResults(ctx context.Context, w io.Writer) error {
 	leaves, err := l.complete(ctx)
 	if err != nil {
 		return err
 	}
+	asm, err := l.AssembledResult(ctx)
+	if err != nil {
+		return err
+	}
+	h := sha256.New()
+	var n int64
 	for _, lf := range leaves {
-		if err := l.verifyResult(ctx, lf, w); err != nil {
+		if err := l.verifyResult(ctx, lf, io.MultiWriter(w, h)); err != nil {
 			return err
+		}
+		n += lf.outcome.Size
+	}
+	if asm != nil && asm.SHA256 != "" {
+		if sum := hex.EncodeToString(h.Sum(nil)); n != asm.Size || sum != asm.SHA256 {
+			return fmt.Errorf("the results (%d bytes, sha256 %s) differ from the assembled result's record %s (%d bytes, sha256 %s)",
+				n, sum, l.st.URL(assembledKey), asm.Size, asm.SHA256)
 		}
 	}
 	return nil

@@ -3,6 +3,8 @@ package e2e
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"regexp"
@@ -81,6 +83,9 @@ func (tg *target) verify(t *testing.T, c *v1alpha1.SearchCampaign, f *fixture, e
 	assembled, _, err := st.GetBytes(ctx, ledger.ResultKey)
 	if err != nil || !bytes.Equal(assembled, f.want) {
 		t.Errorf("the assembled result (status.result %s): %d bytes, %v; want the reference's %d", c.Status.Result, len(assembled), err, len(f.want))
+	}
+	if sum := sha256.Sum256(f.want); c.Status.ResultSHA256 != hex.EncodeToString(sum[:]) || c.Status.ResultBytes != int64(len(f.want)) {
+		t.Errorf("status.resultSHA256 %q (%d bytes), want the reference's %x (%d bytes)", c.Status.ResultSHA256, c.Status.ResultBytes, sum, len(f.want))
 	}
 
 	chunks := readChunks(t, ctx, st)

@@ -2,6 +2,8 @@ package operator
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"slices"
 	"strings"
@@ -109,6 +111,9 @@ func TestCampaignLifecycle(t *testing.T) {
 	var out strings.Builder
 	if err := l.StreamResults(ctx, &out); err != nil || strings.Count(out.String(), "\n") != 3 {
 		t.Errorf("result: %q, %v", out.String(), err)
+	}
+	if sum := sha256.Sum256([]byte(out.String())); done.Status.ResultSHA256 != hex.EncodeToString(sum[:]) || done.Status.ResultBytes != int64(out.Len()) {
+		t.Errorf("status.resultSHA256 %q (%d bytes), want %x (%d bytes)", done.Status.ResultSHA256, done.Status.ResultBytes, sum, out.Len())
 	}
 }
 

@@ -2,6 +2,7 @@ package kubecmd
 
 import (
 	"fmt"
+	"github.com/dustin/go-humanize"
 	"io"
 	"strings"
 	"time"
@@ -56,6 +57,9 @@ func (v *campaignView) printDetail(w io.Writer, now time.Time) {
 	line("Location", "%s", campaignLocation(c))
 	if s.Result != "" {
 		line("Result", "%s (%s)", s.Result, v.bin+" results "+c.Name+" -o FILE")
+		if s.ResultSHA256 != "" {
+			line("SHA-256", "%s (%s), checked when assembled; results checks what it writes against it", s.ResultSHA256, humanize.IBytes(uint64(s.ResultBytes)))
+		}
 	} else {
 		line("Result", "none yet: %s writes it once the campaign is Complete", v.bin+" results "+c.Name)
 	}
