@@ -46,6 +46,10 @@ func newCampaignSource(ctx context.Context, cfg *Config, queriesSHA string, quer
 	if plan.Queries.Count != 0 && plan.Queries.Count != queries {
 		return nil, fmt.Errorf("campaign %s: queries object holds %d queries, the plan says %d", cfg.Campaign.Location, queries, plan.Queries.Count)
 	}
+	// The store may have changed since planning (a proxy, a failover).
+	if err := ledger.CheckStore(ctx, cfg.Campaign.Ledger.Store()); err != nil {
+		return nil, fmt.Errorf("campaign %s: %w", cfg.Campaign.Location, err)
+	}
 	return &campaignSource{c: cfg.Campaign, renewer: newRenewer(ctx, plan.Policy.Renew(), m.ledgerOp, cfg.Log)}, nil
 }
 

@@ -184,6 +184,9 @@ func WritePlan(ctx context.Context, st objstore.Store, plan *Plan) error {
 	if err := p.validate(); err != nil {
 		return fmt.Errorf("campaign %s: %w", st.URL(""), err)
 	}
+	if err := CheckStore(ctx, st); err != nil {
+		return fmt.Errorf("campaign %s: %w", st.URL(""), err)
+	}
 	data, err := json.MarshalIndent(p, "", "  ")
 	if err != nil {
 		return fmt.Errorf("encoding plan: %w", err)

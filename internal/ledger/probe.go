@@ -1,0 +1,49 @@
+package ledger
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/blastfleet/blastfleet/internal/objstore"
+)
+
+// probePrefix holds the short-lived objects CheckStore writes.
+const probePrefix = "probes/"
+
+// ErrStoreUnsafe: the object store ignores the conditional writes the
+// ledger's guarantees rest on.
+var ErrStoreUnsafe = errors.New("the object store does not honour conditional writes")
+
+// CheckStore proves that st honours If-None-Match: * and If-Match before
+// a campaign trusts it: a store (or a proxy in front of it) that ignores
+// them would let two partitions commit the same chunk, silently. It
+// writes, races and deletes one small object under probes/.
+func CheckStore(ctx context.Context, st objstore.Store) error {
+	key := probePrefix + newToken() + ".json"
+	defer func() { _ = st.Delete(context.WithoutCancel(ctx), key) }()
+	unsafe := func(how string) error {
+		return fmt.Errorf("%w: at %s %s; the ledger needs both to commit each chunk exactly once (MinIO and AWS S3 honour them; check any proxy or gateway in between)",
+			ErrStoreUnsafe, st.URL(""), how)
+	}
+	etag, err := st.PutIfAbsent(ctx, key, []byte(`{"probe":1}`+"\n"))
+	if err != nil {
+		return fmt.Errorf("checking the object store at %s: creating %s: %w", st.URL(""), key, err)
+	}
+	switch _, err := st.PutIfAbsent(ctx, key, []byte(`{"probe":2}`+"\n")); {
+	case err == nil:
+		return unsafe("a create with If-None-Match: * replaced an existing object")
+	case !errors.Is(err, objstore.ErrPrecondition):
+		return fmt.Errorf("checking the object store at %s: %w", st.URL(""), err)
+	}
+	switch _, err := st.PutIfMatch(ctx, key, []byte(`{"probe":3}`+"\n"), `"0123456789abcdef0123456789abcdef"`); {
+	case err == nil:
+		return unsafe("a write with If-Match on a stale ETag succeeded")
+	case !errors.Is(err, objstore.ErrPrecondition):
+		return fmt.Errorf("checking the object store at %s: %w", st.URL(""), err)
+	}
+	if _, err := st.PutIfMatch(ctx, key, []byte(`{"probe":4}`+"\n"), etag); err != nil {
+		return fmt.Errorf("checking the object store at %s: a write with If-Match on the current ETag failed: %w", st.URL(""), err)
+	}
+	return nil
+}
