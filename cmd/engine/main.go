@@ -231,6 +231,13 @@ func run(ctx context.Context, f *flags) error {
 	var sum *runrecord.Summary
 	if tr != nil {
 		sum, err = engine.Run(ctx, cfg, tr)
+		if ctx.Err() != nil {
+			// Told to stop, the rank has done what a stop asks (its chunks
+			// released, its account sent) and leaves without MPI_Finalize:
+			// mpirun, stopping too, no longer serves the finalize fence,
+			// and a rank waiting in it would only wait for its SIGKILL.
+			return err
+		}
 		if cerr := tr.Close(); err == nil && cerr != nil {
 			err = cerr
 		}

@@ -102,6 +102,13 @@ func (s *campaignSource) take(ctx context.Context, m *master) taken {
 	m.cfg.Log.Info("leased chunk", "queries", lease.Range.String(), "attempt", lease.Attempt)
 	u, err := m.newUnit(ctx, lease.Range.First, lease.Range.End, s.c.Ledger.Store().URL(lease.ResultKey()), lease.Later > 0)
 	if err != nil {
+		if ctx.Err() != nil {
+			// Told to stop while starting the chunk's output.
+			sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), stopRecordWait)
+			defer cancel()
+			_ = m.ledgerOp("stop", func() error { return lease.Stop(sctx, stopReason(ctx, ctx.Err())) })
+			return taken{err: ctx.Err()}
+		}
 		_ = m.ledgerOp("release", func() error { return lease.Release(ctx) })
 		m.cfg.Log.Error(err, "starting a chunk's output; will retry")
 		return taken{retry: time.Now().Add(retryAfterError)}

@@ -109,11 +109,13 @@ func runMaster(ctx context.Context, cfg *Config, tr transport.Transport) (*Summa
 	err := m.loop(ctx)
 	// What the lane still holds runs now, and later storage work runs
 	// inline: the loop that would act on it has ended.
+	if err != nil {
+		// The chunks first, before waiting for the lanes: after a SIGTERM
+		// mpirun gives the ranks one second before its SIGKILL.
+		m.giveUpUnits(ctx, err)
+	}
 	m.stopLanes(stopSummaryWait)
 	if err != nil {
-		// The chunks first: after a SIGTERM, the time left before a
-		// SIGKILL (mpirun's, the kubelet's grace period) is short.
-		m.giveUpUnits(ctx, err)
 		m.broadcast(&envelope{Stop: &stopMsg{Abort: err.Error()}})
 		// Stopped (SIGTERM) or failed, the workers' accounts still come
 		// in, within a bound: they make the run record whole.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"sync"
 	"syscall"
 	"time"
 
@@ -136,13 +137,16 @@ func (m *master) maybeFinish(ctx context.Context, u *unit) error {
 	m.removeUnit(u)
 	m.storing.do(func() func() error {
 		defer m.source.drop(u)
+		// Finished work is committed even if a stop comes meanwhile: the
+		// stop bounds how long the lane is waited for.
+		sctx := context.WithoutCancel(ctx)
 		// Parts arrive in any order; the upload's Complete sorts them.
-		if err := output.Finish(ctx, u.target, u.parts); err != nil {
+		if err := output.Finish(sctx, u.target, u.parts); err != nil {
 			return func() error {
 				return m.fail(ctx, u, fmt.Errorf("finishing output %s: %w", u.target.Location, err), nil)
 			}
 		}
-		err := m.source.commit(ctx, m, u)
+		err := m.source.commit(sctx, m, u)
 		return func() error {
 			m.source.committed(m, u, err)
 			// A chunk decided may change what the ledger has to lease:
@@ -202,18 +206,28 @@ func (m *master) fail(ctx context.Context, u *unit, cause error, f *failedMsg) e
 // preemption) uses up no attempt and the chunk waits for no expiry. The
 // record is written with a context that outlives the cancelled one.
 func (m *master) stop(ctx context.Context, u *unit, cause error) {
-	m.cfg.Log.Info("chunk stopped", "queries", fmt.Sprintf("%d-%d", u.first, u.end), "attempt", u.lease.Attempt, "why", cause.Error())
-	m.abandon(context.WithoutCancel(ctx), u, cause)
+	m.dropStopped(ctx, u, cause)
 	m.leasing.do(func() func() error {
-		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), stopRecordWait)
-		defer cancel()
-		if err := m.ledgerOp("stop", func() error { return u.lease.Stop(sctx, stopReason(ctx, cause)) }); err != nil {
-			m.cfg.Log.Error(err, "recording a chunk's stop (its lease will expire instead)", "queries", fmt.Sprintf("%d-%d", u.first, u.end))
-		}
+		m.recordStop(ctx, u, cause)
 		return nil
 	})
-	m.sum.ChunksStopped++
 	m.retry = time.Time{}
+}
+
+// dropStopped drops a unit given up healthy from the books.
+func (m *master) dropStopped(ctx context.Context, u *unit, cause error) {
+	m.cfg.Log.Info("chunk stopped", "queries", fmt.Sprintf("%d-%d", u.first, u.end), "attempt", u.lease.Attempt, "why", cause.Error())
+	m.abandon(context.WithoutCancel(ctx), u, cause)
+	m.sum.ChunksStopped++
+}
+
+// recordStop writes a unit's stop to the ledger and releases its lease.
+func (m *master) recordStop(ctx context.Context, u *unit, cause error) {
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), stopRecordWait)
+	defer cancel()
+	if err := m.ledgerOp("stop", func() error { return u.lease.Stop(sctx, stopReason(ctx, cause)) }); err != nil {
+		m.cfg.Log.Error(err, "recording a chunk's stop (its lease will expire instead)", "queries", fmt.Sprintf("%d-%d", u.first, u.end))
+	}
 }
 
 // stopRecordWait bounds recording one stop: a pod being deleted has its
@@ -242,14 +256,24 @@ func stopReason(ctx context.Context, cause error) string {
 // each is recorded stopped and released; after an error each is dropped
 // and its lease left to expire (abandoned), since the partition may be
 // what is wrong.
+// After a stop the records are written at once and side by side, not in
+// the leasing lane behind what it is doing: mpirun gives a rank told to
+// stop one second before its SIGKILL.
 func (m *master) giveUpUnits(ctx context.Context, err error) {
+	var wg sync.WaitGroup
 	for _, u := range slices.Clone(m.units) {
-		if ctx.Err() != nil && u.lease != nil {
-			m.stop(ctx, u, err)
+		if ctx.Err() == nil || u.lease == nil {
+			m.abandon(context.WithoutCancel(ctx), u, err)
 			continue
 		}
-		m.abandon(context.WithoutCancel(ctx), u, err)
+		m.dropStopped(ctx, u, err)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			m.recordStop(ctx, u, err)
+		}()
 	}
+	wg.Wait()
 }
 
 // abandon drops a unit: its queued tasks, its lines, its partial output.
