@@ -255,10 +255,9 @@ func stopReason(ctx context.Context, cause error) string {
 // giveUpUnits ends the units still open when the loop ends: after a stop
 // each is recorded stopped and released; after an error each is dropped
 // and its lease left to expire (abandoned), since the partition may be
-// what is wrong.
-// After a stop the records are written at once and side by side, not in
-// the leasing lane behind what it is doing: mpirun gives a rank told to
-// stop one second before its SIGKILL.
+// what is wrong. Stops are written at once and side by side, not in the
+// leasing lane behind what it is doing: mpirun gives a rank told to stop
+// one second before its SIGKILL.
 func (m *master) giveUpUnits(ctx context.Context, err error) {
 	var wg sync.WaitGroup
 	for _, u := range slices.Clone(m.units) {
