@@ -24,16 +24,32 @@ func testStopsNotFailures(t *testing.T, tg *target, f *fixture, db string) {
 	name := tg.name("e2e-stops")
 	tg.cleanupCampaign(t, name)
 	manifest := tg.campaignYAML(name, db, queriesKey)
-	if !strings.Contains(manifest, "maxAttempts: 3") {
-		t.Fatal("the campaign manifest no longer sets maxAttempts: 3")
+	// One query per chunk: 30 chunks, so the campaign lasts long enough
+	// for a suspend, a resume and a scale-down on a loaded machine.
+	for _, r := range [][2]string{{"maxAttempts: 3", "maxAttempts: 1"}, {"queries: 2\n", "queries: 1\n"}} {
+		if !strings.Contains(manifest, r[0]) {
+			t.Fatalf("the campaign manifest no longer sets %q", r[0])
+		}
+		manifest = strings.Replace(manifest, r[0], r[1], 1)
 	}
-	tg.apply(t, strings.Replace(manifest, "maxAttempts: 3", "maxAttempts: 1", 1))
-	tg.midRun(t, name)
+	tg.apply(t, manifest)
+	var st objstore.Store
+	waitFor(t, 2*time.Minute, name+" running with a chunk leased", func() (bool, string) {
+		c := tg.campaign(t, name)
+		if c.Status.Phase == v1alpha1.CampaignComplete {
+			t.Fatalf("%s completed before it could be suspended", name)
+		}
+		if c.Status.Location == "" || c.Status.Phase != v1alpha1.CampaignRunning {
+			return false, "phase " + string(c.Status.Phase)
+		}
+		st = tg.ledgerStore(t, c)
+		held, err := unreleased(st)
+		return err == nil && len(held) > 0, fmt.Sprintf("held: %v (%v)", held, err)
+	})
 
 	patch := func(p string) { tg.kubectl(t, "-n", tg.ns, "patch", "bsc", name, "--type=merge", "-p", p) }
 	patch(`{"spec":{"suspend":true}}`)
 	c := tg.waitPhase(t, name, v1alpha1.CampaignSuspended, time.Minute)
-	st := tg.ledgerStore(t, c)
 	// The partitions are going; what they held should be released by their
 	// stop (a lease.json marked released), not left to expire: an expired
 	// lease keeps its record. A stop races mpirun's one second between its
