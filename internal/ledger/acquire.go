@@ -115,7 +115,20 @@ func (l *Ledger) tryLeaf(ctx context.Context, lf leaf, holder string, until *tim
 		return nil, err
 	}
 	ls.Attempt = n
+	l.abortAbandoned(ctx, lf.r, att)
 	return ls, nil
+}
+
+// abortAbandoned aborts the unfinished result uploads of the chunk's
+// abandoned attempts: their holders died mid-upload, and failed or
+// stopped attempts abort their own. Best effort, one listing each: a
+// leftover costs only storage, which the bucket's lifecycle rule reclaims.
+func (l *Ledger) abortAbandoned(ctx context.Context, r Range, att attemptsRecord) {
+	for _, a := range att.Attempts {
+		if a.Failure == nil && a.Stop == nil {
+			_, _ = l.st.AbortUploads(ctx, resultKey(r, a.Holder, a.Number))
+		}
+	}
 }
 
 // expiry is when, on this handle's clock, the lease version etag of

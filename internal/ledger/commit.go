@@ -13,8 +13,11 @@ import (
 
 // ResultKey is where this attempt's result goes: unique per attempt, so a
 // loser's upload never touches the winner's.
-func (ls *Lease) ResultKey() string {
-	return fmt.Sprintf("%s%s%s-%d", ls.Range.dir(), resultPrefix, safeName(ls.Holder), ls.Attempt)
+func (ls *Lease) ResultKey() string { return resultKey(ls.Range, ls.Holder, ls.Attempt) }
+
+// resultKey is where attempt n of chunk r by holder uploads its result.
+func resultKey(r Range, holder string, n int) string {
+	return fmt.Sprintf("%s%s%s-%d", r.dir(), resultPrefix, safeName(holder), n)
 }
 
 // Commit uploads the chunk's result (size -1 if unknown; a known size

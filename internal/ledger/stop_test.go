@@ -3,6 +3,7 @@ package ledger
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"testing"
 	"time"
 
@@ -148,4 +149,32 @@ func readOutcome(t *testing.T, st objstore.Store, r Range) outcomeRecord {
 		t.Fatal(err)
 	}
 	return o
+}
+
+// TestTakeoverAbortsDeadUpload: a holder that died mid-upload leaves an
+// unfinished multipart upload of its result; the partition that takes the
+// chunk over aborts it.
+func TestTakeoverAbortsDeadUpload(t *testing.T) {
+	forStores(t, func(t *testing.T, fresh func() objstore.Store) {
+		ctx := context.Background()
+		st := fresh()
+		clk := newClock()
+		l := planWithPolicy(t, st, []Chunk{{0, 2, 0}}, Policy{MaxAttempts: 3, LeaseSeconds: 10, RenewSeconds: 2, SkewSeconds: 1}, Options{Now: clk.Now})
+		dead := acquire(t, l, "dead")
+		up, err := st.NewUpload(ctx, dead.ResultKey())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := up.PutPart(ctx, 1, []byte("half a result")); err != nil {
+			t.Fatal(err)
+		}
+		clk.Advance(12 * time.Second) // the holder is gone; its lease lapses
+		taker := acquire(t, l, "taker")
+		if taker.Attempt != 2 {
+			t.Fatalf("took attempt %d", taker.Attempt)
+		}
+		if _, err := st.ResumeUpload(ctx, dead.ResultKey(), up.ID()); !errors.Is(err, objstore.ErrNotExist) {
+			t.Errorf("the dead attempt's upload survived the takeover: %v", err)
+		}
+	})
 }

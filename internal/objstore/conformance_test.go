@@ -22,6 +22,7 @@ func testStore(t *testing.T, st Store, open func() Store) {
 	t.Run("BadKeys", func(t *testing.T) { testBadKeys(t, st) })
 	t.Run("Multipart", func(t *testing.T) { testMultipart(t, st, open()) })
 	t.Run("Abort", func(t *testing.T) { testAbort(t, st, open()) })
+	t.Run("AbortUploads", func(t *testing.T) { testAbortUploads(t, st, open()) })
 	t.Run("Conditional", func(t *testing.T) { testConditional(t, st) })
 	t.Run("ConditionalRace", func(t *testing.T) { testConditionalRace(t, st, open) })
 	t.Run("Compose", func(t *testing.T) { testCompose(t, st) })
@@ -283,4 +284,42 @@ func testAbort(t *testing.T, st, other Store) {
 	if err := up.Complete(ctx, []Part{p1, p2}); err == nil {
 		t.Error("Complete with a small non-last part succeeded")
 	}
+}
+
+// testAbortUploads: a dead writer's unfinished uploads of a key are found
+// and aborted from another handle; uploads of other keys, even ones the
+// key is a prefix of, are left alone.
+func testAbortUploads(t *testing.T, st, other Store) {
+	ctx := context.Background()
+	const key, longer = "mp/dead-attempt", "mp/dead-attempt-2"
+	var ids []string
+	for range 2 {
+		up, err := st.NewUpload(ctx, key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := up.PutPart(ctx, 1, []byte("a part never completed")); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, up.ID())
+	}
+	keep, err := st.NewUpload(ctx, longer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, err := other.AbortUploads(ctx, key); err != nil || n != 2 {
+		t.Fatalf("AbortUploads = %d, %v; want the 2 uploads of %s", n, err, key)
+	}
+	for _, id := range ids {
+		if _, err := other.ResumeUpload(ctx, key, id); !errors.Is(err, ErrNotExist) {
+			t.Errorf("upload %s after AbortUploads: %v, want ErrNotExist", id, err)
+		}
+	}
+	if n, err := other.AbortUploads(ctx, key); err != nil || n != 0 {
+		t.Errorf("second AbortUploads = %d, %v; want 0", n, err)
+	}
+	if _, err := other.ResumeUpload(ctx, longer, keep.ID()); err != nil {
+		t.Errorf("the upload of %s was touched: %v", longer, err)
+	}
+	_ = keep.Abort(ctx)
 }

@@ -189,3 +189,29 @@ func sortParts(parts []Part) ([]Part, error) {
 	}
 	return s, nil
 }
+
+// AbortUploads removes every unfinished upload of key.
+func (d *Dir) AbortUploads(ctx context.Context, key string) (int, error) {
+	if _, err := d.path(key); err != nil {
+		return 0, err
+	}
+	entries, err := os.ReadDir(filepath.Join(d.root, uploadsDir))
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("listing uploads of %s: %w", d.URL(key), err)
+	}
+	n := 0
+	for _, e := range entries {
+		u := d.upload(key, e.Name())
+		if got, err := os.ReadFile(filepath.Join(u.dir, keyFile)); err != nil || string(got) != key {
+			continue
+		}
+		if err := os.RemoveAll(u.dir); err != nil {
+			return n, fmt.Errorf("aborting upload %s of %s: %w", e.Name(), d.URL(key), err)
+		}
+		n++
+	}
+	return n, nil
+}

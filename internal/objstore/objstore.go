@@ -43,6 +43,9 @@ type Store interface {
 	NewUpload(ctx context.Context, key string) (Upload, error)
 	// ResumeUpload joins an upload started elsewhere (another rank).
 	ResumeUpload(ctx context.Context, key, uploadID string) (Upload, error)
+	// AbortUploads aborts every unfinished upload of key (a dead writer's
+	// parts) and returns how many there were.
+	AbortUploads(ctx context.Context, key string) (int, error)
 	// URL returns the location of key as a user would write it.
 	URL(key string) string
 

@@ -90,3 +90,31 @@ func (u *s3Upload) Abort(ctx context.Context) error {
 	}
 	return nil
 }
+
+// AbortUploads aborts every unfinished multipart upload of key.
+func (s *S3) AbortUploads(ctx context.Context, key string) (int, error) {
+	obj, err := s.object(key)
+	if err != nil {
+		return 0, err
+	}
+	n, keyMarker, idMarker := 0, "", ""
+	for {
+		res, err := s.core.ListMultipartUploads(ctx, s.bucket, obj, keyMarker, idMarker, "", 1000)
+		if err != nil {
+			return n, s.wrap("listing uploads of "+s.URL(key), err)
+		}
+		for _, up := range res.Uploads {
+			if up.Key != obj { // the prefix also matches longer keys
+				continue
+			}
+			if err := s.core.AbortMultipartUpload(ctx, s.bucket, obj, up.UploadID); err != nil {
+				return n, s.wrap(fmt.Sprintf("aborting upload %s of %s", up.UploadID, s.URL(key)), err)
+			}
+			n++
+		}
+		if !res.IsTruncated {
+			return n, nil
+		}
+		keyMarker, idMarker = res.NextKeyMarker, res.NextUploadIDMarker
+	}
+}
