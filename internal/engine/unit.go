@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -183,6 +184,13 @@ func (m *master) fail(ctx context.Context, u *unit, cause error, f *failedMsg) e
 	// The lane keeps order: the next lease is asked for after this
 	// failure is on record.
 	m.leasing.do(func() func() error {
+		// A chunk taken over while this partition was away (paused, cut
+		// off) failed only because the taker aborted its upload: not the
+		// chunk's failure, and no longer this partition's attempt.
+		if u.lease.Released() || errors.Is(m.ledgerOp("renew", func() error { return u.lease.Renew(ctx) }), ledger.ErrLeaseLost) {
+			m.cfg.Log.Info(takenOverMsg, "queries", u.lease.Range.String())
+			return nil
+		}
 		if err := m.ledgerOp("fail", func() error { return u.lease.Fail(ctx, reason) }); err != nil {
 			m.cfg.Log.Error(err, "recording a chunk failure", "queries", fmt.Sprintf("%d-%d", u.first, u.end))
 		}
@@ -200,6 +208,10 @@ func (m *master) fail(ctx context.Context, u *unit, cause error, f *failedMsg) e
 	// A barrier may have waited only for the abandoned unit's writes.
 	return m.checkSync(ctx)
 }
+
+// takenOverMsg is logged for a chunk another partition took over while
+// this one still worked on it.
+const takenOverMsg = "chunk was taken over by another partition while ours ran; ours is dropped"
 
 // stop gives up a healthy unit: its attempt is recorded as stopped, not
 // failed, and its lease released at once, so a stop (suspend, scale-down,

@@ -478,7 +478,7 @@ func (p *partition) exited() bool {
 var (
 	leasedRe    = regexp.MustCompile(`"msg"="leased chunk" "queries"="(\[\d+,\d+\))" "attempt"=(\d+)`)
 	committedRe = regexp.MustCompile(`"msg"="committed chunk" "queries"="(\[\d+,\d+\))"`)
-	discardedRe = regexp.MustCompile(`chunk was committed by another partition first; ours is discarded" "queries"="(\[\d+,\d+\))"`)
+	discardedRe = regexp.MustCompile(`(?:chunk was committed by another partition first; ours is discarded|chunk was taken over by another partition while ours ran; ours is dropped)" "queries"="(\[\d+,\d+\))"`)
 )
 
 // leased lists the chunks this partition leased, in order.
