@@ -105,7 +105,7 @@ func (l *Ledger) tryLeaf(ctx context.Context, lf leaf, holder string, until *tim
 	}
 	n, err := l.countAttempt(ctx, lf.r, ls, att, attETag)
 	if err != nil {
-		ls.Release(ctx)
+		releaseAnyway(ctx, ls)
 		if errors.Is(err, errExhausted) {
 			if att, _, err = l.readAttempts(ctx, lf.r, ""); err != nil {
 				return nil, err
@@ -236,7 +236,7 @@ func (l *Ledger) take(ctx context.Context, lf leaf, holder, oldETag string) (*Le
 	// released; one HEAD saves redoing a finished chunk.
 	info, err := l.st.Stat(ctx, lf.r.dir()+commitName)
 	if (err == nil && info.ETag != lf.decisionETag) || (errors.Is(err, objstore.ErrNotExist) && lf.decisionETag != "") {
-		ls.Release(ctx)
+		releaseAnyway(ctx, ls)
 		return nil, errLost
 	}
 	return ls, nil
@@ -283,3 +283,15 @@ func (l *Ledger) settle(ctx context.Context, lf leaf, att attemptsRecord) error 
 	}
 	return errExhausted
 }
+
+// releaseAnyway gives back a lease taken in vain, even when ctx was
+// cancelled meanwhile (a partition told to stop in the middle of Acquire):
+// left behind, it would hold the chunk for a lease's time.
+func releaseAnyway(ctx context.Context, ls *Lease) {
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), releaseWait)
+	defer cancel()
+	_ = ls.Release(rctx)
+}
+
+// releaseWait bounds releaseAnyway.
+const releaseWait = 10 * time.Second

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -177,4 +178,42 @@ func TestTakeoverAbortsDeadUpload(t *testing.T) {
 			t.Errorf("the dead attempt's upload survived the takeover: %v", err)
 		}
 	})
+}
+
+// stopDuringCount cancels the caller's context when the attempt is about
+// to be counted: a partition told to stop in the middle of Acquire.
+type stopDuringCount struct {
+	objstore.Store
+	cancel func()
+}
+
+func (s stopDuringCount) PutIfAbsent(ctx context.Context, key string, data []byte) (string, error) {
+	if strings.HasSuffix(key, attemptsName) {
+		s.cancel()
+		return "", ctx.Err()
+	}
+	return s.Store.PutIfAbsent(ctx, key, data)
+}
+
+// TestAcquireStoppedMidwayReleases: an Acquire whose context ends after
+// the lease was taken but before the attempt was counted gives the lease
+// back, so the chunk is not held for a lease's time by nobody.
+func TestAcquireStoppedMidwayReleases(t *testing.T) {
+	st, err := objstore.NewDir(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	planWithPolicy(t, st, []Chunk{{0, 2, 0}}, Policy{MaxAttempts: 1}, Options{})
+	ctx, cancel := context.WithCancel(context.Background())
+	l := open(t, stopDuringCount{st, cancel}, Options{})
+	if _, err := l.Acquire(ctx, "p"); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Acquire = %v, want context.Canceled", err)
+	}
+	s, err := ReadStatus(context.Background(), st)
+	if err != nil || s.Leased != 0 {
+		t.Fatalf("status %+v, %v: the lease taken midway must be released", s, err)
+	}
+	if ls := acquire(t, open(t, st, Options{}), "q"); ls.Range != (Range{0, 2}) || ls.Attempt != 1 {
+		t.Errorf("next Acquire got %s attempt %d, want [0,2) attempt 1 at once", ls.Range, ls.Attempt)
+	}
 }
