@@ -223,11 +223,22 @@ func (l *Ledger) putCAS(ctx context.Context, key string, data []byte, etag strin
 func (l *Ledger) take(ctx context.Context, lf leaf, holder, oldETag string) (*Lease, error) {
 	now := l.now().UTC()
 	rec := leaseRecord{Holder: holder, Token: newToken(), AcquiredAt: now, RenewedAt: now, ExpiresAt: now.Add(l.policy().Lease())}
-	etag, err := l.putCAS(ctx, lf.r.dir()+leaseName, encode(rec), oldETag)
+	data := encode(rec)
+	etag, err := l.putCAS(ctx, lf.r.dir()+leaseName, data, oldETag)
 	if errors.Is(err, objstore.ErrPrecondition) {
 		return nil, errLost
 	}
 	if err != nil {
+		if ctx.Err() != nil {
+			// Cancelled (a stop) with the write in flight: the store may
+			// have taken it. Ours, it is given back rather than left held.
+			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), releaseWait)
+			defer cancel()
+			if etag, won := l.casWon(rctx, lf.r.dir()+leaseName, data); won {
+				ls := &Lease{l: l, Range: lf.r, Holder: holder, rec: rec, etag: etag}
+				_ = ls.Release(rctx)
+			}
+		}
 		return nil, fmt.Errorf("leasing chunk %s: %w", lf.r, err)
 	}
 	l.wrote(lf.r, etag, now)

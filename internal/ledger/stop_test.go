@@ -217,3 +217,41 @@ func TestAcquireStoppedMidwayReleases(t *testing.T) {
 		t.Errorf("next Acquire got %s attempt %d, want [0,2) attempt 1 at once", ls.Range, ls.Attempt)
 	}
 }
+
+// cancelAfterLeaseWrite takes the lease write and then reports the
+// caller's cancellation, as a request the store served while the client
+// gave up.
+type cancelAfterLeaseWrite struct {
+	objstore.Store
+	cancel func()
+}
+
+func (s cancelAfterLeaseWrite) PutIfAbsent(ctx context.Context, key string, data []byte) (string, error) {
+	if strings.HasSuffix(key, leaseName) {
+		if _, err := s.Store.PutIfAbsent(context.Background(), key, data); err != nil {
+			return "", err
+		}
+		s.cancel()
+		return "", ctx.Err()
+	}
+	return s.Store.PutIfAbsent(ctx, key, data)
+}
+
+// TestAcquireStoppedAfterLeaseWrite: a lease the store wrote while the
+// stopping caller gave up on the request is found to be ours and given
+// back.
+func TestAcquireStoppedAfterLeaseWrite(t *testing.T) {
+	st, err := objstore.NewDir(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	planWithPolicy(t, st, []Chunk{{0, 2, 0}}, Policy{MaxAttempts: 1}, Options{})
+	ctx, cancel := context.WithCancel(context.Background())
+	l := open(t, cancelAfterLeaseWrite{st, cancel}, Options{})
+	if _, err := l.Acquire(ctx, "p"); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Acquire = %v, want context.Canceled", err)
+	}
+	if s, err := ReadStatus(context.Background(), st); err != nil || s.Leased != 0 {
+		t.Fatalf("status %+v, %v: the lease written as the caller gave up must be released", s, err)
+	}
+}
