@@ -94,9 +94,7 @@ func (s *campaignSource) take(ctx context.Context, m *master) taken {
 	s.failingSince = time.Time{}
 	if ctx.Err() != nil {
 		// Told to stop while leasing: hand the chunk straight back.
-		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), stopRecordWait)
-		defer cancel()
-		_ = m.ledgerOp("stop", func() error { return lease.Stop(sctx, stopReason(ctx, ctx.Err())) })
+		_ = m.stopLease(ctx, lease, ctx.Err())
 		return taken{err: ctx.Err()}
 	}
 	m.cfg.Log.Info("leased chunk", "queries", lease.Range.String(), "attempt", lease.Attempt)
@@ -104,9 +102,7 @@ func (s *campaignSource) take(ctx context.Context, m *master) taken {
 	if err != nil {
 		if ctx.Err() != nil {
 			// Told to stop while starting the chunk's output.
-			sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), stopRecordWait)
-			defer cancel()
-			_ = m.ledgerOp("stop", func() error { return lease.Stop(sctx, stopReason(ctx, ctx.Err())) })
+			_ = m.stopLease(ctx, lease, ctx.Err())
 			return taken{err: ctx.Err()}
 		}
 		_ = m.ledgerOp("release", func() error { return lease.Release(ctx) })

@@ -235,11 +235,17 @@ func (m *master) dropStopped(ctx context.Context, u *unit, cause error) {
 
 // recordStop writes a unit's stop to the ledger and releases its lease.
 func (m *master) recordStop(ctx context.Context, u *unit, cause error) {
-	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), stopRecordWait)
-	defer cancel()
-	if err := m.ledgerOp("stop", func() error { return u.lease.Stop(sctx, stopReason(ctx, cause)) }); err != nil {
+	if err := m.stopLease(ctx, u.lease, cause); err != nil {
 		m.cfg.Log.Error(err, "recording a chunk's stop (its lease will expire instead)", "queries", fmt.Sprintf("%d-%d", u.first, u.end))
 	}
+}
+
+// stopLease records a lease's attempt as stopped and releases it, with a
+// context that outlives the cancelled one.
+func (m *master) stopLease(ctx context.Context, ls *ledger.Lease, cause error) error {
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), stopRecordWait)
+	defer cancel()
+	return m.ledgerOp("stop", func() error { return ls.Stop(sctx, stopReason(ctx, cause)) })
 }
 
 // stopRecordWait bounds recording one stop: a pod being deleted has its

@@ -232,11 +232,10 @@ func (l *Ledger) take(ctx context.Context, lf leaf, holder, oldETag string) (*Le
 		if ctx.Err() != nil {
 			// Cancelled (a stop) with the write in flight: the store may
 			// have taken it. Ours, it is given back rather than left held.
-			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), releaseWait)
+			rctx, cancel := pastStop(ctx)
 			defer cancel()
 			if etag, won := l.casWon(rctx, lf.r.dir()+leaseName, data); won {
-				ls := &Lease{l: l, Range: lf.r, Holder: holder, rec: rec, etag: etag}
-				_ = ls.Release(rctx)
+				releaseAnyway(ctx, &Lease{l: l, Range: lf.r, Holder: holder, rec: rec, etag: etag})
 			}
 		}
 		return nil, fmt.Errorf("leasing chunk %s: %w", lf.r, err)
@@ -299,10 +298,16 @@ func (l *Ledger) settle(ctx context.Context, lf leaf, att attemptsRecord) error 
 // cancelled meanwhile (a partition told to stop in the middle of Acquire):
 // left behind, it would hold the chunk for a lease's time.
 func releaseAnyway(ctx context.Context, ls *Lease) {
-	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), releaseWait)
+	rctx, cancel := pastStop(ctx)
 	defer cancel()
 	_ = ls.Release(rctx)
 }
 
-// releaseWait bounds releaseAnyway.
+// pastStop is ctx without its cancellation, bounded: for the few writes
+// that must still happen once a caller was told to stop.
+func pastStop(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.WithoutCancel(ctx), releaseWait)
+}
+
+// releaseWait bounds what pastStop allows.
 const releaseWait = 10 * time.Second

@@ -22,11 +22,11 @@ func (k FailureKinds) Total() int { return k.ExitCode + k.Signal + k.Error + k.A
 // failures; with live (the chunk is undecided or committed), the latest
 // attempt without an end is the one running or committed.
 func (k *FailureKinds) add(att attemptsRecord, live bool) {
-	for i, a := range att.Attempts {
+	_, _, abandoned := att.ended(live)
+	k.Abandoned += abandoned
+	for _, a := range att.Attempts {
 		switch f := a.Failure; {
-		case f == nil && (a.Stop != nil || live && i == len(att.Attempts)-1):
 		case f == nil:
-			k.Abandoned++
 		case f.Signal != "":
 			k.Signal++
 		case f.ExitCode != 0:
