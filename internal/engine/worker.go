@@ -133,8 +133,10 @@ func (w *worker) setup(ctx context.Context) error {
 	if w.cache, err = cache.New(w.dir, w.cfg.CacheBytes, dbStore, w.db); err != nil {
 		return fmt.Errorf("shard cache: %w", err)
 	}
-	if w.tmp, err = os.MkdirTemp("", "blastfleet-worker-"); err != nil {
-		return err
+	// Under the cache directory, not /tmp: a rank killed outright leaves it
+	// behind, and the cache directory is the pod's (or the test's) to clear.
+	if w.tmp, err = os.MkdirTemp(w.cfg.CacheDir, fmt.Sprintf("work-rank-%d-", w.rank)); err != nil {
+		return fmt.Errorf("--cache-dir: %w", err)
 	}
 	return nil
 }
