@@ -47,6 +47,11 @@ func (run *campaignRun) readLedger(ctx context.Context) (bool, error) {
 	for _, p := range st.Problems {
 		run.warn("ResultVoided", "Verify", p)
 	}
+	if st.Invalid != nil && st.Invalid.Database {
+		run.fail("DatabaseChanged", truncate("the database changed since the campaign was planned, so its result cannot be finished; start a new campaign against the database as it is now: "+
+			st.Invalid.String(), 1024))
+		return false, run.windDownPartitions(ctx)
+	}
 	if st.Invalid != nil {
 		// A configuration error is every chunk's: no retry or split helps.
 		run.fail("InvalidSearch", truncate("BLAST+ refuses the campaign's search, so nothing more will run; fix spec.blastOptions (or the program) in a new campaign: "+

@@ -118,16 +118,14 @@ func (run *databaseRun) reconcile(ctx context.Context) (time.Duration, error) {
 		run.set(v1alpha1.DatabaseSharding, "WritingManifest", fmt.Sprintf("all %d shards built; writing the manifest", shards))
 		return run.r.PollInterval, nil
 	}
-	m, err := manifest.Load(ctx, st)
+	m, sum, err := manifest.LoadCurrent(ctx, st)
 	if err != nil {
 		run.set(v1alpha1.DatabaseSharding, "WritingManifest", fmt.Sprintf("reading the manifest at %s: %v", loc, err))
 		return run.r.PollInterval, nil
 	}
 	db.Status.Sequences, db.Status.Letters, db.Status.Shards = m.Sequences, m.Letters, int32(len(m.Shards))
 	db.Status.BlastVersion = m.BlastVersion
-	if info, err := st.Stat(ctx, manifest.FileName); err == nil {
-		db.Status.ManifestSHA256 = info.ETag
-	}
+	db.Status.ManifestSHA256, db.Status.Build = sum, m.Build
 	run.set(v1alpha1.DatabaseReady, "Ready", fmt.Sprintf("%d sequences, %d letters in %d shards at %s", m.Sequences, m.Letters, len(m.Shards), loc))
 	return 0, nil
 }

@@ -116,9 +116,14 @@ type BlastDatabaseStatus struct {
 	// +optional
 	Location string `json:"location,omitempty"`
 
-	// ManifestSHA256 identifies the manifest a campaign plans against.
+	// ManifestSHA256 is the SHA-256 of the current build's manifest: the one a
+	// campaign planned now pins, and checks on every rank before searching.
 	// +optional
 	ManifestSHA256 string `json:"manifestSHA256,omitempty"`
+	// Build is the folder under the location holding the current build
+	// (builds/<id>); earlier builds stay for the campaigns planned on them.
+	// +optional
+	Build string `json:"build,omitempty"`
 
 	// BlastVersion is the makeblastdb version that built the shards.
 	// +optional

@@ -997,8 +997,9 @@ func writeGroupAlias(shardDB, path string) (string, error) {
 		return "", err
 	}
 	var m struct {
-		Sequences int64 `json:"sequences"`
-		Letters   int64 `json:"letters"`
+		Sequences int64  `json:"sequences"`
+		Letters   int64  `json:"letters"`
+		Build     string `json:"build"` // the shard files' folder
 		Shards    []struct {
 			DBName string `json:"dbName"`
 		} `json:"shards"`
@@ -1008,7 +1009,7 @@ func writeGroupAlias(shardDB, path string) (string, error) {
 	}
 	var names []string
 	for _, sh := range m.Shards {
-		names = append(names, filepath.Join(shardDB, sh.DBName))
+		names = append(names, filepath.Join(shardDB, filepath.FromSlash(m.Build), sh.DBName))
 	}
 	text := fmt.Sprintf("TITLE all shards\nDBLIST %s\nSTATS_NSEQ %d\nSTATS_TOTLEN %d\n", strings.Join(names, " "), m.Sequences, m.Letters)
 	return path, os.WriteFile(path+".pal", []byte(text), 0o644)

@@ -29,6 +29,7 @@ func fromPlan(ctx context.Context, f *flags) (search.Spec, error) {
 		return search.Spec{}, fmt.Errorf("--campaign %s: %w", f.campaign, err)
 	}
 	f.database, f.queries, f.output = plan.Database.Location, plan.Queries.Location, f.campaign
+	f.databaseManifest, f.databaseSHA256 = plan.Database.Manifest, plan.Database.ManifestSHA256
 	return plan.Search, nil
 }
 

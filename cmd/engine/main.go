@@ -39,6 +39,7 @@ type flags struct {
 	cacheDir, cacheBytes, groupBytes            string
 	writeBuffer, topHits, strategy, summaryJSON string
 	campaign, partitionID                       string
+	databaseManifest, databaseSHA256            string // from the plan
 	querySync                                   bool
 	verbose                                     int
 	backend, schedule                           string
@@ -159,6 +160,7 @@ func config(ctx context.Context, f *flags, rank int, log logr.Logger) (*engine.C
 		}
 	}
 	cfg.Database, cfg.Queries, cfg.Output = f.database, f.queries, f.output
+	cfg.DatabaseManifest, cfg.DatabaseSHA256 = f.databaseManifest, f.databaseSHA256
 	if cfg.Strategy, err = output.ParseStrategy(f.strategy); err != nil {
 		return nil, err
 	}

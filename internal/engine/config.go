@@ -17,9 +17,14 @@ type Config struct {
 	// package search (a campaign's plan holds it as it is).
 	search.Spec
 	Database string // DIR or s3://bucket/prefix holding manifest.json
-	Queries  string // FASTA or FASTA.gz, local path or s3://bucket/key
-	Output   string // FILE or s3://bucket/key
-	Threads  int    // BLAST threads per worker (the worker's slots)
+	// DatabaseManifest and DatabaseSHA256 pin the manifest a campaign was
+	// planned against (its build's own copy, by key under Database, and
+	// its hash); empty: the database's current manifest.json, unchecked.
+	DatabaseManifest string
+	DatabaseSHA256   string
+	Queries          string // FASTA or FASTA.gz, local path or s3://bucket/key
+	Output           string // FILE or s3://bucket/key
+	Threads          int    // BLAST threads per worker (the worker's slots)
 	// BLASTBatches lets BLAST+ search each block's queries in its own
 	// batches (--blast-batches): the engine before each query was searched
 	// alone. A query's hits can then change with its block; benchmarks

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/blastfleet/blastfleet/internal/enginemetrics"
-	"github.com/blastfleet/blastfleet/internal/manifest"
 	"github.com/blastfleet/blastfleet/internal/merge"
 	"github.com/blastfleet/blastfleet/internal/objstore"
 	"github.com/blastfleet/blastfleet/internal/output"
@@ -214,13 +213,9 @@ func (m *master) setup(ctx context.Context) error {
 // the queries object's SHA-256.
 func (m *master) setupBLAST(ctx context.Context) (string, error) {
 	cfg := m.cfg
-	dbStore, err := objstore.Open(ctx, cfg.Database)
+	db, _, err := openDatabase(ctx, cfg)
 	if err != nil {
-		return "", fmt.Errorf("--database: %w", err)
-	}
-	db, err := manifest.Load(ctx, dbStore)
-	if err != nil {
-		return "", fmt.Errorf("--database: %w", err)
+		return "", m.refuseDatabase(ctx, err)
 	}
 	if string(db.Type) != cfg.Program.DBType() {
 		return "", fmt.Errorf("--program %s searches a %s database, but %s is %s", cfg.Program, cfg.Program.DBType(), cfg.Database, db.Type)

@@ -16,7 +16,6 @@ import (
 	"github.com/blastfleet/blastfleet/internal/cache"
 	"github.com/blastfleet/blastfleet/internal/enginemetrics"
 	"github.com/blastfleet/blastfleet/internal/manifest"
-	"github.com/blastfleet/blastfleet/internal/objstore"
 	"github.com/blastfleet/blastfleet/internal/output"
 	"github.com/blastfleet/blastfleet/internal/transport"
 )
@@ -116,17 +115,15 @@ func (w *worker) setup(ctx context.Context) error {
 		w.groups = simGroups(w.cfg.Sim.Model.Database(), w.cfg.GroupBytes)
 		return nil
 	}
-	dbStore, err := objstore.Open(ctx, w.cfg.Database)
+	db, dbStore, err := openDatabase(ctx, w.cfg)
 	if err != nil {
-		return fmt.Errorf("--database: %w", err)
-	}
-	if w.db, err = manifest.Load(ctx, dbStore); err != nil {
 		return err
 	}
+	w.db = db
 	if w.groups, err = shardGroups(w.db, w.cfg.GroupBytes, w.cfg.CacheBytes); err != nil {
 		return err
 	}
-	w.dir = filepath.Join(w.cfg.CacheDir, fmt.Sprintf("%s-%.12s", w.db.Name, w.db.Source.SHA256), fmt.Sprintf("rank-%d", w.rank))
+	w.dir = filepath.Join(w.cfg.CacheDir, cacheName(w.db), fmt.Sprintf("rank-%d", w.rank))
 	if err := os.MkdirAll(w.dir, 0o755); err != nil {
 		return fmt.Errorf("--cache-dir: %w", err)
 	}

@@ -35,8 +35,9 @@ type invalidRecord struct {
 	At     time.Time     `json:"at"`
 }
 
-// MarkInvalid records, once, that BLAST+ refuses the campaign's search:
-// every partition stops leasing, and the operator fails the campaign with
+// MarkInvalid records, once, that BLAST+ refuses the campaign's search (or
+// that its database changed since planning, reason.Database): every
+// partition stops leasing, and the operator fails the campaign with
 // the reason. The first record wins; later ones are no-ops.
 func (l *Ledger) MarkInvalid(ctx context.Context, holder string, reason FailureReason) error {
 	rec := invalidRecord{Reason: reason, Holder: holder, At: l.now().UTC()}

@@ -46,6 +46,10 @@ type Database struct {
 	Name           string `json:"name"`
 	Type           string `json:"type"`
 	ManifestSHA256 string `json:"manifestSha256"`
+	// Manifest is the key, under Location, of the manifest the campaign
+	// pins: its build's own copy (builds/<id>/manifest.json), which no
+	// later build overwrites. Empty: manifest.json (unversioned databases).
+	Manifest string `json:"manifest,omitempty"`
 }
 
 // Chunk is one top-level chunk of the plan: queries [First, End).

@@ -28,6 +28,9 @@ type FailureReason struct {
 	StderrTail string `json:"stderrTail,omitempty"`
 	// Config: BLAST+ refused the search's options, which no retry fixes.
 	Config bool `json:"config,omitempty"`
+	// Database: the campaign's database is not the one it was planned
+	// against (rebuilt in place, edited or deleted), which no retry fixes.
+	Database bool `json:"database,omitempty"`
 	// QueryID names the query of a one-query chunk, so the query given up
 	// on is named, not only numbered.
 	QueryID string `json:"queryId,omitempty"`

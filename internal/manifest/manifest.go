@@ -5,9 +5,12 @@ package manifest
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"io"
+	"regexp"
 
 	"github.com/blastfleet/blastfleet/internal/objstore"
 )
@@ -51,6 +54,12 @@ type Manifest struct {
 	// that number, so a search of one shard group needs no re-ordering.
 	// Databases built before blastfleet kept the order lack it.
 	Ordered bool `json:"ordered,omitempty"`
+	// Build is the folder, under the database's location, that holds this
+	// build's shard files and a copy of this manifest (builds/<id>): every
+	// build has its own, so rebuilding a database never changes the files
+	// a running campaign reads. Empty for databases built before builds
+	// were versioned, whose files lie beside manifest.json.
+	Build string `json:"build,omitempty"`
 }
 
 // InOrder reports whether shard groups number subjects in the database's
@@ -94,6 +103,29 @@ func (s Shard) Bytes() int64 {
 	return n
 }
 
+// BuildsDir holds one folder per build of a database.
+const BuildsDir = "builds"
+
+var buildRe = regexp.MustCompile(`^` + BuildsDir + `/[0-9a-z][0-9a-z-]*$`)
+
+// Key is where this build's own copy of the manifest lives, relative to
+// the database's location: the one a campaign pins.
+func (m *Manifest) Key() string {
+	if m.Build == "" {
+		return FileName
+	}
+	return m.Build + "/" + FileName
+}
+
+// Files is the store holding this build's shard files, given the
+// database's store.
+func (m *Manifest) Files(db objstore.Store) (objstore.Store, error) {
+	if m.Build == "" {
+		return db, nil
+	}
+	return objstore.Prefixed(db, m.Build)
+}
+
 // Validate checks the manifest's internal consistency.
 func (m *Manifest) Validate() error {
 	if m.SchemaVersion != SchemaVersion {
@@ -104,6 +136,9 @@ func (m *Manifest) Validate() error {
 	}
 	if len(m.Shards) == 0 {
 		return fmt.Errorf("manifest: no shards")
+	}
+	if m.Build != "" && !buildRe.MatchString(m.Build) {
+		return fmt.Errorf("manifest: build %q is not a folder %s/<id>", m.Build, BuildsDir)
 	}
 	var seqs, letters int64
 	for i, s := range m.Shards {
@@ -123,30 +158,62 @@ func (m *Manifest) Validate() error {
 	return nil
 }
 
-// Load reads and validates manifest.json from a database store.
+// ErrChanged: the manifest a campaign was planned against is gone or
+// holds other bytes; searching what is there now would mix databases.
+var ErrChanged = errors.New("the database is not the one the campaign was planned against")
+
+// Load reads and validates the database's current manifest.json.
 func Load(ctx context.Context, st objstore.Store) (*Manifest, error) {
-	rc, err := st.Get(ctx, FileName)
-	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", st.URL(FileName), err)
+	m, _, err := LoadPinned(ctx, st, FileName, "")
+	return m, err
+}
+
+// LoadCurrent reads the database's current build's manifest from that
+// build's own copy, which no later build rewrites (manifest.json only
+// names the current build), and returns it with its SHA-256: what a
+// campaign pins.
+func LoadCurrent(ctx context.Context, st objstore.Store) (*Manifest, string, error) {
+	m, sum, err := LoadPinned(ctx, st, FileName, "")
+	if err != nil || m.Build == "" {
+		return m, sum, err
 	}
-	defer rc.Close()
-	data, err := io.ReadAll(rc)
+	return LoadPinned(ctx, st, m.Key(), "")
+}
+
+// LoadPinned reads and validates the manifest at key. With sum set it must
+// have exactly that SHA-256 (a campaign's plan pins it), or the error
+// matches ErrChanged. It returns the manifest's SHA-256.
+func LoadPinned(ctx context.Context, st objstore.Store, key, sum string) (*Manifest, string, error) {
+	data, _, err := st.GetBytes(ctx, key)
+	if errors.Is(err, objstore.ErrNotExist) && sum != "" {
+		return nil, "", fmt.Errorf("%w: %s is gone (was the build deleted?): %w", ErrChanged, st.URL(key), err)
+	}
 	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", st.URL(FileName), err)
+		return nil, "", fmt.Errorf("reading %s: %w", st.URL(key), err)
+	}
+	h := sha256.Sum256(data)
+	got := hex.EncodeToString(h[:])
+	if sum != "" && got != sum {
+		return nil, "", fmt.Errorf("%w: %s has SHA-256 %s, the plan says %s (rebuilt in place, or edited, since planning)", ErrChanged, st.URL(key), got, sum)
 	}
 	var m Manifest
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&m); err != nil {
-		return nil, fmt.Errorf("parsing %s: %w", st.URL(FileName), err)
+		return nil, "", fmt.Errorf("parsing %s: %w", st.URL(key), err)
 	}
 	if err := m.Validate(); err != nil {
-		return nil, fmt.Errorf("%s: %w", st.URL(FileName), err)
+		return nil, "", fmt.Errorf("%s: %w", st.URL(key), err)
 	}
-	return &m, nil
+	if key != m.Key() && key != FileName {
+		return nil, "", fmt.Errorf("%s: the manifest belongs to %s, not here", st.URL(key), m.Key())
+	}
+	return &m, got, nil
 }
 
-// Save writes manifest.json atomically (the store's Put is atomic).
+// Save writes the manifest atomically (the store's Put is atomic): first
+// the build's own copy, then manifest.json, which makes it the database's
+// current build. Both hold the same bytes.
 func Save(ctx context.Context, st objstore.Store, m *Manifest) error {
 	if err := m.Validate(); err != nil {
 		return err
@@ -156,8 +223,14 @@ func Save(ctx context.Context, st objstore.Store, m *Manifest) error {
 		return err
 	}
 	data = append(data, '\n')
-	if err := st.Put(ctx, FileName, bytes.NewReader(data), int64(len(data))); err != nil {
-		return fmt.Errorf("writing %s: %w", st.URL(FileName), err)
+	keys := []string{FileName}
+	if m.Build != "" {
+		keys = []string{m.Key(), FileName}
+	}
+	for _, key := range keys {
+		if err := st.Put(ctx, key, bytes.NewReader(data), int64(len(data))); err != nil {
+			return fmt.Errorf("writing %s: %w", st.URL(key), err)
+		}
 	}
 	return nil
 }

@@ -2,8 +2,7 @@ package planning
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -67,7 +66,8 @@ func Make(ctx context.Context, r Request) (*ledger.Plan, *manifest.Manifest, err
 	}, m, nil
 }
 
-// readDatabase loads the database's manifest and hashes its bytes.
+// readDatabase loads the database's current build's manifest and hashes
+// its bytes: the campaign pins both.
 func readDatabase(ctx context.Context, loc string) (ledger.Database, *manifest.Manifest, error) {
 	if !strings.HasPrefix(loc, "s3://") {
 		// objstore.Open would create a missing directory.
@@ -79,25 +79,14 @@ func readDatabase(ctx context.Context, loc string) (ledger.Database, *manifest.M
 	if err != nil {
 		return ledger.Database{}, nil, fmt.Errorf("--database: %w", err)
 	}
-	data, _, err := st.GetBytes(ctx, manifest.FileName)
-	if err != nil {
-		return ledger.Database{}, nil, fmt.Errorf("--database %s: reading %s (is it a sharded database, from blastfleet db shard?): %w", loc, manifest.FileName, err)
+	m, sum, err := manifest.LoadCurrent(ctx, st)
+	if errors.Is(err, objstore.ErrNotExist) {
+		return ledger.Database{}, nil, fmt.Errorf("--database %s: no %s (is it a sharded database, from blastfleet db shard?): %w", loc, manifest.FileName, err)
 	}
-	m, err := manifest.Load(ctx, st)
 	if err != nil {
 		return ledger.Database{}, nil, fmt.Errorf("--database: %w", err)
 	}
-	// Hash what Load read: the manifest may have been rewritten between
-	// the two reads.
-	again, _, err := st.GetBytes(ctx, manifest.FileName)
-	if err != nil {
-		return ledger.Database{}, nil, fmt.Errorf("--database %s: %w", loc, err)
-	}
-	if string(again) != string(data) {
-		return ledger.Database{}, nil, fmt.Errorf("--database %s: %s changed while it was read (is a db shard running?)", loc, manifest.FileName)
-	}
-	sum := sha256.Sum256(data)
-	return ledger.Database{Location: loc, Name: m.Name, Type: string(m.Type), ManifestSHA256: hex.EncodeToString(sum[:])}, m, nil
+	return ledger.Database{Location: loc, Name: m.Name, Type: string(m.Type), ManifestSHA256: sum, Manifest: m.Key()}, m, nil
 }
 
 // readQueries reads and validates every query as the engine will (the same

@@ -16,6 +16,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync/atomic"
+	"time"
 
 	"github.com/blastfleet/blastfleet/internal/manifest"
 )
@@ -28,6 +29,11 @@ func Build(ctx context.Context, opts Options) (*manifest.Manifest, error) {
 	j, old, err := startJob(ctx, opts, "built")
 	if j == nil || err != nil {
 		return old, err
+	}
+	if j.o.Force {
+		if err := j.useBuild(forcedBuildID(buildID(j.src, &j.o), time.Now())); err != nil {
+			return nil, err
+		}
 	}
 	version, err := blastVersion(ctx, j.o.Makeblastdb)
 	if err != nil {
@@ -45,8 +51,8 @@ func Build(ctx context.Context, opts Options) (*manifest.Manifest, error) {
 	if err := manifest.Save(ctx, j.o.Output, m); err != nil {
 		return nil, err
 	}
-	removeStale(ctx, &j.o, old, m)
-	j.prog.printf("wrote %s", j.o.Output.URL(manifest.FileName))
+	j.retire(ctx, old)
+	j.prog.printf("wrote %s (build %s)", j.o.Output.URL(manifest.FileName), j.build)
 	return m, nil
 }
 
@@ -117,10 +123,10 @@ func (j *job) uploadAll(ctx context.Context, version, work string, ids []int) ([
 	var uploaded, bytes atomic.Int64
 	err := parallel(ctx, len(ids), o.Jobs, func(ctx context.Context, k int) error {
 		s := &j.plan.shards[ids[k]]
-		if err := deleteMarker(ctx, o.Output, s.names.name); err != nil {
+		if err := deleteMarker(ctx, j.out, s.names.name); err != nil {
 			return err
 		}
-		files, err := uploadDir(ctx, o.Output, filepath.Join(work, s.names.name))
+		files, err := uploadDir(ctx, j.out, filepath.Join(work, s.names.name))
 		if err != nil {
 			return fmt.Errorf("%s: %w", s.names.name, err)
 		}
@@ -133,7 +139,7 @@ func (j *job) uploadAll(ctx context.Context, version, work string, ids []int) ([
 			Letters:   s.letters,
 			Files:     files,
 		}
-		if err := writeMarker(ctx, o.Output, j.marker(version, shards[k])); err != nil {
+		if err := writeMarker(ctx, j.out, j.marker(version, shards[k])); err != nil {
 			return err
 		}
 		total := bytes.Add(shards[k].Bytes())
@@ -147,36 +153,33 @@ func (j *job) uploadAll(ctx context.Context, version, work string, ids []int) ([
 	return shards, nil
 }
 
-// removeStale deletes files and markers of the previous database that the
-// new one does not have (e.g. after rebuilding with fewer shards). It runs
-// after the new manifest is saved and only logs failures: the new database
-// is complete.
-func removeStale(ctx context.Context, o *Options, old, m *manifest.Manifest) {
-	if old == nil {
-		return
-	}
-	keep := make(map[string]bool)
-	for _, s := range m.Shards {
-		keep[markerKey(s.Name)] = true
-		for _, f := range s.Files {
-			keep[f.Name] = true
-		}
-	}
-	var errs []error
-	for _, s := range old.Shards {
-		stale := []string{markerKey(s.Name)}
-		for _, f := range s.Files {
-			stale = append(stale, f.Name)
-		}
-		for _, key := range stale {
-			if !keep[key] {
-				if err := o.Output.Delete(ctx, key); err != nil {
+// retire deals with the build the new one replaces, once the new manifest
+// is saved. A versioned build stays where it is: campaigns planned against
+// it pin its manifest and go on reading its files. A database built before
+// builds were versioned lies beside manifest.json, which now names the new
+// build, so no campaign can use those files any more: they are deleted,
+// and failures only logged, since the new database is complete.
+func (j *job) retire(ctx context.Context, old *manifest.Manifest) {
+	switch {
+	case old == nil || old.Build == j.build:
+	case old.Build != "":
+		j.prog.printf("the previous build %s stays at %s for campaigns planned against it; delete it once none runs",
+			old.Build, j.o.Output.URL(old.Build+"/"))
+	default:
+		var errs []error
+		for _, s := range old.Shards {
+			keys := []string{markerKey(s.Name)}
+			for _, f := range s.Files {
+				keys = append(keys, f.Name)
+			}
+			for _, key := range keys {
+				if err := j.o.Output.Delete(ctx, key); err != nil {
 					errs = append(errs, err)
 				}
 			}
 		}
-	}
-	if err := errors.Join(errs...); err != nil {
-		o.Log.Error(err, "removing files of the previous database")
+		if err := errors.Join(errs...); err != nil {
+			j.o.Log.Error(err, "removing files of the previous, unversioned database")
+		}
 	}
 }

@@ -93,7 +93,7 @@ func TestBuild(t *testing.T) {
 		var fileNames []string
 		for _, f := range s.Files {
 			fileNames = append(fileNames, f.Name)
-			data, err := os.ReadFile(filepath.Join(dir, f.Name))
+			data, err := os.ReadFile(filepath.Join(dir, m.Build, f.Name))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -111,7 +111,7 @@ func TestBuild(t *testing.T) {
 			t.Errorf("shard %d uploads its FASTA", s.ID)
 		}
 
-		alias, _ := os.ReadFile(filepath.Join(dir, names.alias))
+		alias, _ := os.ReadFile(filepath.Join(dir, m.Build, names.alias))
 		wantAlias := "TITLE synth shard " + strconv.Itoa(s.ID) + "\nDBLIST " + names.db +
 			"\nSTATS_NSEQ " + strconv.Itoa(len(recs)) + "\nSTATS_TOTLEN " + strconv.FormatInt(total, 10) + "\n"
 		if string(alias) != wantAlias {
@@ -120,7 +120,7 @@ func TestBuild(t *testing.T) {
 
 		// ids: ascending ordinals, matching the input, and matching the
 		// BLAST DB's own OID order.
-		idsData, _ := os.ReadFile(filepath.Join(dir, names.ids))
+		idsData, _ := os.ReadFile(filepath.Join(dir, m.Build, names.ids))
 		lines := strings.Split(strings.TrimSuffix(string(idsData), "\n"), "\n")
 		if int64(len(lines)) != s.Sequences {
 			t.Errorf("%s has %d lines, shard has %d sequences", names.ids, len(lines), s.Sequences)
@@ -142,7 +142,7 @@ func TestBuild(t *testing.T) {
 		if letters != s.Letters {
 			t.Errorf("shard %d letters %d, its sequences hold %d", s.ID, s.Letters, letters)
 		}
-		out, err := exec.Command("blastdbcmd", "-db", filepath.Join(dir, names.db), "-entry", "all", "-outfmt", "%a").Output()
+		out, err := exec.Command("blastdbcmd", "-db", filepath.Join(dir, m.Build, names.db), "-entry", "all", "-outfmt", "%a").Output()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -170,7 +170,7 @@ func TestBuild(t *testing.T) {
 	}
 
 	// A missing shard file makes the re-run rebuild.
-	if err := st.Delete(ctx, m.Shards[1].Files[0].Name); err != nil {
+	if err := st.Delete(ctx, m.Build+"/"+m.Shards[1].Files[0].Name); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := Build(ctx, opts); err != nil {
@@ -198,21 +198,124 @@ func TestBuildOtherSource(t *testing.T) {
 	if n := st.puts.Load(); n != 0 {
 		t.Errorf("refused build made %d Puts", n)
 	}
+	old, err := manifest.Load(ctx, st)
+	if err != nil {
+		t.Fatal(err)
+	}
 	opts := buildOpts(second, st, 2)
 	opts.Force = true
 	m, err := Build(ctx, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(m.Shards) != 2 {
-		t.Fatalf("%d shards", len(m.Shards))
+	if len(m.Shards) != 2 || m.Build == old.Build {
+		t.Fatalf("%d shards in build %s (the old one was %s)", len(m.Shards), m.Build, old.Build)
 	}
-	// The third shard of the old database is gone.
-	if matches, _ := filepath.Glob(filepath.Join(dir, "shard-002*")); len(matches) > 0 {
-		t.Errorf("stale files left: %v", matches)
+	// The old build stays whole for the campaigns pinning it: its own
+	// manifest and every file.
+	requireBuild(t, st, old)
+	requireBuild(t, st, m)
+	if cur, err := manifest.Load(ctx, st); err != nil || cur.Build != m.Build {
+		t.Errorf("manifest.json names build %v (%v), want %s", cur, err, m.Build)
 	}
-	if _, err := os.Stat(filepath.Join(dir, "shards", "shard-002.done.json")); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("stale done marker: %v", err)
+	if _, err := os.Stat(filepath.Join(dir, "shard-000.db.nsq")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("shard files outside the build folders: %v", err)
+	}
+}
+
+// A forced rebuild of the very same database goes to a folder of its own:
+// the build a campaign pinned is never overwritten.
+func TestBuildForcedKeepsPinnedBuild(t *testing.T) {
+	requireBLAST(t)
+	ctx := context.Background()
+	input, _ := synthetic(t, 4, "ACGT", 2, 2, 2)
+	st, _ := newStore(t)
+	first, err := Build(ctx, buildOpts(input, st, 2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, sum, err := manifest.LoadCurrent(ctx, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := buildOpts(input, st, 2)
+	opts.Force = true
+	second, err := Build(ctx, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if second.Build == first.Build {
+		t.Fatalf("forced rebuild reused build folder %s", first.Build)
+	}
+	if _, _, err := manifest.LoadPinned(ctx, st, first.Key(), sum); err != nil {
+		t.Errorf("the first build's pinned manifest: %v", err)
+	}
+	requireBuild(t, st, first)
+	if _, _, err := manifest.LoadPinned(ctx, st, manifest.FileName, sum); !errors.Is(err, manifest.ErrChanged) {
+		t.Errorf("manifest.json after the rebuild still matches the first build's hash (%v)", err)
+	}
+}
+
+// A database built before builds were versioned (files beside
+// manifest.json) is replaced by a versioned build, and its flat files,
+// which no manifest names any more, are deleted.
+func TestBuildReplacesUnversioned(t *testing.T) {
+	requireBLAST(t)
+	ctx := context.Background()
+	first, _ := synthetic(t, 5, "ACGT", 2, 2, 2)
+	second, _ := synthetic(t, 6, "ACGT", 2, 2, 2)
+	st, dir := newStore(t)
+	m, err := Build(ctx, buildOpts(first, st, 2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Lay it out as before: files flat, the manifest without a build.
+	var flat []string
+	for _, s := range m.Shards {
+		for _, f := range s.Files {
+			if err := os.Rename(filepath.Join(dir, m.Build, f.Name), filepath.Join(dir, f.Name)); err != nil {
+				t.Fatal(err)
+			}
+			flat = append(flat, f.Name)
+		}
+	}
+	if err := os.RemoveAll(filepath.Join(dir, manifest.BuildsDir)); err != nil {
+		t.Fatal(err)
+	}
+	m.Build = ""
+	if err := manifest.Save(ctx, st, m); err != nil {
+		t.Fatal(err)
+	}
+	opts := buildOpts(second, st, 2)
+	opts.Force = true
+	n, err := Build(ctx, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	requireBuild(t, st, n)
+	for _, name := range flat {
+		if _, err := os.Stat(filepath.Join(dir, name)); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("unversioned file %s left: %v", name, err)
+		}
+	}
+}
+
+// requireBuild checks that m's build folder holds its manifest and every
+// file it lists, with the listed size.
+func requireBuild(t *testing.T, st objstore.Store, m *manifest.Manifest) {
+	t.Helper()
+	ctx := context.Background()
+	if _, _, err := manifest.LoadPinned(ctx, st, m.Key(), ""); err != nil {
+		t.Errorf("build %s: %v", m.Build, err)
+	}
+	files, err := m.Files(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range m.Shards {
+		if absent, err := absentFiles(ctx, files, s.Files); err != nil || len(absent) > 0 {
+			t.Errorf("build %s, %s: missing %v (%v)", m.Build, s.Name, absent, err)
+		}
 	}
 }
 

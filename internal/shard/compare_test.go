@@ -46,6 +46,7 @@ func requireSameDatabase(t *testing.T, wantSt objstore.Store, want *manifest.Man
 		t.Fatalf("manifests differ beyond index file dates:\ngot  %+v\nwant %+v", got, want)
 	}
 	indexFiles := 0
+	wantSt, gotSt = mustFiles(t, wantSt, want), mustFiles(t, gotSt, got)
 	for _, s := range want.Shards {
 		for _, f := range s.Files {
 			if !isIndexFile(f.Name) {
@@ -64,6 +65,15 @@ func requireSameDatabase(t *testing.T, wantSt objstore.Store, want *manifest.Man
 	if indexFiles != len(want.Shards) {
 		t.Errorf("%d index files in %d shards", indexFiles, len(want.Shards))
 	}
+}
+
+func mustFiles(t *testing.T, st objstore.Store, m *manifest.Manifest) objstore.Store {
+	t.Helper()
+	files, err := m.Files(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
 }
 
 func readObject(t *testing.T, st objstore.Store, key string) []byte {

@@ -33,15 +33,19 @@ func existing(ctx context.Context, o *Options, src *source) (old *manifest.Manif
 	if o.Force || old.Source.SHA256 != src.sha256 || old.Type != o.Type || len(old.Shards) != o.Shards || old.Name != o.Name {
 		return old, false, nil
 	}
+	files, err := old.Files(o.Output)
+	if err != nil {
+		return nil, false, err
+	}
 	for _, s := range old.Shards {
 		for _, f := range s.Files {
-			info, err := o.Output.Stat(ctx, f.Name)
+			info, err := files.Stat(ctx, f.Name)
 			if errors.Is(err, objstore.ErrNotExist) || (err == nil && info.Size != f.Size) {
-				o.Log.Info("existing database is incomplete, rebuilding", "file", f.Name)
+				o.Log.Info("existing database is incomplete, rebuilding", "file", files.URL(f.Name))
 				return old, false, nil
 			}
 			if err != nil {
-				return nil, false, fmt.Errorf("checking %s: %w", o.Output.URL(f.Name), err)
+				return nil, false, fmt.Errorf("checking %s: %w", files.URL(f.Name), err)
 			}
 		}
 	}

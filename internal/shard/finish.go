@@ -47,8 +47,8 @@ func Finish(ctx context.Context, opts Options) (*manifest.Manifest, error) {
 	if err := manifest.Save(ctx, j.o.Output, m); err != nil {
 		return nil, err
 	}
-	removeStale(ctx, &j.o, old, m)
-	j.prog.printf("all %d shards present; wrote %s", len(shards), j.o.Output.URL(manifest.FileName))
+	j.retire(ctx, old)
+	j.prog.printf("all %d shards present; wrote %s (build %s)", len(shards), j.o.Output.URL(manifest.FileName), j.build)
 	return m, nil
 }
 
@@ -66,7 +66,7 @@ func (j *job) collect(ctx context.Context) ([]*doneMarker, error) {
 	states := make([]shardState, j.o.Shards)
 	err := parallel(ctx, j.o.Shards, statJobs, func(ctx context.Context, i int) error {
 		st := &states[i]
-		m, err := readMarker(ctx, j.o.Output, j.plan.shards[i].names.name)
+		m, err := readMarker(ctx, j.out, j.plan.shards[i].names.name)
 		switch {
 		case errors.Is(err, objstore.ErrNotExist):
 			st.missing = true
@@ -78,7 +78,7 @@ func (j *job) collect(ctx context.Context) ([]*doneMarker, error) {
 		if st.problem = j.markerProblem(m, i); st.problem != "" {
 			return nil
 		}
-		absent, err := absentFiles(ctx, j.o.Output, m.Shard.Files)
+		absent, err := absentFiles(ctx, j.out, m.Shard.Files)
 		if err != nil {
 			return err
 		}

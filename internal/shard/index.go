@@ -78,7 +78,7 @@ func (j *job) shardDone(ctx context.Context, i int) (manifest.Shard, bool, error
 		return manifest.Shard{}, false, nil
 	}
 	name := j.plan.shards[i].names.name
-	m, err := readMarker(ctx, j.o.Output, name)
+	m, err := readMarker(ctx, j.out, name)
 	if errors.Is(err, objstore.ErrNotExist) {
 		return manifest.Shard{}, false, nil
 	}
@@ -91,7 +91,7 @@ func (j *job) shardDone(ctx context.Context, i int) (manifest.Shard, bool, error
 		j.prog.printf("%s is at the output but %s: rebuilding it", name, problem)
 		return manifest.Shard{}, false, nil
 	}
-	absent, err := absentFiles(ctx, j.o.Output, m.Shard.Files)
+	absent, err := absentFiles(ctx, j.out, m.Shard.Files)
 	if err != nil {
 		return manifest.Shard{}, false, err
 	}

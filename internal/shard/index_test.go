@@ -1,6 +1,7 @@
 package shard
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"reflect"
@@ -23,6 +24,35 @@ func buildIndex(t *testing.T, opts Options, index int) *ShardResult {
 		t.Fatalf("shard index %d changed manifest.json from %q to %q", index, before, after)
 	}
 	return r
+}
+
+// onlyBuild is the one build folder st holds.
+func onlyBuild(t *testing.T, st objstore.Store) string {
+	t.Helper()
+	infos, err := st.List(context.Background(), manifest.BuildsDir+"/")
+	if err != nil || len(infos) == 0 {
+		t.Fatalf("no build folder: %v", err)
+	}
+	parts := strings.SplitN(infos[0].Key, "/", 3)
+	for _, info := range infos {
+		if !strings.HasPrefix(info.Key, parts[0]+"/"+parts[1]+"/") {
+			t.Fatalf("several build folders: %s and %s", infos[0].Key, info.Key)
+		}
+	}
+	return parts[0] + "/" + parts[1]
+}
+
+// buildFolder is the build folder opts' input and shard count give.
+func buildFolder(t *testing.T, opts Options) string {
+	t.Helper()
+	j, err := newJob(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := j.read(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return j.build
 }
 
 // readManifest returns manifest.json's bytes, "" if there is none.
@@ -75,7 +105,7 @@ func TestIndexesThenFinish(t *testing.T) {
 	// A lost file shows at finish, naming the shard; re-running the index
 	// repairs it.
 	lost := r.Shard.Files[0].Name
-	if err := st.Delete(ctx, lost); err != nil {
+	if err := st.Delete(ctx, onlyBuild(t, st)+"/"+lost); err != nil {
 		t.Fatal(err)
 	}
 	_, err = Finish(ctx, opts)
@@ -145,14 +175,31 @@ func TestFinishIncomplete(t *testing.T) {
 	if err == nil {
 		t.Fatal("finish succeeded with index 1 missing and index 2 from another input")
 	}
-	for _, want := range []string{"2 of 3 shards", "shard indexes not built yet: 1;", "shard index 2 (shard-002): built from another input"} {
+	// Another input's shards went to its own build folder.
+	for _, want := range []string{"2 of 3 shards", "shard indexes not built yet: 1, 2 "} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q lacks %q", err, want)
 		}
 	}
-	// With another shard count, every index is named.
+	// A marker of another input in this build's folder is named as such.
+	folderA, folderB := buildFolder(t, optsA), buildFolder(t, optsB)
+	data, _, err := st.GetBytes(ctx, folderB+"/"+markerKey("shard-002"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Put(ctx, folderA+"/"+markerKey("shard-002"), bytes.NewReader(data), int64(len(data))); err != nil {
+		t.Fatal(err)
+	}
+	st.puts.Store(0)
+	_, err = Finish(ctx, optsA)
+	for _, want := range []string{"2 of 3 shards", "shard indexes not built yet: 1;", "shard index 2 (shard-002): built from another input"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("error %v lacks %q", err, want)
+		}
+	}
+	// With another shard count, the build is another: every index is named.
 	_, err = Finish(ctx, buildOpts(inputA, st, 4))
-	for _, want := range []string{"4 of 4 shards", "not built yet: 1, 3;", "shard index 0 (shard-000): built as one of 3 shards, not 4", "shard index 2 (shard-002): built from another input"} {
+	for _, want := range []string{"4 of 4 shards", "not built yet: 0, 1, 2, 3 "} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("finish with 4 shards: error %v lacks %q", err, want)
 		}

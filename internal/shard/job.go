@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/blastfleet/blastfleet/internal/manifest"
+	"github.com/blastfleet/blastfleet/internal/objstore"
 )
 
 // job is one invocation's options, validated input and balanced plan.
@@ -16,6 +17,10 @@ type job struct {
 	prog *progress
 	src  *source
 	plan *plan
+	// build is this build's folder (builds/<id>) and out the output's
+	// part under it, where shard files and markers go.
+	build string
+	out   objstore.Store
 }
 
 // newJob validates the options; nothing is read yet.
@@ -47,6 +52,9 @@ func (j *job) read(ctx context.Context) error {
 	j.o.Shards = n
 	j.src = src
 	j.plan = makePlan(&j.o, src)
+	if err := j.useBuild(buildID(src, &j.o)); err != nil {
+		return err
+	}
 	j.prog.printf("balanced into %d shards: %d to %d letters each", n, j.plan.minLetters(), j.plan.maxLetters())
 	return nil
 }
@@ -68,6 +76,7 @@ func (j *job) manifest(version string, shards []manifest.Shard) *manifest.Manife
 		Source:        j.source(),
 		Shards:        shards,
 		Ordered:       true, // balance keeps the database's order
+		Build:         j.build,
 	}
 }
 

@@ -82,7 +82,7 @@ func TestS3(t *testing.T) {
 	if r := buildIndex(t, opts, 0); r.Built || splitSt.puts.Load() != 0 {
 		t.Errorf("re-run of index 0: built %v, %d Puts; want a no-op", r.Built, splitSt.puts.Load())
 	}
-	if _, err := Finish(ctx, buildOpts(gzURL, splitSt, 4)); err == nil || !strings.Contains(err.Error(), "not built yet: 3") {
+	if _, err := Finish(ctx, buildOpts(gzURL, splitSt, 4)); err == nil || !strings.Contains(err.Error(), "not built yet: 0, 1, 2, 3 ") {
 		t.Errorf("finish with a shard count the indexes did not use: %v", err)
 	}
 	m, err := Finish(ctx, opts)

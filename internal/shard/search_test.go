@@ -59,8 +59,8 @@ func TestSearchEqualsUnsharded(t *testing.T) {
 			want := search(t, tc.program, queries, whole)
 			var got, raw []string
 			for _, s := range m.Shards {
-				got = append(got, search(t, tc.program, queries, filepath.Join(dir, s.Name))...)
-				raw = append(raw, search(t, tc.program, queries, filepath.Join(dir, s.DBName))...)
+				got = append(got, search(t, tc.program, queries, filepath.Join(dir, m.Build, s.Name))...)
+				raw = append(raw, search(t, tc.program, queries, filepath.Join(dir, m.Build, s.DBName))...)
 			}
 			slices.Sort(want)
 			slices.Sort(got)

@@ -77,9 +77,9 @@ type fixture struct {
 	queryBytes                  []byte
 	nQueries                    int
 	letters                     int64
-	want                        []byte // each query alone on the unsharded database, outfmt 6 std, -max_target_seqs 500
-	oneRun                      []byte // all queries in one blastn run
-	manifestSHA                 string
+	want                        []byte   // each query alone on the unsharded database, outfmt 6 std, -max_target_seqs 500
+	oneRun                      []byte   // all queries in one blastn run
+	manifestSHA, manifestKey    string   // the build's manifest, as a plan pins it
 	slowPath                    string   // PATH with a blastn that sleeps first
 	options                     []string // BLAST options of the plan, e.g. -task=blastn
 }
@@ -193,11 +193,11 @@ func buildFixture(o synth.Options, options ...string) (*fixture, error) {
 		Output: st, Name: "families", WorkDir: work}); err != nil {
 		return nil, err
 	}
-	mb, err := os.ReadFile(filepath.Join(f.shards, manifest.FileName))
+	m, sum, err := manifest.LoadCurrent(ctx, st)
 	if err != nil {
 		return nil, err
 	}
-	f.manifestSHA = sha256Hex(mb)
+	f.manifestSHA, f.manifestKey = sum, m.Key()
 	return f, nil
 }
 
@@ -305,7 +305,7 @@ func (e *env) planFull(t *testing.T, loc string, q int, db, qloc string, pol led
 	p := &ledger.Plan{SchemaVersion: ledger.SchemaVersion, Name: filepath.Base(loc),
 		Queries: ledger.Queries{Location: qloc, SHA256: sha256Hex(f.queryBytes), Size: int64(len(f.queryBytes)),
 			Count: f.nQueries, Letters: f.letters},
-		Database: ledger.Database{Location: db, Name: "families", Type: "nucl", ManifestSHA256: f.manifestSHA},
+		Database: ledger.Database{Location: db, Name: "families", Type: "nucl", ManifestSHA256: f.manifestSHA, Manifest: f.manifestKey},
 		Search:   search.MustParse(search.Request{Program: "blastn", Outfmt: outfmt, MaxTargetSeqs: 500, TopHits: "auto", Options: f.options}),
 		Chunks:   ledger.ChunkByQueries(f.nQueries, q),
 		Policy:   pol}

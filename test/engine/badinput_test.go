@@ -2,6 +2,7 @@ package engine_e2e
 
 import (
 	"fmt"
+	"github.com/blastfleet/blastfleet/internal/testenv"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -85,7 +86,7 @@ func TestBadInput(t *testing.T) {
 	// A copy whose shard 1 has one byte flipped in its sequence file.
 	bad := filepath.Join(t.TempDir(), "corrupt")
 	shard(t, b.cli, f.fasta, 3, bad, nil)
-	nsq := filepath.Join(bad, "shard-001.db.nsq")
+	nsq := filepath.Join(testenv.BuildDir(t, bad), "shard-001.db.nsq")
 	data := readFile(t, nsq)
 	data[len(data)/2] ^= 0xff
 	writeFile(t, nsq, data)

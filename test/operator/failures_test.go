@@ -120,6 +120,27 @@ func TestInvalidSearch(t *testing.T) {
 	}
 }
 
+// TestDatabaseChanged: once a partition records that the campaign's
+// database is not the one it was planned against, the campaign fails with
+// DatabaseChanged (not InvalidSearch), saying why.
+func TestDatabaseChanged(t *testing.T) {
+	h := newHarness(t)
+	h.readyDatabase("sprot", v1alpha1.DatabaseProtein)
+	h.putQueries("changed")
+	h.create(h.campaign("changed", "sprot", 1))
+	l := h.writePlan("changed", "sprot", 3)
+	h.waitPartitions("changed", "changed-p0-r0")
+	reason := ledger.FailureReason{Message: "the database is not the one the campaign was planned against: s3://x/builds/b1/manifest.json is gone", Database: true}
+	if err := l.MarkInvalid(context.Background(), "changed-p0-r0", reason); err != nil {
+		t.Fatal(err)
+	}
+	got := h.waitPhase("changed", v1alpha1.CampaignFailed, 30*time.Second)
+	cond := meta.FindStatusCondition(got.Status.Conditions, v1alpha1.ConditionFailed)
+	if cond == nil || cond.Reason != "DatabaseChanged" || !strings.Contains(cond.Message, "builds/b1/manifest.json is gone") {
+		t.Errorf("Failed condition %+v, want DatabaseChanged with the reason", cond)
+	}
+}
+
 // TestStorageReasons: a campaign whose credentials the store refuses, or
 // whose Secret does not exist, waits with a reason that says so, not with
 // StorageUnavailable (a store that is down).

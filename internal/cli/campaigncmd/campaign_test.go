@@ -154,7 +154,12 @@ func TestCampaignPlanDir(t *testing.T) {
 	if p.Queries != wantQ {
 		t.Errorf("queries %+v, want %+v", p.Queries, wantQ)
 	}
-	wantDB := ledger.Database{Location: db, Name: "testdb", Type: "nucl", ManifestSHA256: clitest.SHA256(manifestBytes)}
+	var built manifest.Manifest
+	if err := json.Unmarshal(manifestBytes, &built); err != nil || built.Build == "" {
+		t.Fatalf("manifest.json names no build (%v)", err)
+	}
+	// The plan pins the build's own copy, which holds the same bytes.
+	wantDB := ledger.Database{Location: db, Name: "testdb", Type: "nucl", ManifestSHA256: clitest.SHA256(manifestBytes), Manifest: built.Build + "/manifest.json"}
 	if p.Database != wantDB {
 		t.Errorf("database %+v, want %+v", p.Database, wantDB)
 	}

@@ -1,0 +1,58 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/blastfleet/blastfleet/internal/ledger"
+	"github.com/blastfleet/blastfleet/internal/manifest"
+	"github.com/blastfleet/blastfleet/internal/objstore"
+)
+
+// openDatabase reads the database's manifest, the one the campaign's plan
+// pins when there is a plan, and returns it with the store of its build's
+// files. Every rank does this before any chunk is leased, so a database
+// changed since planning costs no attempt (manifest.ErrChanged).
+func openDatabase(ctx context.Context, cfg *Config) (*manifest.Manifest, objstore.Store, error) {
+	dbStore, err := objstore.Open(ctx, cfg.Database)
+	if err != nil {
+		return nil, nil, fmt.Errorf("--database: %w", err)
+	}
+	key := cfg.DatabaseManifest
+	if key == "" {
+		key = manifest.FileName
+	}
+	db, _, err := manifest.LoadPinned(ctx, dbStore, key, cfg.DatabaseSHA256)
+	if err != nil {
+		return nil, nil, fmt.Errorf("--database: %w", err)
+	}
+	files, err := db.Files(dbStore)
+	if err != nil {
+		return nil, nil, fmt.Errorf("--database: %w", err)
+	}
+	return db, files, nil
+}
+
+// cacheName is a build's folder in the shard cache: builds of one source
+// hold files of the same names with other contents.
+func cacheName(db *manifest.Manifest) string {
+	if db.Build != "" {
+		return fmt.Sprintf("%s-%s", db.Name, db.Build[len(manifest.BuildsDir)+1:])
+	}
+	return fmt.Sprintf("%s-%.12s", db.Name, db.Source.SHA256)
+}
+
+// refuseDatabase records, for the operator, that the campaign's database
+// changed under it: no partition can search it again, so the campaign
+// fails with the reason instead of its partitions restarting forever.
+func (m *master) refuseDatabase(ctx context.Context, err error) error {
+	if m.cfg.Campaign == nil || !errors.Is(err, manifest.ErrChanged) {
+		return err
+	}
+	reason := ledger.FailureReason{Message: err.Error(), Database: true}
+	if merr := m.cfg.Campaign.Ledger.MarkInvalid(ctx, m.cfg.Campaign.Holder, reason); merr != nil {
+		return errors.Join(err, merr)
+	}
+	return err
+}
