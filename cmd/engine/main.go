@@ -40,6 +40,9 @@ type flags struct {
 	writeBuffer, topHits, strategy, summaryJSON string
 	campaign, partitionID                       string
 	databaseManifest, databaseSHA256            string // from the plan
+	taskTimeoutFactor                           float64
+	taskTimeoutMin, taskTimeoutMax              time.Duration
+	maxTaskOutput                               string
 	querySync                                   bool
 	verbose                                     int
 	backend, schedule                           string
@@ -94,6 +97,11 @@ the --sim-* flags), to measure strategies and --schedule with many ranks.`,
 	fl.BoolVar(&f.querySync, "query-sync", false, "after each block's writes, every rank waits until the block is written (S3aSim's query sync; the wait is the summary's sync phase)")
 	fl.StringVar(&f.schedule, "schedule", "dynamic", "how queries reach workers: "+strings.Join(engine.Schedules, ", ")+
 		" (the static splits give each worker a fixed span of every unit's queries up front, with no stealing)")
+	d := engine.DefaultTaskLimits
+	fl.Float64Var(&f.taskTimeoutFactor, "task-timeout-factor", d.Factor, "a BLAST run may take this many times as long as the worker's slowest measured pace says its block should; past it, it is killed and the task fails (retried, then split)")
+	fl.DurationVar(&f.taskTimeoutMin, "task-timeout-min", d.Min, "the shortest task deadline, whatever the pace")
+	fl.DurationVar(&f.taskTimeoutMax, "task-timeout-max", d.Max, "the longest task deadline; also every task's before one has been measured")
+	fl.StringVar(&f.maxTaskOutput, "max-task-output", "2GiB", "most bytes BLAST may print for one task before it is killed and the task fails (0: unbounded)")
 	fl.StringVar(&f.backend, "backend", "blast", "what searches a task: blast (BLAST+ on cached shards) or simulate (S3aSim's model: no database, see --sim-*)")
 	f.sim.register(fl)
 	f.metrics.register(fl)
@@ -183,6 +191,10 @@ func config(ctx context.Context, f *flags, rank int, log logr.Logger) (*engine.C
 		return nil, err
 	}
 	if cfg.WriteBuffer, err = parseBytes("write-buffer", f.writeBuffer); err != nil {
+		return nil, err
+	}
+	cfg.TaskLimits = engine.TaskLimits{Factor: f.taskTimeoutFactor, Min: f.taskTimeoutMin, Max: f.taskTimeoutMax}
+	if cfg.TaskLimits.MaxOutput, err = parseBytes("max-task-output", f.maxTaskOutput); err != nil {
 		return nil, err
 	}
 	if f.campaign != "" && rank == 0 {

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // Invocation is one BLAST run: a query file against a database (an alias
@@ -27,6 +28,12 @@ type Invocation struct {
 	// batch as one concatenated query; by default every query is searched
 	// alone (AloneEnv).
 	Batched bool
+	// MaxOutput bounds the standard output kept in memory: past it BLAST
+	// is killed and Run returns an *OutputLimitError. 0: unbounded.
+	MaxOutput int64
+	// Timeout bounds the run: past it BLAST is killed and Run returns a
+	// *TimeoutError. 0: none but ctx's.
+	Timeout time.Duration
 }
 
 // Argv is the command line, program first.
@@ -86,18 +93,32 @@ const AloneEnv = "BATCH_SIZE=1"
 // is searched alone (AloneEnv) unless the invocation is Batched.
 func Run(ctx context.Context, inv Invocation) ([]byte, error) {
 	argv := inv.Argv()
-	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	// Our own kills (a limit reached) are told from the caller's by runCtx.
+	runCtx, kill := context.WithCancel(ctx)
+	defer kill()
+	if inv.Timeout > 0 {
+		var cancel context.CancelFunc
+		runCtx, cancel = context.WithTimeout(runCtx, inv.Timeout)
+		defer cancel()
+	}
+	cmd := exec.CommandContext(runCtx, argv[0], argv[1:]...)
 	if !inv.Batched {
 		cmd.Env = append(os.Environ(), AloneEnv)
 	}
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	stdout := &cappedBuffer{max: inv.MaxOutput, kill: kill}
+	var stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = stdout, &stderr
+	started := time.Now()
 	err := cmd.Run()
-	if err == nil {
-		return stdout.Bytes(), nil
-	}
-	if ctx.Err() != nil {
+	switch {
+	case ctx.Err() != nil:
 		return nil, fmt.Errorf("%s: %w", argv[0], ctx.Err())
+	case stdout.over:
+		return nil, &OutputLimitError{Program: argv[0], Max: inv.MaxOutput}
+	case err == nil:
+		return stdout.Bytes(), nil
+	case errors.Is(runCtx.Err(), context.DeadlineExceeded):
+		return nil, &TimeoutError{Program: argv[0], Timeout: inv.Timeout, Ran: time.Since(started)}
 	}
 	var ee *exec.ExitError
 	if !errors.As(err, &ee) {

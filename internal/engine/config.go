@@ -33,9 +33,11 @@ type Config struct {
 	BlockLetters int   // 0: guided (blocks shrink as work runs out)
 	GroupBytes   int64 // database bytes per task; 0: the whole database
 	CacheDir     string
-	CacheBytes   int64 // 0: unbounded
-	WriteBuffer  int64 // MBS: bytes a writer collects before writing
-	Strategy     output.Strategy
+	// TaskLimits bound each BLAST run (zero value: DefaultTaskLimits).
+	TaskLimits  TaskLimits
+	CacheBytes  int64 // 0: unbounded
+	WriteBuffer int64 // MBS: bytes a writer collects before writing
+	Strategy    output.Strategy
 	// QuerySync makes every rank wait after each block's writes until the
 	// block is written (S3aSim's query sync), counted in the sync phase.
 	QuerySync bool
@@ -59,6 +61,9 @@ func (c *Config) Validate() error {
 		}
 	}
 	if err := c.Spec.Validate(); err != nil {
+		return err
+	}
+	if err := c.taskLimits().validate(); err != nil {
 		return err
 	}
 	switch {

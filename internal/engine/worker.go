@@ -45,6 +45,7 @@ type worker struct {
 	// subject's ordinal in the unsharded database.
 	ordinals map[int]map[string]int64
 	aliases  map[int]string
+	pace     pace // how long BLAST takes here, for task deadlines
 
 	held    map[int][][]byte // task -> line texts
 	writes  map[writeKey]*pendingWrite
@@ -334,14 +335,18 @@ func (w *worker) runTask(ctx context.Context, a *assignMsg) (r taskResult) {
 	}
 	defer os.Remove(qpath)
 	r.fetched = time.Now()
+	limits := w.cfg.taskLimits()
+	timeout := w.pace.timeout(limits, len(a.FASTA))
 	out, err := blast.Run(ctx, blast.Invocation{Program: w.cfg.Program, DB: db, Query: qpath,
 		Format: w.cfg.Format, MaxTargetSeqs: w.cfg.shardTargetSeqs(w.db.Sequences, len(w.groups)),
-		Evalue: w.cfg.Evalue, Threads: w.cfg.Threads, Options: w.cfg.Options, Batched: w.cfg.BLASTBatches})
+		Evalue: w.cfg.Evalue, Threads: w.cfg.Threads, Options: w.cfg.Options, Batched: w.cfg.BLASTBatches,
+		Timeout: timeout, MaxOutput: limits.MaxOutput})
 	r.ended = time.Now()
 	if err != nil {
-		r.err = err
+		r.err = fmt.Errorf("block %d (queries %s..%s, %d bytes): %w", a.Block, a.IDs[0], a.IDs[len(a.IDs)-1], len(a.FASTA), err)
 		return r
 	}
+	w.pace.observe(len(a.FASTA), r.ended.Sub(r.fetched))
 	lines, err := blast.Parse(out, w.cfg.Format)
 	if err != nil {
 		r.err = err

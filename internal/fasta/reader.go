@@ -36,6 +36,9 @@ type Reader struct {
 	ordinal int
 	seen    map[string]int // duplicate key -> header line
 	err     error          // sticky: a reader that failed keeps failing
+	limits  Limits
+	// inflated watches a gzip stream's expansion; nil for plain input.
+	inflated *ratioReader
 }
 
 type header struct {
@@ -56,14 +59,16 @@ func NewReader(r io.Reader, name string, a Alphabet) (*Reader, error) {
 	if err != nil && err != io.EOF {
 		return nil, fmt.Errorf("%s: reading: %w", name, err)
 	}
-	rd := &Reader{name: name, alpha: a, br: br, seen: make(map[string]int)}
+	rd := &Reader{name: name, alpha: a, br: br, seen: make(map[string]int), limits: DefaultLimits}
 	switch {
 	case bytes.Equal(magic, gzipMagic):
-		zr, err := gzip.NewReader(br)
+		compressed := &countingReader{r: br}
+		zr, err := gzip.NewReader(compressed)
 		if err != nil {
 			return nil, fmt.Errorf("%s: reading gzip header: %w", name, err)
 		}
-		rd.br = bufio.NewReaderSize(zr, 64<<10)
+		rd.inflated = &ratioReader{r: zr, compressed: compressed, maxRatio: rd.limits.MaxGzipRatio}
+		rd.br = bufio.NewReaderSize(rd.inflated, 64<<10)
 		rd.gzipped = true
 	case strings.HasSuffix(strings.ToLower(name), ".gz"):
 		// A .gz name on plain data is almost always a mistake upstream
@@ -157,6 +162,10 @@ func (r *Reader) readSeq(rec *Record) error {
 		if err == io.EOF {
 			break
 		}
+		var fe *Error
+		if errors.As(err, &fe) && fe.ID == "" {
+			fe.ID = rec.ID
+		}
 		if err != nil {
 			return err
 		}
@@ -174,6 +183,10 @@ func (r *Reader) readSeq(rec *Record) error {
 						r.alpha, c, col+1, rec.Line)}
 			}
 			rec.Seq = append(rec.Seq, c)
+		}
+		if int64(len(rec.Seq)) > r.limits.MaxSequence {
+			return &Error{Name: r.name, Line: r.line, ID: rec.ID,
+				Msg: fmt.Sprintf("sequence longer than %d letters (record header at line %d): BLAST+ cannot hold it", r.limits.MaxSequence, rec.Line)}
 		}
 	}
 	if len(rec.Seq) == 0 {
@@ -228,6 +241,10 @@ func (r *Reader) readLine() ([]byte, error) {
 		// A long line (unwrapped sequence): gather it in r.buf.
 		r.buf = append(r.buf[:0], line...)
 		for errors.Is(err, bufio.ErrBufferFull) {
+			if int64(len(r.buf)) > r.limits.MaxLine {
+				return nil, &Error{Name: r.name, Line: r.line + 1,
+					Msg: fmt.Sprintf("line longer than %d bytes (the reader's limit)", r.limits.MaxLine)}
+			}
 			line, err = r.br.ReadSlice('\n')
 			r.buf = append(r.buf, line...)
 		}
@@ -249,6 +266,10 @@ func (r *Reader) readLine() ([]byte, error) {
 }
 
 func (r *Reader) ioError(err error) error {
+	var ratio *errGzipRatio
+	if errors.As(err, &ratio) {
+		return &Error{Name: r.name, Line: r.line + 1, Msg: ratio.Error()}
+	}
 	if r.gzipped {
 		if errors.Is(err, io.ErrUnexpectedEOF) {
 			return fmt.Errorf("%s: truncated gzip stream: %w", r.name, err)

@@ -1,0 +1,71 @@
+package blast
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// fakeBLAST puts a blastn on PATH that runs script.
+func fakeBLAST(t *testing.T, script string) {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "blastn"), []byte("#!/bin/sh\n"+script+"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
+}
+
+func limitedRun(t *testing.T, inv Invocation) ([]byte, error, time.Duration) {
+	t.Helper()
+	f, err := ParseFormat("6")
+	if err != nil {
+		t.Fatal(err)
+	}
+	inv.Program, inv.DB, inv.Query, inv.Format = Blastn, "db", "q.fa", f
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	start := time.Now()
+	out, err := Run(ctx, inv)
+	return out, err, time.Since(start)
+}
+
+// A BLAST that prints without end is killed at the cap, not left to fill
+// the worker's memory (nor blocked on a full pipe).
+func TestRunOutputLimit(t *testing.T) {
+	fakeBLAST(t, "exec yes 'q1\ts1\t99.0'")
+	_, err, took := limitedRun(t, Invocation{MaxOutput: 1 << 20})
+	var le *OutputLimitError
+	if !errors.As(err, &le) || le.Max != 1<<20 {
+		t.Fatalf("err = %v, want an OutputLimitError at 1 MiB", err)
+	}
+	if took > 10*time.Second {
+		t.Errorf("killed after %v", took)
+	}
+	// Under the cap, the output is whole.
+	fakeBLAST(t, "printf 'q1\\ts1\\n'")
+	if out, err, _ := limitedRun(t, Invocation{MaxOutput: 6}); err != nil || string(out) != "q1\ts1\n" {
+		t.Errorf("under the cap: %q, %v", out, err)
+	}
+}
+
+// A hung BLAST is killed at its timeout with an error saying so; one that
+// ends in time is not touched.
+func TestRunTimeout(t *testing.T) {
+	fakeBLAST(t, "exec sleep 60")
+	_, err, took := limitedRun(t, Invocation{Timeout: 300 * time.Millisecond})
+	var te *TimeoutError
+	if !errors.As(err, &te) || te.Timeout != 300*time.Millisecond {
+		t.Fatalf("err = %v, want a TimeoutError", err)
+	}
+	if took > 10*time.Second {
+		t.Errorf("killed after %v", took)
+	}
+	fakeBLAST(t, "sleep 0.1; printf 'q1\\ts1\\n'")
+	if out, err, _ := limitedRun(t, Invocation{Timeout: 20 * time.Second}); err != nil || string(out) != "q1\ts1\n" {
+		t.Errorf("in time: %q, %v", out, err)
+	}
+}
