@@ -102,6 +102,9 @@ func Run(ctx context.Context, inv Invocation) ([]byte, error) {
 		defer cancel()
 	}
 	cmd := exec.CommandContext(runCtx, argv[0], argv[1:]...)
+	// A child BLAST left behind (it spawns none, a wrapper might) must not
+	// hold the pipes, and so Run, open after BLAST itself is dead.
+	cmd.WaitDelay = 10 * time.Second
 	if !inv.Batched {
 		cmd.Env = append(os.Environ(), AloneEnv)
 	}
