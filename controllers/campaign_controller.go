@@ -44,6 +44,9 @@ type CampaignReconciler struct {
 	WorkerImage string
 	// PollInterval is how often a running campaign's ledger is read.
 	PollInterval time.Duration
+	// Site names this cluster's partitions in the ledger (DefaultSite if
+	// empty), so a campaign's status tells them from HPC sites'.
+	Site string
 	// WindDown is how long a finished campaign's running partitions get
 	// to end on their own before they are deleted: with no chunk left
 	// they exit within seconds, their run records saying how they ended.

@@ -34,6 +34,9 @@ type PartitionRequest struct {
 	// Location of the campaign's ledger, s3://bucket/prefix.
 	Location string
 	Image    string
+	// Site names where the partition runs, in the ledger (DefaultSite if
+	// empty).
+	Site string
 }
 
 // Phase of a partition.

@@ -21,6 +21,7 @@ type campaignCollector struct {
 	reader client.Reader
 
 	phase, chunks, queries, partitions, retries, failed, replaced *prometheus.Desc
+	siteQueries, siteRunning, siteRate                            *prometheus.Desc
 }
 
 func newCampaignCollector(r client.Reader) *campaignCollector {
@@ -34,12 +35,15 @@ func newCampaignCollector(r client.Reader) *campaignCollector {
 		retries:    prometheus.NewDesc("blastfleet_campaign_chunk_retries_total", "Chunk attempts beyond each chunk's first, from the ledger.", l, nil),
 		failed: prometheus.NewDesc("blastfleet_campaign_failed_attempts_total",
 			"A campaign's chunk attempts that ended without a result, by reason (exit_code, signal, error, abandoned), from its ledger.", append(l, "reason"), nil),
-		replaced: prometheus.NewDesc("blastfleet_campaign_partition_replacements_total", "Failed partitions replaced.", l, nil),
+		replaced:    prometheus.NewDesc("blastfleet_campaign_partition_replacements_total", "Failed partitions replaced.", l, nil),
+		siteQueries: prometheus.NewDesc("blastfleet_campaign_site_queries_done", "A campaign's queries done by each site (this cluster's partitions and each HPC site), from its ledger.", append(l, "site"), nil),
+		siteRunning: prometheus.NewDesc("blastfleet_campaign_site_chunks_running", "Chunks each site's partitions search now, from the campaign's ledger.", append(l, "site"), nil),
+		siteRate:    prometheus.NewDesc("blastfleet_campaign_site_letters_per_second", "Query letters each site committed per second since its first attempt, from the campaign's ledger.", append(l, "site"), nil),
 	}
 }
 
 func (c *campaignCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{c.phase, c.chunks, c.queries, c.partitions, c.retries, c.failed, c.replaced} {
+	for _, d := range []*prometheus.Desc{c.phase, c.chunks, c.queries, c.partitions, c.retries, c.failed, c.replaced, c.siteQueries, c.siteRunning, c.siteRate} {
 		ch <- d
 	}
 }
@@ -87,6 +91,11 @@ func (c *campaignCollector) Collect(ch chan<- prometheus.Metric) {
 			ch <- prometheus.MustNewConstMetric(c.failed, prometheus.CounterValue, float64(v), ns, name, reason)
 		}
 		ch <- prometheus.MustNewConstMetric(c.replaced, prometheus.CounterValue, float64(p.Replaced), ns, name)
+		for _, site := range s.Sites {
+			gauge(c.siteQueries, site.QueriesDone, ns, name, site.Name)
+			gauge(c.siteRunning, site.Running, ns, name, site.Name)
+			ch <- prometheus.MustNewConstMetric(c.siteRate, prometheus.GaugeValue, float64(site.LettersPerSecond), ns, name, site.Name)
+		}
 	}
 	for p, n := range phases {
 		ch <- prometheus.MustNewConstMetric(c.phase, prometheus.GaugeValue, n, string(p))

@@ -73,7 +73,7 @@ func NewPartitionSpec(p *PartitionRequest) *PartitionSpec {
 			"--partition-id", name,
 			"--strategy", string(c.Spec.OutputStrategy),
 			"--cache-dir", scratchDir + "/shards"},
-		Env:               append(storageEnv(c.Spec.Output), engineEnv(c.Namespace, c.Name, name)...),
+		Env:               append(storageEnv(c.Spec.Output), engineEnv(c.Namespace, c.Name, name, p.Site)...),
 		Ports:             metricsPorts(spec.SlotsPerWorker),
 		Volumes:           []corev1.Volume{vol},
 		VolumeMounts:      []corev1.VolumeMount{mount},
@@ -106,8 +106,12 @@ func (s *PartitionSpec) PodTemplate(c corev1.Container, volumes ...corev1.Volume
 
 // engineEnv tells every rank where to serve /metrics and what run it is
 // (its series' labels and its run record).
-func engineEnv(namespace, campaign, partition string) []corev1.EnvVar {
+func engineEnv(namespace, campaign, partition, site string) []corev1.EnvVar {
+	if site == "" {
+		site = DefaultSite
+	}
 	return []corev1.EnvVar{
+		{Name: enginemetrics.SiteEnv, Value: site},
 		{Name: enginemetrics.PortBaseEnv, Value: strconv.Itoa(enginemetrics.DefaultPort)},
 		{Name: enginemetrics.NamespaceEnv, Value: namespace},
 		{Name: enginemetrics.CampaignEnv, Value: campaign},

@@ -13,6 +13,8 @@ type Config struct {
 	PartitionTTL time.Duration
 	// WindDown: see CampaignReconciler.WindDown (0: the default, 1 min).
 	WindDown time.Duration
+	// Site: see CampaignReconciler.Site.
+	Site string
 }
 
 // Setup registers both reconcilers and the metrics with the manager.
@@ -28,7 +30,7 @@ func Setup(mgr ctrl.Manager, cfg Config) error {
 	sc := &CampaignReconciler{
 		Client: mgr.GetClient(), Scheme: mgr.GetScheme(), Recorder: mgr.GetEventRecorder("blastfleet-campaign"),
 		Stores: stores, Executor: MPIJobExecutor{TTLSecondsAfterFinished: int32(cfg.PartitionTTL / time.Second)},
-		WorkerImage: cfg.WorkerImage, PollInterval: cfg.PollInterval, WindDown: cfg.WindDown,
+		WorkerImage: cfg.WorkerImage, PollInterval: cfg.PollInterval, WindDown: cfg.WindDown, Site: cfg.Site,
 	}
 	if err := sc.SetupWithManager(mgr); err != nil {
 		return err

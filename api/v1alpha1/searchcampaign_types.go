@@ -333,6 +333,20 @@ type SearchCampaignStatus struct {
 	// +kubebuilder:validation:MaxItems=20
 	FailedQueries []FailedQuery `json:"failedQueries,omitempty"`
 
+	// Sites splits progress by where partitions ran: this cluster's
+	// partitions (the operator's --site, "cloud" by default) and every HPC
+	// site that joined the campaign (blastfleet hpc submit).
+	// +optional
+	// +listType=map
+	// +listMapKey=name
+	// +kubebuilder:validation:MaxItems=64
+	Sites []SiteProgress `json:"sites,omitempty"`
+
+	// SitesSummary is each site's queries done, for kubectl get -o wide:
+	// "cloud=1200 hpc-a=3400".
+	// +optional
+	SitesSummary string `json:"sitesSummary,omitempty"`
+
 	// StartTime is when the first partition was created.
 	// +optional
 	StartTime *metav1.Time `json:"startTime,omitempty"`
@@ -394,6 +408,22 @@ type PartitionCounts struct {
 	Replaced int32 `json:"replaced"`
 }
 
+// SiteProgress is one site's part of a campaign, from the ledger.
+type SiteProgress struct {
+	// Name of the site, as its partitions record it.
+	Name string `json:"name"`
+	// ChunksCommitted by its partitions.
+	ChunksCommitted int32 `json:"chunksCommitted"`
+	// QueriesDone in those chunks.
+	QueriesDone int32 `json:"queriesDone"`
+	// Running is how many chunks its partitions search now.
+	Running int32 `json:"running"`
+	// LettersPerSecond is the query letters it committed per second since
+	// its first attempt started.
+	// +optional
+	LettersPerSecond int64 `json:"lettersPerSecond,omitempty"`
+}
+
 // FailedQuery is a query given up on.
 type FailedQuery struct {
 	// Index of the query in the queries object, from 0.
@@ -416,6 +446,7 @@ type FailedQuery struct {
 // +kubebuilder:printcolumn:name="Progress",type=string,JSONPath=`.status.progress`
 // +kubebuilder:printcolumn:name="Chunks",type=string,JSONPath=`.status.chunksRatio`
 // +kubebuilder:printcolumn:name="Partitions",type=string,JSONPath=`.status.partitionsRatio`
+// +kubebuilder:printcolumn:name="Sites",type=string,JSONPath=`.status.sitesSummary`,priority=1
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 // +kubebuilder:validation:XValidation:rule="self.metadata.name.matches('^[a-z]([-a-z0-9]*[a-z0-9])?$')",message="metadata.name must be a DNS-1035 label (lower case letters, digits and '-', starting with a letter): it names the partitions' pods and services"
 // +kubebuilder:validation:XValidation:rule="size(self.metadata.name) + size(string(self.spec.partitions.count - 1)) + size(string(self.spec.retryPolicy.maxPartitionRestarts)) + size(string(self.spec.partitions.workers - 1)) + 12 <= 63",message="metadata.name is too long for this many partitions, workers and restarts: worker pods are named <name>-p<partition>-r<restart>-worker-<index>, which must fit in 63 characters"

@@ -38,7 +38,7 @@ func openCampaign(ctx context.Context, f *flags) (*engine.Campaign, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--campaign: %w", err)
 	}
-	l, err := ledger.Open(ctx, st, ledger.Options{})
+	l, err := ledger.Open(ctx, st, ledger.Options{Site: f.site})
 	if err != nil {
 		return nil, fmt.Errorf("--campaign %s: %w", f.campaign, err)
 	}

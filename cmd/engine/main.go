@@ -22,6 +22,7 @@ import (
 
 	"github.com/blastfleet/blastfleet/internal/blast"
 	"github.com/blastfleet/blastfleet/internal/engine"
+	"github.com/blastfleet/blastfleet/internal/enginemetrics"
 	"github.com/blastfleet/blastfleet/internal/mpi"
 	"github.com/blastfleet/blastfleet/internal/output"
 	"github.com/blastfleet/blastfleet/internal/runrecord"
@@ -38,7 +39,7 @@ type flags struct {
 	blastBatches                                bool
 	cacheDir, cacheBytes, groupBytes            string
 	writeBuffer, topHits, strategy, summaryJSON string
-	campaign, partitionID                       string
+	campaign, partitionID, site                 string
 	databaseManifest, databaseSHA256            string // from the plan
 	taskTimeoutFactor                           float64
 	taskTimeoutMin, taskTimeoutMax              time.Duration
@@ -108,6 +109,7 @@ the --sim-* flags), to measure strategies and --schedule with many ranks.`,
 	fl.StringVar(&f.summaryJSON, "summary-json", "", "also write the run summary as JSON to this file")
 	fl.StringVar(&f.campaign, "campaign", "", "work on a planned campaign (blastfleet campaign plan): lease its chunks until none is left; the search options come from the plan")
 	fl.StringVar(&f.partitionID, "partition-id", "", "this partition's name in the campaign's leases (default: the host name)")
+	fl.StringVar(&f.site, "site", os.Getenv(enginemetrics.SiteEnv), "where this partition runs (a Kubernetes cluster, an HPC site): the campaign's leases, attempts and commits record it, so status and metrics split progress by site (default: $BLASTFLEET_SITE)")
 	fl.CountVarP(&f.verbose, "verbose", "v", "more logs")
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

@@ -43,7 +43,7 @@ func envDuration(name string) time.Duration {
 // the partition defaults to --partition-id.
 func runLabels(f *flags) enginemetrics.Labels {
 	l := enginemetrics.Labels{Namespace: os.Getenv(enginemetrics.NamespaceEnv), Campaign: os.Getenv(enginemetrics.CampaignEnv),
-		Partition: os.Getenv(enginemetrics.PartitionEnv)}
+		Partition: os.Getenv(enginemetrics.PartitionEnv), Site: f.site}
 	if l.Partition == "" {
 		l.Partition = f.partitionID
 	}

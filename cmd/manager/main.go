@@ -34,6 +34,7 @@ type options struct {
 	partitionTTL           time.Duration
 	windDown               time.Duration
 	namespace              string
+	site                   string
 }
 
 func main() {
@@ -48,6 +49,7 @@ func main() {
 	flag.DurationVar(&o.windDown, "partition-wind-down", time.Minute, "how long a finished campaign's running partitions get to exit on their own before they are deleted")
 	flag.DurationVar(&o.partitionTTL, "partition-ttl", time.Hour, "how long finished MPIJobs are kept, with their launcher logs")
 	flag.StringVar(&o.namespace, "namespace", "", "watch only this namespace (default: all)")
+	flag.StringVar(&o.site, "site", controllers.DefaultSite, "the name this cluster's partitions record in campaigns' ledgers, so status.sites tells their work from HPC sites'")
 	zopts := zap.Options{Development: false}
 	zopts.BindFlags(flag.CommandLine)
 	flag.Parse()
@@ -87,6 +89,7 @@ func run(o options) error {
 	}
 	if err := controllers.Setup(mgr, controllers.Config{
 		WorkerImage:  o.workerImage,
+		Site:         o.site,
 		PollInterval: o.pollInterval,
 		PartitionTTL: o.partitionTTL,
 		WindDown:     o.windDown,

@@ -17,6 +17,9 @@ const (
 	NamespaceEnv = "BLASTFLEET_NAMESPACE"
 	CampaignEnv  = "BLASTFLEET_CAMPAIGN"
 	PartitionEnv = "BLASTFLEET_PARTITION"
+	// SiteEnv names where the partition runs (the engine's --site
+	// default): a Kubernetes cluster or an HPC site.
+	SiteEnv = "BLASTFLEET_SITE"
 )
 
 // DefaultPort is the port the operator's pods serve rank metrics on.

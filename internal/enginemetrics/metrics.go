@@ -9,7 +9,7 @@ import (
 // Labels identify a run: where the operator started it (empty outside a
 // campaign).
 type Labels struct {
-	Namespace, Campaign, Partition string
+	Namespace, Campaign, Partition, Site string
 }
 
 // Set is one process's registry; it holds the series of every rank the
@@ -109,7 +109,7 @@ type factory struct {
 func (s *Set) factory(rank int, role string) factory {
 	return factory{reg: s.reg, labels: prometheus.Labels{
 		"namespace": s.labels.Namespace, "campaign": s.labels.Campaign, "partition": s.labels.Partition,
-		"rank": strconv.Itoa(rank), "role": role,
+		"site": s.labels.Site, "rank": strconv.Itoa(rank), "role": role,
 	}}
 }
 

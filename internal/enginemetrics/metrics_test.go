@@ -13,7 +13,7 @@ import (
 )
 
 func TestRanksAndRecorders(t *testing.T) {
-	s := NewSet(Labels{Namespace: "ns", Campaign: "c", Partition: "c-p0-r0"})
+	s := NewSet(Labels{Namespace: "ns", Campaign: "c", Partition: "c-p0-r0", Site: "hpc-a"})
 	m, w := s.Rank(0, "master"), s.Rank(1, "worker")
 	w.Task("blastp", 1.5)
 	w.Task("blastp", 0.5)
@@ -53,7 +53,7 @@ func TestRanksAndRecorders(t *testing.T) {
 	exp := `
 # HELP blastfleet_engine_queries_total Queries whose merged output the master handed to the writers.
 # TYPE blastfleet_engine_queries_total counter
-blastfleet_engine_queries_total{campaign="c",namespace="ns",partition="c-p0-r0",rank="0",role="master"} 5
+blastfleet_engine_queries_total{campaign="c",namespace="ns",partition="c-p0-r0",rank="0",role="master",site="hpc-a"} 5
 `
 	if err := testutil.GatherAndCompare(s.Registry(), strings.NewReader(exp), "blastfleet_engine_queries_total"); err != nil {
 		t.Error(err)
@@ -78,7 +78,7 @@ func TestServe(t *testing.T) {
 	}
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	if !strings.Contains(string(body), `blastfleet_engine_tasks_total{campaign="c",namespace="",partition="",program="blastn",rank="2",role="worker"} 1`) {
+	if !strings.Contains(string(body), `blastfleet_engine_tasks_total{campaign="c",namespace="",partition="",program="blastn",rank="2",role="worker",site=""} 1`) {
 		t.Errorf("/metrics lacks the task counter:\n%s", body)
 	}
 }

@@ -222,7 +222,7 @@ func (l *Ledger) putCAS(ctx context.Context, key string, data []byte, etag strin
 // corrupt one. It then checks the chunk was not decided meanwhile.
 func (l *Ledger) take(ctx context.Context, lf leaf, holder, oldETag string) (*Lease, error) {
 	now := l.now().UTC()
-	rec := leaseRecord{Holder: holder, Token: newToken(), AcquiredAt: now, RenewedAt: now, ExpiresAt: now.Add(l.policy().Lease())}
+	rec := leaseRecord{Holder: holder, Site: l.site, Token: newToken(), AcquiredAt: now, RenewedAt: now, ExpiresAt: now.Add(l.policy().Lease())}
 	data := encode(rec)
 	etag, err := l.putCAS(ctx, lf.r.dir()+leaseName, data, oldETag)
 	if errors.Is(err, objstore.ErrPrecondition) {
@@ -262,7 +262,7 @@ func (l *Ledger) countAttempt(ctx context.Context, r Range, ls *Lease, att attem
 		}
 		n := len(att.Attempts) + 1
 		next := attemptsRecord{Attempts: append(append([]attempt(nil), att.Attempts...),
-			attempt{Number: n, Holder: ls.Holder, Token: ls.rec.Token, StartedAt: l.now().UTC()})}
+			attempt{Number: n, Holder: ls.Holder, Site: l.site, Token: ls.rec.Token, StartedAt: l.now().UTC()})}
 		_, err := l.putCAS(ctx, key, encode(next), etag)
 		if err == nil {
 			return n, nil

@@ -64,7 +64,7 @@ func (ls *Lease) commitStored(ctx context.Context, size int64, sum string) error
 	rec := outcomeRecord{
 		Outcome: outcomeCommitted, At: l.now().UTC(), Token: newToken(),
 		ResultKey: key, Size: size, SHA256: sum,
-		Holder: ls.Holder, Attempt: ls.Attempt,
+		Holder: ls.Holder, Site: l.site, Attempt: ls.Attempt,
 	}
 	err := l.decide(ctx, ls.Range, encode(rec))
 	if errors.Is(err, ErrAlreadyCommitted) {

@@ -76,6 +76,10 @@ func (e *IncompleteError) Is(target error) bool { return target == ErrIncomplete
 type Options struct {
 	// Now is the clock; tests inject one to expire leases.
 	Now func() time.Time
+	// Site names where this handle's partition runs (a Kubernetes
+	// cluster, an HPC site): leases, attempts and commits record it, so
+	// progress can be told apart by site.
+	Site string
 }
 
 // Ledger is one process's handle on a campaign's ledger. It caches small
@@ -85,6 +89,7 @@ type Ledger struct {
 	plan     *Plan
 	planETag string
 	now      func() time.Time
+	site     string
 
 	mu    sync.Mutex
 	cache map[string]cached
@@ -114,7 +119,7 @@ func Open(ctx context.Context, st objstore.Store, opts Options) (*Ledger, error)
 	if now == nil {
 		now = time.Now
 	}
-	return &Ledger{st: st, plan: p, planETag: etag, now: now, cache: map[string]cached{}, seen: map[Range]observation{}}, nil
+	return &Ledger{st: st, plan: p, planETag: etag, now: now, site: opts.Site, cache: map[string]cached{}, seen: map[Range]observation{}}, nil
 }
 
 // Plan is the plan the ledger was opened with.

@@ -146,6 +146,11 @@ func TestStatusAndIncomplete(t *testing.T) {
 		}
 		want := Status{Name: "test", Chunks: 4, Committed: 1, Leased: 1, Pending: 2, Attempts: 3, Retries: 1,
 			FailedAttempts: FailureKinds{ExitCode: 1}, Queries: 8, QueriesDone: 2, Missing: []Range{{2, 4}, {4, 6}, {6, 8}}}
+		// Sites: TestStatusBySite; here only that the one unnamed site has it all.
+		if len(s.Sites) != 1 || s.Sites[0].Name != UnnamedSite || s.Sites[0].QueriesDone != 2 || s.Sites[0].Running != 1 {
+			t.Errorf("sites %+v", s.Sites)
+		}
+		s.Sites = nil
 		if !reflect.DeepEqual(*s, want) {
 			t.Errorf("status\n got %+v\nwant %+v", *s, want)
 		}

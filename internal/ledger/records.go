@@ -13,6 +13,7 @@ import (
 // lost can be recognised as ours by reading it back.
 type leaseRecord struct {
 	Holder     string    `json:"holder"`
+	Site       string    `json:"site,omitempty"`
 	Token      string    `json:"token"`
 	AcquiredAt time.Time `json:"acquiredAt"`
 	RenewedAt  time.Time `json:"renewedAt"`
@@ -53,6 +54,7 @@ func (f FailureReason) String() string {
 type attempt struct {
 	Number    int            `json:"number"`
 	Holder    string         `json:"holder"`
+	Site      string         `json:"site,omitempty"`
 	Token     string         `json:"token"`
 	StartedAt time.Time      `json:"startedAt"`
 	Failure   *FailureReason `json:"failure,omitempty"`
@@ -129,6 +131,7 @@ type outcomeRecord struct {
 	Size      int64  `json:"size,omitempty"`
 	SHA256    string `json:"sha256,omitempty"`
 	Holder    string `json:"holder,omitempty"`
+	Site      string `json:"site,omitempty"`
 	Attempt   int    `json:"attempt,omitempty"`
 	// split
 	Children []Range `json:"children,omitempty"`

@@ -33,6 +33,8 @@ type Status struct {
 	// Invalid is set once BLAST+ refused the campaign's search (a
 	// configuration error, the same for every chunk): nothing more runs.
 	Invalid *FailureReason `json:"invalid,omitempty"`
+	// Sites is the progress of each site that worked the campaign, by name.
+	Sites []SiteStatus `json:"sites,omitempty"`
 }
 
 // FailedQuery is a query given up on after its attempts ran out.
@@ -66,11 +68,13 @@ func (l *Ledger) status(ctx context.Context) (*Status, []leaf, error) {
 	leaves, objs := sc.leaves, sc.objs
 	s := &Status{Name: l.plan.Name, Chunks: len(leaves), Queries: l.plan.Chunks[len(l.plan.Chunks)-1].End, Problems: sc.problems,
 		Invalid: sc.invalid}
+	sites := siteTally{}
 	for _, lf := range leaves {
 		switch lf.state {
 		case leafCommitted:
 			s.Committed++
 			s.QueriesDone += lf.r.Len()
+			sites.committed(lf.outcome, lf.r, l.letters(lf.r))
 		case leafFailed:
 			s.Failed++
 			s.QueriesFailed += lf.r.Len()
@@ -85,6 +89,7 @@ func (l *Ledger) status(ctx context.Context) (*Status, []leaf, error) {
 			}
 			if cur != nil && l.live(cur) {
 				s.Leased++
+				sites.leased(cur.Site)
 			} else {
 				s.Pending++
 			}
@@ -105,11 +110,13 @@ func (l *Ledger) status(ctx context.Context) (*Status, []leaf, error) {
 			return nil, nil, err
 		}
 		s.Attempts += len(att.Attempts)
+		sites.attempted(att)
 		s.Retries += max(0, len(att.Attempts)-1)
 		s.FailedAttempts.add(att, live[r])
 		_, stopped, _ := att.ended(live[r])
 		s.StoppedAttempts += stopped
 	}
 	s.Complete = len(s.Missing) == 0
+	s.Sites = sites.list()
 	return s, leaves, nil
 }

@@ -51,6 +51,13 @@ func (v *campaignView) printDetail(w io.Writer, now time.Time) {
 	if n := s.Chunks.StoppedAttempts; n > 0 {
 		line("Stopped", "%d attempts given up healthy when their partition was told to stop (not failures)", n)
 	}
+	for _, site := range s.Sites {
+		l := fmt.Sprintf("%d queries in %d chunks committed, %d chunks running", site.QueriesDone, site.ChunksCommitted, site.Running)
+		if site.LettersPerSecond > 0 {
+			l += fmt.Sprintf(", %d letters/s", site.LettersPerSecond)
+		}
+		line("Site "+site.Name, "%s", l)
+	}
 	p := s.Partitions
 	line("Partitions", "%d desired: %d running, %d queued, %d failed; %d replaced so far", p.Desired, p.Running, p.Queued, p.Failed, p.Replaced)
 	line("ETA", "%s", eta(c, v.tracker, now))
