@@ -19,6 +19,7 @@ import (
 
 	"github.com/blastfleet/blastfleet/controllers"
 	"github.com/blastfleet/blastfleet/internal/kubescheme"
+	"github.com/blastfleet/blastfleet/internal/policy"
 )
 
 // version is set at build time.
@@ -34,6 +35,7 @@ type options struct {
 	partitionTTL           time.Duration
 	windDown               time.Duration
 	namespace              string
+	policy                 policy.Policy
 }
 
 func main() {
@@ -48,6 +50,7 @@ func main() {
 	flag.DurationVar(&o.windDown, "partition-wind-down", time.Minute, "how long a finished campaign's running partitions get to exit on their own before they are deleted")
 	flag.DurationVar(&o.partitionTTL, "partition-ttl", time.Hour, "how long finished MPIJobs are kept, with their launcher logs")
 	flag.StringVar(&o.namespace, "namespace", "", "watch only this namespace (default: all)")
+	bindPolicyFlags(flag.CommandLine, &o.policy)
 	zopts := zap.Options{Development: false}
 	zopts.BindFlags(flag.CommandLine)
 	flag.Parse()
@@ -60,6 +63,9 @@ func main() {
 
 func run(o options) error {
 	log := ctrl.Log.WithName("setup")
+	if err := o.policy.Validate(); err != nil {
+		return err
+	}
 	scheme := runtime.NewScheme()
 	if err := kubescheme.AddToScheme(scheme); err != nil {
 		return err
@@ -90,6 +96,7 @@ func run(o options) error {
 		PollInterval: o.pollInterval,
 		PartitionTTL: o.partitionTTL,
 		WindDown:     o.windDown,
+		Policy:       o.policy,
 	}); err != nil {
 		return err
 	}
@@ -99,6 +106,6 @@ func run(o options) error {
 	if err := mgr.AddReadyzCheck("readyz", healthz.Ping); err != nil {
 		return err
 	}
-	log.Info("starting", "version", version, "workerImage", o.workerImage)
+	log.Info("starting", "version", version, "workerImage", o.workerImage, "policy", o.policy)
 	return mgr.Start(ctrl.SetupSignalHandler())
 }
