@@ -57,7 +57,7 @@ func (run *campaignRun) refuse(err error) (bool, error) {
 // label) is also told as an event.
 func (run *campaignRun) waitStorage(err error) (bool, error) {
 	reason, msg := storageReason(err), "spec.output: "+err.Error()
-	if reason == policy.ReasonViolation || reason == policy.ReasonSecretNotAllowed {
+	if policy.IsRefusal(reason) {
 		run.warnOnce(reason, msg)
 	}
 	return run.wait(v1alpha1.CampaignPending, reason, msg)

@@ -203,7 +203,7 @@ func (run *databaseRun) set(phase v1alpha1.DatabasePhase, reason, msg string) {
 	cond(v1alpha1.ConditionProgressing, phase == v1alpha1.DatabaseSharding)
 	cond(v1alpha1.ConditionFailed, phase == v1alpha1.DatabaseFailed)
 	if phase != run.before.Phase {
-		run.events = append(run.events, event{warning: phase == v1alpha1.DatabaseFailed, reason: reason, action: string(phase), note: msg})
+		run.events = append(run.events, event{warning: phase == v1alpha1.DatabaseFailed || policy.IsRefusal(reason), reason: reason, action: string(phase), note: msg})
 	}
 }
 

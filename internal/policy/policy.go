@@ -14,6 +14,11 @@ const (
 	ReasonSecretNotAllowed = "CredentialsSecretNotAllowed"
 )
 
+// IsRefusal says whether a condition's reason is one of the policy's.
+func IsRefusal(reason string) bool {
+	return reason == ReasonViolation || reason == ReasonSecretNotAllowed
+}
+
 // Policy is the operator's policy. A nil or empty list allows anything.
 type Policy struct {
 	// Images partitions, planning and sharding pods may run: an entry is
