@@ -546,7 +546,7 @@ func checkNotes(t *testing.T, installOutput string) {
 		t.Fatalf("helm install printed no notes:\n%s", installOutput)
 	}
 	notes := installOutput[i:]
-	for _, want := range []string{"get bsc", "get bdb", "kubectl get crd mpijobs.kubeflow.org", "rollout status deployment/"} {
+	for _, want := range []string{"get bsc", "get bdb", "kubectl get crd mpijobs.kubeflow.org", "rollout status deployment/", "kubectl label secret NAME blastfleet.io/credentials=true"} {
 		if !strings.Contains(notes, want) {
 			t.Errorf("NOTES lack %q:\n%s", want, notes)
 		}
