@@ -21,6 +21,7 @@ import (
 
 	"github.com/blastfleet/blastfleet/api/v1alpha1"
 	"github.com/blastfleet/blastfleet/internal/ledger"
+	"github.com/blastfleet/blastfleet/internal/policy"
 )
 
 // +kubebuilder:rbac:groups=blastfleet.io,resources=searchcampaigns,verbs=get;list;watch
@@ -51,6 +52,9 @@ type CampaignReconciler struct {
 	// to end on their own before they are deleted: with no chunk left
 	// they exit within seconds, their run records saying how they ended.
 	WindDown time.Duration
+	// Policy restricts the partitions' image and placement; the
+	// endpoint and credentials rules are the Stores'.
+	Policy policy.Policy
 	// Now is the clock (tests move it).
 	Now func() time.Time
 

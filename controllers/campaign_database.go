@@ -62,7 +62,7 @@ func (run *campaignRun) openStorage(ctx context.Context) (bool, error) {
 	bucket, prefix := splitLocation(run.loc)
 	st, err := run.r.Stores.Open(ctx, c.Namespace, c.Spec.Output, bucket, prefix)
 	if err != nil {
-		return run.wait(v1alpha1.CampaignPending, storageReason(err), "spec.output: "+err.Error())
+		return run.waitStorage(err)
 	}
 	run.store = st
 	return true, nil

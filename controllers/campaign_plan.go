@@ -54,6 +54,9 @@ func (run *campaignRun) ensurePlan(ctx context.Context) (bool, error) {
 		if err != nil {
 			return run.fail("InvalidSearch", truncate("the campaign's search is invalid; fix it in a new campaign: "+err.Error(), 1024))
 		}
+		if err := run.policyViolation(); err != nil {
+			return run.refuse(err)
+		}
 		job := planJob(c, spec, run.db, run.loc, run.r.image(c))
 		if err := controllerutil.SetControllerReference(c, job, run.r.Scheme); err != nil {
 			return false, err
@@ -86,7 +89,7 @@ func (run *campaignRun) checkQueries(ctx context.Context) (bool, error) {
 	bucket, key := splitLocation(url)
 	st, err := run.r.Stores.Open(ctx, c.Namespace, c.Spec.Output, bucket, "")
 	if err != nil {
-		return run.wait(v1alpha1.CampaignPending, storageReason(err), "spec.output: "+err.Error())
+		return run.waitStorage(err)
 	}
 	if _, err := st.Stat(ctx, key); errors.Is(err, objstore.ErrNotExist) {
 		return run.fail("QueriesNotFound", fmt.Sprintf("spec.queries: object %s does not exist", url))

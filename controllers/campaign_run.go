@@ -52,6 +52,7 @@ func (run *campaignRun) reconcile(ctx context.Context) error {
 		run.observePartitions,
 		run.finishIfDone,
 		run.checkDeadline,
+		run.checkPolicy,
 		run.reconcilePartitions,
 	} {
 		ok, err := phase(ctx)

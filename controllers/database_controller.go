@@ -20,6 +20,7 @@ import (
 	"github.com/blastfleet/blastfleet/api/v1alpha1"
 	"github.com/blastfleet/blastfleet/internal/manifest"
 	"github.com/blastfleet/blastfleet/internal/objstore"
+	"github.com/blastfleet/blastfleet/internal/policy"
 )
 
 // +kubebuilder:rbac:groups=blastfleet.io,resources=blastdatabases,verbs=get;list;watch
@@ -35,6 +36,9 @@ type DatabaseReconciler struct {
 	Stores       StoreOpener
 	WorkerImage  string
 	PollInterval time.Duration
+	// Policy restricts the sharding pods' image; the endpoint and
+	// credentials rules are the Stores'.
+	Policy policy.Policy
 }
 
 type databaseRun struct {
@@ -71,6 +75,12 @@ func (r *DatabaseReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 
 func (run *databaseRun) reconcile(ctx context.Context) (time.Duration, error) {
 	db := run.db
+	// Checked before anything is reached or created; the spec may be
+	// fixed while the database is not Ready.
+	if err := run.r.Policy.Image("spec.image", db.Spec.Image, run.r.WorkerImage); err != nil {
+		run.set(v1alpha1.DatabasePending, policy.ReasonViolation, err.Error())
+		return run.r.PollInterval, nil
+	}
 	loc := location(db.Spec.Storage, db.Namespace, db.Name)
 	db.Status.Location = loc
 	bucket, prefix := splitLocation(loc)
@@ -191,7 +201,7 @@ func (run *databaseRun) set(phase v1alpha1.DatabasePhase, reason, msg string) {
 	cond(v1alpha1.ConditionProgressing, phase == v1alpha1.DatabaseSharding)
 	cond(v1alpha1.ConditionFailed, phase == v1alpha1.DatabaseFailed)
 	if phase != run.before.Phase {
-		run.events = append(run.events, event{warning: phase == v1alpha1.DatabaseFailed, reason: reason, action: string(phase), note: msg})
+		run.events = append(run.events, event{warning: phase == v1alpha1.DatabaseFailed || policy.IsRefusal(reason), reason: reason, action: string(phase), note: msg})
 	}
 }
 

@@ -4,6 +4,8 @@ import (
 	"time"
 
 	ctrl "sigs.k8s.io/controller-runtime"
+
+	"github.com/blastfleet/blastfleet/internal/policy"
 )
 
 // Config is the operator's configuration.
@@ -15,14 +17,16 @@ type Config struct {
 	WindDown time.Duration
 	// Site: see CampaignReconciler.Site.
 	Site string
+	// Policy restricts what campaigns and databases may ask for.
+	Policy policy.Policy
 }
 
 // Setup registers both reconcilers and the metrics with the manager.
 func Setup(mgr ctrl.Manager, cfg Config) error {
-	stores := StoreOpener{Secrets: mgr.GetAPIReader()}
+	stores := StoreOpener{Secrets: mgr.GetAPIReader(), Policy: cfg.Policy}
 	db := &DatabaseReconciler{
 		Client: mgr.GetClient(), Scheme: mgr.GetScheme(), Recorder: mgr.GetEventRecorder("blastfleet-database"),
-		Stores: stores, WorkerImage: cfg.WorkerImage, PollInterval: cfg.PollInterval,
+		Stores: stores, WorkerImage: cfg.WorkerImage, PollInterval: cfg.PollInterval, Policy: cfg.Policy,
 	}
 	if err := db.SetupWithManager(mgr); err != nil {
 		return err
@@ -30,7 +34,7 @@ func Setup(mgr ctrl.Manager, cfg Config) error {
 	sc := &CampaignReconciler{
 		Client: mgr.GetClient(), Scheme: mgr.GetScheme(), Recorder: mgr.GetEventRecorder("blastfleet-campaign"),
 		Stores: stores, Executor: MPIJobExecutor{TTLSecondsAfterFinished: int32(cfg.PartitionTTL / time.Second)},
-		WorkerImage: cfg.WorkerImage, PollInterval: cfg.PollInterval, WindDown: cfg.WindDown, Site: cfg.Site,
+		WorkerImage: cfg.WorkerImage, PollInterval: cfg.PollInterval, WindDown: cfg.WindDown, Site: cfg.Site, Policy: cfg.Policy,
 	}
 	if err := sc.SetupWithManager(mgr); err != nil {
 		return err

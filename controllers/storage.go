@@ -10,6 +10,7 @@ import (
 
 	"github.com/blastfleet/blastfleet/api/v1alpha1"
 	"github.com/blastfleet/blastfleet/internal/objstore"
+	"github.com/blastfleet/blastfleet/internal/policy"
 )
 
 // StoreOpener opens object storage with credentials read from a Secret.
@@ -17,6 +18,9 @@ type StoreOpener struct {
 	// Secrets reads Secrets uncached, so the operator needs only get on
 	// them, never list or watch.
 	Secrets client.Reader
+	// Policy decides which endpoints may be reached and which Secrets
+	// may be read as credentials, before either happens.
+	Policy policy.Policy
 }
 
 // Open opens bucket/prefix on st's endpoint with its credentials.
@@ -33,6 +37,10 @@ func (o StoreOpener) Open(ctx context.Context, namespace string, st v1alpha1.Obj
 }
 
 func (o StoreOpener) config(ctx context.Context, namespace string, st v1alpha1.ObjectStorage) (objstore.S3Config, error) {
+	// The operator itself connects to the endpoint: check it first.
+	if err := o.Policy.Endpoint("endpoint", st.Endpoint); err != nil {
+		return objstore.S3Config{}, err
+	}
 	cfg := objstore.S3Config{Endpoint: "s3.amazonaws.com", Secure: true, Region: st.Region}
 	if cfg.Region == "" {
 		cfg.Region = "us-east-1"
@@ -51,6 +59,9 @@ func (o StoreOpener) config(ctx context.Context, namespace string, st v1alpha1.O
 	var sec corev1.Secret
 	if err := o.Secrets.Get(ctx, client.ObjectKey{Namespace: namespace, Name: ref.Name}, &sec); err != nil {
 		return cfg, fmt.Errorf("credentials Secret %s/%s: %w", namespace, ref.Name, err)
+	}
+	if err := o.Policy.CredentialsSecret("credentialsSecretRef", &sec); err != nil {
+		return cfg, err
 	}
 	idKey, secretKey := secretKeys(ref)
 	cfg.AccessKey, cfg.SecretKey = string(sec.Data[idKey]), string(sec.Data[secretKey])

@@ -1,17 +1,25 @@
 package controllers
 
 import (
+	"errors"
+
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/blastfleet/blastfleet/internal/objstore"
+	"github.com/blastfleet/blastfleet/internal/policy"
 )
 
 // storageReason names what went wrong reaching object storage, so a
 // mistake of the user's (a bucket that does not exist, credentials the
 // store refuses, a Secret that is missing) reads as one, not as a store
-// that is down. Every one of them still waits: fixing the Secret or
-// creating the bucket lets the object go on.
+// that is down; so does a refusal by the operator's policy. Every one of
+// them still waits: fixing the Secret (or labelling it), creating the
+// bucket or widening the policy lets the object go on.
 func storageReason(err error) string {
+	var v *policy.Violation
+	if errors.As(err, &v) {
+		return v.Reason
+	}
 	switch objstore.ErrorCode(err) {
 	case "NoSuchBucket":
 		return "BucketNotFound"

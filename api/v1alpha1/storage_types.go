@@ -103,3 +103,9 @@ const (
 	// ConditionDegraded: work goes on with less than was asked for.
 	ConditionDegraded = "Degraded"
 )
+
+// CredentialsLabel is the label a Secret carries, with the value "true",
+// to opt in to being named by a credentialsSecretRef: unless the operator
+// runs with --require-credentials-label=false, it refuses Secrets without
+// it (docs/security.md).
+const CredentialsLabel = "blastfleet.io/credentials"

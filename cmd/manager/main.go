@@ -19,6 +19,7 @@ import (
 
 	"github.com/blastfleet/blastfleet/controllers"
 	"github.com/blastfleet/blastfleet/internal/kubescheme"
+	"github.com/blastfleet/blastfleet/internal/policy"
 )
 
 // version is set at build time.
@@ -35,6 +36,7 @@ type options struct {
 	windDown               time.Duration
 	namespace              string
 	site                   string
+	policy                 policy.Policy
 }
 
 func main() {
@@ -50,6 +52,7 @@ func main() {
 	flag.DurationVar(&o.partitionTTL, "partition-ttl", time.Hour, "how long finished MPIJobs are kept, with their launcher logs")
 	flag.StringVar(&o.namespace, "namespace", "", "watch only this namespace (default: all)")
 	flag.StringVar(&o.site, "site", controllers.DefaultSite, "the name this cluster's partitions record in campaigns' ledgers, so status.sites tells their work from HPC sites'")
+	bindPolicyFlags(flag.CommandLine, &o.policy)
 	zopts := zap.Options{Development: false}
 	zopts.BindFlags(flag.CommandLine)
 	flag.Parse()
@@ -62,6 +65,9 @@ func main() {
 
 func run(o options) error {
 	log := ctrl.Log.WithName("setup")
+	if err := o.policy.Validate(); err != nil {
+		return err
+	}
 	scheme := runtime.NewScheme()
 	if err := kubescheme.AddToScheme(scheme); err != nil {
 		return err
@@ -93,6 +99,7 @@ func run(o options) error {
 		PollInterval: o.pollInterval,
 		PartitionTTL: o.partitionTTL,
 		WindDown:     o.windDown,
+		Policy:       o.policy,
 	}); err != nil {
 		return err
 	}
@@ -102,6 +109,6 @@ func run(o options) error {
 	if err := mgr.AddReadyzCheck("readyz", healthz.Ping); err != nil {
 		return err
 	}
-	log.Info("starting", "version", version, "workerImage", o.workerImage)
+	log.Info("starting", "version", version, "workerImage", o.workerImage, "policy", o.policy)
 	return mgr.Start(ctrl.SetupSignalHandler())
 }

@@ -15,6 +15,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	"sigs.k8s.io/yaml"
+
+	"github.com/blastfleet/blastfleet/api/v1alpha1"
 )
 
 // installCRDs creates or updates the CRDs and waits until they are
@@ -67,7 +69,7 @@ func installOperatorRBAC(ctx context.Context, c client.Client, rolePath string) 
 // databases name by default (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY).
 func ensureSecret(ctx context.Context, c client.Client, ns string, info MinIOInfo) error {
 	s := &corev1.Secret{
-		ObjectMeta: metav1.ObjectMeta{Name: SecretName, Namespace: ns, Labels: map[string]string{"app.kubernetes.io/managed-by": "blastfleet-dev"}},
+		ObjectMeta: metav1.ObjectMeta{Name: SecretName, Namespace: ns, Labels: map[string]string{"app.kubernetes.io/managed-by": "blastfleet-dev", v1alpha1.CredentialsLabel: "true"}},
 		Type:       corev1.SecretTypeOpaque,
 		Data:       map[string][]byte{"AWS_ACCESS_KEY_ID": []byte(info.AccessKey), "AWS_SECRET_ACCESS_KEY": []byte(info.SecretKey)},
 	}

@@ -313,7 +313,7 @@ func TestChartRBACMatchesMarkers(t *testing.T) {
 		}
 	}
 
-	// Every other role is one of the three fixed ones below, exactly.
+	// Every other role is one of the fixed ones below, exactly.
 	fixed := map[string][]rbacv1.PolicyRule{
 		"Role/" + release + "-leader-election": {
 			{APIGroups: []string{"coordination.k8s.io"}, Resources: []string{"leases"}, Verbs: []string{"get", "list", "watch", "create", "update", "patch", "delete"}},
@@ -327,6 +327,8 @@ func TestChartRBACMatchesMarkers(t *testing.T) {
 			{NonResourceURLs: []string{"/metrics"}, Verbs: []string{"get"}},
 		},
 		"ClusterRole/" + release + "-manager": generatedRules(t),
+		"ClusterRole/" + release + "-edit":    userEditRules,
+		"ClusterRole/" + release + "-view":    userViewRules,
 	}
 	seen := 0
 	for _, o := range append(ofKind(objs, "Role"), ofKind(objs, "ClusterRole")...) {
@@ -378,6 +380,14 @@ func TestChartRBACMatchesMarkers(t *testing.T) {
 	rb := find(t, objs, "RoleBinding", release+"-manager")
 	if rb.GetNamespace() != "research" {
 		t.Errorf("manager RoleBinding in %q, want the watched namespace", rb.GetNamespace())
+	}
+	// Nothing cluster-wide lets the operator read Secrets then.
+	for _, o := range ofKind(objs, "ClusterRole") {
+		for _, p := range permissions(rulesOf(t, o)) {
+			if p.resource == "secrets" {
+				t.Errorf("with operator.watchNamespace, ClusterRole %s still grants %s on secrets", o.GetName(), p.verb)
+			}
+		}
 	}
 	args, _, _ := unstructured.NestedSlice(find(t, objs, "Deployment", "").Object, "spec", "template", "spec", "containers")
 	if !slices.Contains(args[0].(map[string]any)["args"].([]any), any("--namespace=research")) {
@@ -536,7 +546,7 @@ func checkNotes(t *testing.T, installOutput string) {
 		t.Fatalf("helm install printed no notes:\n%s", installOutput)
 	}
 	notes := installOutput[i:]
-	for _, want := range []string{"get bsc", "get bdb", "kubectl get crd mpijobs.kubeflow.org", "rollout status deployment/"} {
+	for _, want := range []string{"get bsc", "get bdb", "kubectl get crd mpijobs.kubeflow.org", "rollout status deployment/", "kubectl label secret NAME blastfleet.io/credentials=true"} {
 		if !strings.Contains(notes, want) {
 			t.Errorf("NOTES lack %q:\n%s", want, notes)
 		}

@@ -19,6 +19,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
@@ -66,6 +67,7 @@ func prometheusCRDPaths(t testing.TB) []string {
 // Prometheus Operator CRDs but not ours: the chart installs those.
 type cluster struct {
 	client     client.Client
+	cfg        *rest.Config
 	kubeconfig string
 }
 
@@ -107,7 +109,7 @@ func startCluster(t *testing.T) *cluster {
 	if err := os.WriteFile(path, kc, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	return &cluster{client: c, kubeconfig: path}
+	return &cluster{client: c, cfg: cfg, kubeconfig: path}
 }
 
 func (c *cluster) get(t testing.TB, o *unstructured.Unstructured) error {
@@ -164,6 +166,7 @@ func TestInstall(t *testing.T) {
 		}
 		checkRestrictedPod(t, c, find(t, manifest, "Deployment", release))
 		checkGrants(t, c, "system:serviceaccount:"+releaseNS+":"+find(t, manifest, "ServiceAccount", "").GetName())
+		checkUserRoles(t, c, release)
 
 		mustHelm(t, "uninstall", release, "--namespace", releaseNS, "--kubeconfig", c.kubeconfig, "--wait", "--timeout", "60s")
 		for _, o := range manifest {
@@ -214,6 +217,7 @@ func TestInstall(t *testing.T) {
 		dep := find(t, rendered, "Deployment", "")
 		checkRestrictedPod(t, c, dep)
 		checkGrants(t, c, "system:serviceaccount:"+releaseNS+":"+find(t, rendered, "ServiceAccount", "").GetName())
+		checkUserRoles(t, c, "blastfleet")
 	})
 	t.Logf("total %s", time.Since(start).Round(time.Millisecond))
 }

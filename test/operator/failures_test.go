@@ -147,7 +147,7 @@ func TestDatabaseChanged(t *testing.T) {
 func TestStorageReasons(t *testing.T) {
 	h := newHarness(t)
 	h.readyDatabase("sprot", v1alpha1.DatabaseProtein)
-	h.create(&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "wrong-keys", Namespace: h.ns},
+	h.create(&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "wrong-keys", Namespace: h.ns, Labels: map[string]string{v1alpha1.CredentialsLabel: "true"}},
 		StringData: map[string]string{"AWS_ACCESS_KEY_ID": "nobody", "AWS_SECRET_ACCESS_KEY": "not-the-secret-key"}})
 	for _, c := range []struct{ name, secret, reason string }{
 		{"wrong-keys", "wrong-keys", "StorageAccessDenied"},

@@ -21,6 +21,7 @@ import (
 	"github.com/blastfleet/blastfleet/controllers"
 	"github.com/blastfleet/blastfleet/internal/kubetest"
 	"github.com/blastfleet/blastfleet/internal/objstore"
+	"github.com/blastfleet/blastfleet/internal/policy"
 	"github.com/blastfleet/blastfleet/internal/testenv"
 	"github.com/blastfleet/blastfleet/internal/testenv/testkit"
 )
@@ -41,13 +42,20 @@ type harness struct {
 	c      client.Client
 	minio  *testenv.MinIO
 	ns     string
+	policy policy.Policy
 	stopOp context.CancelFunc
 	opDone chan struct{}
 }
 
 func newHarness(t testing.TB) *harness {
 	t.Helper()
-	h := &harness{t: t, env: kubetest.Start(t), minio: testenv.StartMinIO(t), ns: "default"}
+	return newHarnessWith(t, policy.Policy{RequireCredentialsLabel: true}) // the manager's default
+}
+
+// newHarnessWith runs the operator with policy p.
+func newHarnessWith(t testing.TB, p policy.Policy) *harness {
+	t.Helper()
+	h := &harness{t: t, env: kubetest.Start(t), minio: testenv.StartMinIO(t), ns: "default", policy: p}
 	h.c = h.env.Client
 	h.minio.MakeBucket(t, bucket)
 	h.create(testkit.MinIOSecret(h.minio, h.ns, secretName))
@@ -78,7 +86,7 @@ func (h *harness) startOperator() {
 	if err != nil {
 		h.t.Fatal(err)
 	}
-	if err := controllers.Setup(mgr, controllers.Config{WorkerImage: workerImage, PollInterval: poll, PartitionTTL: time.Hour, WindDown: windDown}); err != nil {
+	if err := controllers.Setup(mgr, controllers.Config{WorkerImage: workerImage, PollInterval: poll, PartitionTTL: time.Hour, WindDown: windDown, Policy: h.policy}); err != nil {
 		h.t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())

@@ -6,6 +6,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/blastfleet/blastfleet/api/v1alpha1"
 	"github.com/blastfleet/blastfleet/internal/objstore"
 	"github.com/blastfleet/blastfleet/internal/testenv"
 )
@@ -23,10 +24,10 @@ func MinIOStore(t testing.TB, m *testenv.MinIO, bucket, prefix string) objstore.
 }
 
 // MinIOSecret is the credentials Secret for m under the keys a
-// CredentialsSecretRef defaults to.
+// CredentialsSecretRef defaults to, opted in to being used as credentials.
 func MinIOSecret(m *testenv.MinIO, namespace, name string) *corev1.Secret {
 	return &corev1.Secret{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace},
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace, Labels: map[string]string{v1alpha1.CredentialsLabel: "true"}},
 		Data:       map[string][]byte{"AWS_ACCESS_KEY_ID": []byte(m.AccessKey), "AWS_SECRET_ACCESS_KEY": []byte(m.SecretKey)},
 	}
 }

@@ -1,0 +1,37 @@
+package main
+
+import (
+	"flag"
+	"strings"
+
+	"github.com/blastfleet/blastfleet/internal/policy"
+)
+
+// listFlag is a comma-separated flag that may also be repeated.
+type listFlag struct{ list *[]string }
+
+func (f listFlag) String() string {
+	if f.list == nil {
+		return ""
+	}
+	return strings.Join(*f.list, ",")
+}
+
+func (f listFlag) Set(s string) error {
+	for _, e := range strings.Split(s, ",") {
+		if e = strings.TrimSpace(e); e != "" {
+			*f.list = append(*f.list, e)
+		}
+	}
+	return nil
+}
+
+// bindPolicyFlags binds the operator's policy (docs/security.md) to fs.
+func bindPolicyFlags(fs *flag.FlagSet, p *policy.Policy) {
+	fs.Var(listFlag{&p.Images}, "allowed-images", "images partitions and sharding pods may run, comma-separated: exact references or prefixes ending in * (the --worker-image is always allowed; empty: any)")
+	fs.Var(listFlag{&p.PriorityClasses}, "allowed-priority-classes", "priority classes campaigns may request, comma-separated (empty: any)")
+	fs.Var(listFlag{&p.NodeSelectors}, "allowed-node-selectors", "node selector labels campaigns may use, comma-separated: key (any value) or key=value (empty: any)")
+	fs.Var(listFlag{&p.TolerationKeys}, "allowed-toleration-keys", "taint keys campaigns' tolerations may name, comma-separated (empty: any)")
+	fs.Var(listFlag{&p.Endpoints}, "allowed-endpoints", "object store endpoints campaigns and databases may name, comma-separated: host names, *.domain, IP addresses or CIDRs; internal addresses only by an entry inside their range (empty: any)")
+	fs.BoolVar(&p.RequireCredentialsLabel, "require-credentials-label", true, "use a credentials Secret only if it carries the label blastfleet.io/credentials=true")
+}

@@ -1,0 +1,56 @@
+package controllers
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+
+	"github.com/blastfleet/blastfleet/api/v1alpha1"
+	"github.com/blastfleet/blastfleet/internal/policy"
+)
+
+// A refusal by the policy reads as its own reason, wrapped or not.
+func TestStorageReasonOfRefusals(t *testing.T) {
+	v := &policy.Violation{Reason: policy.ReasonSecretNotAllowed, Field: "credentialsSecretRef", Msg: "no label"}
+	for _, err := range []error{v, fmt.Errorf("opening: %w", v)} {
+		if got := storageReason(err); got != policy.ReasonSecretNotAllowed {
+			t.Errorf("storageReason(%v) = %s, want %s", err, got, policy.ReasonSecretNotAllowed)
+		}
+	}
+}
+
+// The opener checks the endpoint before reading the Secret, and the
+// Secret's label before using its keys.
+func TestStoreOpenerPolicy(t *testing.T) {
+	secret := func(name string, labels map[string]string) *corev1.Secret {
+		return &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "ns", Labels: labels},
+			Data: map[string][]byte{"AWS_ACCESS_KEY_ID": []byte("id"), "AWS_SECRET_ACCESS_KEY": []byte("key")}}
+	}
+	reader := fake.NewClientBuilder().WithObjects(secret("plain", nil), secret("optin", map[string]string{v1alpha1.CredentialsLabel: "true"})).Build()
+	o := StoreOpener{Secrets: reader, Policy: policy.Policy{RequireCredentialsLabel: true, Endpoints: []string{"minio.storage.svc"}}}
+	st := func(endpoint, secret string) v1alpha1.ObjectStorage {
+		return v1alpha1.ObjectStorage{Endpoint: endpoint, Bucket: "b", CredentialsSecretRef: &v1alpha1.CredentialsSecretRef{Name: secret}}
+	}
+	for _, c := range []struct {
+		storage v1alpha1.ObjectStorage
+		reason  string
+	}{
+		{st("http://minio.storage.svc:9000", "optin"), ""},
+		{st("http://minio.storage.svc:9000", "plain"), policy.ReasonSecretNotAllowed},
+		{st("http://169.254.169.254", "optin"), policy.ReasonViolation},
+		// The endpoint first: a refused endpoint never has its Secret read.
+		{st("http://169.254.169.254", "absent"), policy.ReasonViolation},
+	} {
+		_, err := o.config(context.Background(), "ns", c.storage)
+		switch {
+		case c.reason == "" && err != nil:
+			t.Errorf("%s with %s: %v", c.storage.Endpoint, c.storage.CredentialsSecretRef.Name, err)
+		case c.reason != "" && storageReason(err) != c.reason:
+			t.Errorf("%s with %s: %v (%s), want %s", c.storage.Endpoint, c.storage.CredentialsSecretRef.Name, err, storageReason(err), c.reason)
+		}
+	}
+}
