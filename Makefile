@@ -7,7 +7,7 @@ export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM := 1
 export OMPI_MCA_mpi_yield_when_idle := 1
 export OMPI_MCA_btl_vader_single_copy_mechanism := none
 
-.PHONY: all build deps test test-unit test-soak vet fmt-check demo demo-engine demo-cluster images cluster bench bench-io bench-balance clean manifests generate verify-generated envtest \
+.PHONY: all build deps test test-unit test-soak test-hpc vet fmt-check demo demo-engine demo-cluster images cluster bench bench-io bench-balance clean manifests generate verify-generated envtest \
 	helm chart-crds helm-lint docker-lint install-test verify-dashboards
 
 CONTROLLER_GEN = $$(hack/install-controller-gen.sh)
@@ -91,6 +91,12 @@ test: deps fmt-check vet build verify-generated
 	BLASTFLEET_IMAGES=$$(hack/build-images.sh) \
 	BLASTFLEET_HELM=$$(hack/install-helm.sh) BLASTFLEET_ENGINE=$(CURDIR)/$(BIN)/blastfleet-engine BLASTFLEET_CLI=$(CURDIR)/$(BIN)/blastfleet \
 	$(GO) test -tags mpi -count=1 -timeout 30m ./...
+
+## test-hpc: the HPC site suite alone (a one-node Slurm of its own, MinIO, BLAST+, OpenMPI), verbose
+test-hpc: deps build
+	BLASTFLEET_REQUIRE_REAL=1 BLASTFLEET_MINIO=$$(hack/install-minio.sh) \
+	BLASTFLEET_ENGINE=$(CURDIR)/$(BIN)/blastfleet-engine BLASTFLEET_CLI=$(CURDIR)/$(BIN)/blastfleet \
+	$(GO) test -tags mpi -count=1 -v -timeout 20m ./test/hpc/
 
 ## test-soak: longer runs (larger data, more ranks)
 test-soak: deps build

@@ -16,6 +16,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 # one-node cluster of blastfleet dev up --cluster and make images.
 packages=(ncbi-blast+ openmpi-bin libopenmpi-dev plast-example mmseqs2-examples pkg-config prometheus chromium
   containerd runc containernetworking-plugins iptables conntrack buildah mmdebstrap)
+# slurm-wlm and munge: test/hpc runs a one-node Slurm of its own (daemons
+# started by the test on loopback ports, never the system services).
+packages+=(slurm-wlm munge)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

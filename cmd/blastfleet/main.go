@@ -17,6 +17,7 @@ import (
 	"github.com/blastfleet/blastfleet/internal/cli/campaigncmd"
 	"github.com/blastfleet/blastfleet/internal/cli/dbcmd"
 	"github.com/blastfleet/blastfleet/internal/cli/devcmd"
+	"github.com/blastfleet/blastfleet/internal/cli/hpccmd"
 	"github.com/blastfleet/blastfleet/internal/cli/kubecmd"
 )
 
@@ -42,6 +43,7 @@ func newRootCmd(binary string) *cobra.Command {
 		dbcmd.New(opts),
 		campaigncmd.New(opts),
 		devcmd.New(),
+		hpccmd.New(opts, &kubecmd.Locator{}),
 	)
 	kubecmd.Add(root)
 	return root

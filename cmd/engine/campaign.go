@@ -53,5 +53,5 @@ func openCampaign(ctx context.Context, f *flags) (*engine.Campaign, error) {
 	_, _ = rand.Read(b[:])
 	run := runLabels(f)
 	return &engine.Campaign{Location: f.campaign, Ledger: l, Holder: id + "-" + hex.EncodeToString(b[:]),
-		Namespace: run.Namespace, Name: run.Campaign, Partition: run.Partition}, nil
+		Namespace: run.Namespace, Name: run.Campaign, Partition: run.Partition, Site: f.site}, nil
 }

@@ -17,6 +17,8 @@ type Campaign struct {
 	Holder   string // unique per partition run, e.g. "<partition-id>-<random>"
 	// Where the operator runs it (empty elsewhere), for the run record.
 	Namespace, Name, Partition string
+	// Site is where the partition runs (engine --site), for the run record.
+	Site string
 }
 
 // campaignSource leases chunks; each becomes a unit whose output is the

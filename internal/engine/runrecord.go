@@ -30,7 +30,7 @@ func newRunRecorder(c *Campaign, started time.Time, log logr.Logger) *runRecorde
 		return nil
 	}
 	return &runRecorder{c: c, log: log, rec: runrecord.RunRecord{Holder: c.Holder, Namespace: c.Namespace, Campaign: c.Name,
-		Partition: c.Partition, Started: started}, asked: started}
+		Partition: c.Partition, Site: c.Site, Started: started}, asked: started}
 }
 
 func (r *runRecorder) write(ctx context.Context, sum *Summary, state string, cause error) {

@@ -4,7 +4,8 @@ import "github.com/blastfleet/blastfleet/internal/runrecord"
 
 // runRow is one run in the runs table.
 type runRow struct {
-	Holder, Partition, State  string
+	Holder, Site, Partition   string
+	State                     string
 	Started, Duration         string
 	Ranks, Tasks              int
 	QueriesWritten, Committed int
@@ -13,7 +14,7 @@ type runRow struct {
 func buildRuns(runs []runrecord.RunRecord) []runRow {
 	out := make([]runRow, 0, len(runs))
 	for _, r := range runs {
-		row := runRow{Holder: r.Holder, Partition: r.Partition, State: r.State, Started: stamp(r.Started)}
+		row := runRow{Holder: r.Holder, Site: r.Site, Partition: r.Partition, State: r.State, Started: stamp(r.Started)}
 		wall := r.Updated.Sub(r.Started).Seconds()
 		if s := r.Summary; s != nil {
 			wall = max(wall, s.WallSeconds)

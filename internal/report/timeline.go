@@ -207,6 +207,11 @@ func runName(r *runrecord.RunRecord) string {
 	if r.Campaign != "" && len(name) > len(r.Campaign)+1 {
 		name = strings.TrimPrefix(name, r.Campaign+"-")
 	}
+	// Each site's partitions read as theirs on a shared timeline; an HPC
+	// site's partition ids start with the site already.
+	if r.Site != "" && !strings.HasPrefix(name, r.Site) {
+		name = r.Site + ": " + name
+	}
 	return name
 }
 

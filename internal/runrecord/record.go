@@ -34,6 +34,7 @@ type RunRecord struct {
 	Namespace string    `json:"namespace,omitempty"`
 	Campaign  string    `json:"campaign,omitempty"`
 	Partition string    `json:"partition,omitempty"`
+	Site      string    `json:"site,omitempty"`
 	State     string    `json:"state"`
 	Error     string    `json:"error,omitempty"`
 	Started   time.Time `json:"started"`

@@ -1,0 +1,139 @@
+package hpccmd
+
+import (
+	"bytes"
+	"fmt"
+	"regexp"
+	"strings"
+	"text/template"
+)
+
+// Job is what one sbatch script runs: one partition of a campaign at a
+// site, sized as Slurm allocations are.
+type Job struct {
+	Campaign     string // the ledger's location, s3://bucket/prefix
+	CampaignName string // the plan's name, for the job's name
+	Site         string
+	Nodes        int
+	TasksPerNode int
+	CPUsPerTask  int
+	Partition    string // Slurm's partition (queue); "" for the default
+	Time         string // Slurm's --time; "" for the partition's default
+	Account      string
+	Engine       string // the engine's path on the compute nodes
+	Launcher     string // auto, srun or mpirun
+	CacheDir     string // node-local scratch for shards; "" for $TMPDIR
+	Output       string // the job's log file pattern
+	Extra        []string
+}
+
+// siteRe keeps site names to what a label, a job name and a partition id
+// can all hold.
+var siteRe = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]{0,38}[a-z0-9])?$`)
+
+// slurmValueRe keeps values written into #SBATCH lines from breaking them.
+var slurmValueRe = regexp.MustCompile(`^[A-Za-z0-9_.:,@+=/-]+$`)
+
+func (j *Job) validate() error {
+	switch {
+	case !siteRe.MatchString(j.Site):
+		return fmt.Errorf("--site %q: want lower case letters, digits and '-' (at most 40), e.g. hpc-a", j.Site)
+	case j.Nodes < 1:
+		return fmt.Errorf("--nodes %d: want at least 1", j.Nodes)
+	case j.TasksPerNode < 1:
+		return fmt.Errorf("--ntasks-per-node %d: want at least 1", j.TasksPerNode)
+	case j.Nodes*j.TasksPerNode < 2:
+		return fmt.Errorf("--nodes %d --ntasks-per-node %d: a partition needs at least 2 ranks (a master and a worker)", j.Nodes, j.TasksPerNode)
+	case j.CPUsPerTask < 1:
+		return fmt.Errorf("--cpus-per-task %d: want at least 1", j.CPUsPerTask)
+	case j.Launcher != "auto" && j.Launcher != "srun" && j.Launcher != "mpirun":
+		return fmt.Errorf("--launcher %q: want auto, srun or mpirun", j.Launcher)
+	}
+	for _, v := range []struct{ flag, value string }{{"--partition", j.Partition}, {"--time", j.Time}, {"--account", j.Account}} {
+		if v.value != "" && !slurmValueRe.MatchString(v.value) {
+			return fmt.Errorf("%s %q: unexpected characters", v.flag, v.value)
+		}
+	}
+	for _, e := range j.Extra {
+		if !strings.HasPrefix(e, "--") || strings.ContainsAny(e, "\n\r") {
+			return fmt.Errorf("--sbatch %q: want one sbatch option such as --qos=high", e)
+		}
+	}
+	return nil
+}
+
+// JobName is the Slurm job name of a campaign's jobs at a site: how
+// status and cancel find them. Dots part it: neither a campaign nor a site
+// name holds one, so "nt" never finds campaign "nt-x"'s jobs.
+func JobName(campaign, site string) string { return "blastfleet." + campaign + "." + site }
+
+// Script is the sbatch script. It holds no secret: credentials reach the
+// engine from the environment sbatch exports (AWS_* or AWS_PROFILE).
+func (j *Job) Script() (string, error) {
+	if err := j.validate(); err != nil {
+		return "", err
+	}
+	var b bytes.Buffer
+	if err := scriptTmpl.Execute(&b, j); err != nil {
+		return "", err
+	}
+	return b.String(), nil
+}
+
+// quote is a POSIX shell single-quoted string.
+func quote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+var scriptTmpl = template.Must(template.New("sbatch").Funcs(template.FuncMap{"q": quote, "jobName": JobName}).Parse(`#!/bin/bash
+#SBATCH --job-name={{jobName .CampaignName .Site}}
+#SBATCH --nodes={{.Nodes}}
+#SBATCH --ntasks-per-node={{.TasksPerNode}}
+#SBATCH --cpus-per-task={{.CPUsPerTask}}
+{{- if .Partition}}
+#SBATCH --partition={{.Partition}}{{end}}
+{{- if .Time}}
+#SBATCH --time={{.Time}}{{end}}
+{{- if .Account}}
+#SBATCH --account={{.Account}}{{end}}
+#SBATCH --output={{.Output}}
+#SBATCH --comment=blastfleet
+{{- range .Extra}}
+#SBATCH {{.}}{{end}}
+#
+# Site {{.Site}} works blastfleet campaign {{.CampaignName}}: one partition
+# of it, leasing chunks of queries from the campaign's ledger at
+# {{.Campaign}}
+# alongside every other partition (Kubernetes or HPC).
+# Written by "blastfleet hpc submit"; "blastfleet hpc status" and
+# "blastfleet hpc cancel" follow it.
+#
+# Cancelling the job, or its time limit, is a stop, not a failure: the
+# engine records the chunks it held as stopped and releases them for the
+# campaign's other partitions. Nothing committed is lost.
+#
+# Credentials come from the environment sbatch exports from the submitting
+# shell (AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, or AWS_PROFILE with a
+# shared credentials file) and AWS_ENDPOINT_URL; this script holds none.
+set -euo pipefail
+
+campaign={{q .Campaign}}
+site={{q .Site}}
+engine={{q .Engine}}
+export BLASTFLEET_SITE="$site"
+cache={{if .CacheDir}}{{q .CacheDir}}{{else}}"${TMPDIR:-/tmp}"{{end}}/blastfleet-"$SLURM_JOB_ID"
+trap 'rm -rf "$cache"' EXIT
+
+launcher={{q .Launcher}}
+if [ "$launcher" = auto ]; then
+  # srun starts the ranks where Slurm's PMIx plugin serves them; otherwise
+  # the MPI's own mpirun, which reads the allocation from Slurm.
+  if srun --mpi=list 2>&1 | grep -qw pmix; then launcher=srun; else launcher=mpirun; fi
+fi
+case "$launcher" in
+  srun) launch=(srun --mpi=pmix --kill-on-bad-exit=0) ;;
+  mpirun) launch=(mpirun) ;;
+esac
+
+echo "blastfleet: site $site, job $SLURM_JOB_ID, $SLURM_NTASKS ranks via $launcher on $SLURM_JOB_NODELIST, campaign $campaign" >&2
+"${launch[@]}" "$engine" --campaign "$campaign" --site "$site" \
+  --partition-id "$site-$SLURM_JOB_ID" --threads "${SLURM_CPUS_PER_TASK:-1}" --cache-dir "$cache"
+`))

@@ -1,0 +1,95 @@
+package hpccmd
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func testJob() Job {
+	return Job{Campaign: "s3://campaigns/team-a/nt-vs-env", CampaignName: "nt-vs-env", Site: "hpc-a", Nodes: 4, TasksPerNode: 32,
+		CPUsPerTask: 2, Partition: "long", Time: "12:00:00", Account: "bio-42", Engine: "/opt/blastfleet/bin/blastfleet-engine",
+		Launcher: "auto", Output: "blastfleet.nt-vs-env.hpc-a-%j.log", Extra: []string{"--qos=high"}}
+}
+
+// The script is one a Slurm user recognises: the allocation in #SBATCH
+// lines, the engine under srun or mpirun against the campaign, the
+// partition id from the site and the job id, and no credentials.
+func TestScript(t *testing.T) {
+	j := testJob()
+	s, err := j.Script()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"#!/bin/bash\n#SBATCH --job-name=blastfleet.nt-vs-env.hpc-a\n",
+		"#SBATCH --nodes=4\n", "#SBATCH --ntasks-per-node=32\n", "#SBATCH --cpus-per-task=2\n",
+		"#SBATCH --partition=long\n", "#SBATCH --time=12:00:00\n", "#SBATCH --account=bio-42\n", "#SBATCH --qos=high\n",
+		"#SBATCH --output=blastfleet.nt-vs-env.hpc-a-%j.log\n",
+		"campaign='s3://campaigns/team-a/nt-vs-env'\n", "engine='/opt/blastfleet/bin/blastfleet-engine'\n",
+		`srun --mpi=pmix`, `--partition-id "$site-$SLURM_JOB_ID"`, `--site "$site"`, `export BLASTFLEET_SITE="$site"`,
+	} {
+		if !strings.Contains(s, want) {
+			t.Errorf("script lacks %q:\n%s", want, s)
+		}
+	}
+	for _, secret := range []string{"AWS_SECRET_ACCESS_KEY=", "AWS_ACCESS_KEY_ID="} {
+		if strings.Contains(s, secret) {
+			t.Errorf("script sets %s", secret)
+		}
+	}
+	// Without the optional values their lines are absent.
+	j.Partition, j.Time, j.Account, j.Extra = "", "", "", nil
+	s2, err := j.Script()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, absent := range []string{"--partition=", "--time=", "--account="} {
+		if strings.Contains(s2, absent) {
+			t.Errorf("script without %s still has it:\n%s", absent, s2)
+		}
+	}
+	// bash parses it.
+	path := filepath.Join(t.TempDir(), "job.sbatch")
+	if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("bash", "-n", path).CombinedOutput(); err != nil {
+		t.Errorf("bash -n: %v\n%s", err, out)
+	}
+}
+
+// A value that would break the script is refused, naming the flag.
+func TestScriptRefusesBadValues(t *testing.T) {
+	for flag, mutate := range map[string]func(*Job){
+		"--site":            func(j *Job) { j.Site = "HPC A" },
+		"--nodes":           func(j *Job) { j.Nodes = 0 },
+		"--ntasks-per-node": func(j *Job) { j.Nodes, j.TasksPerNode = 1, 1 },
+		"--partition":       func(j *Job) { j.Partition = "long\n#SBATCH --x" },
+		"--time":            func(j *Job) { j.Time = "1 day" },
+		"--launcher":        func(j *Job) { j.Launcher = "aprun" },
+		"--sbatch":          func(j *Job) { j.Extra = []string{"qos=high"} },
+	} {
+		j := testJob()
+		mutate(&j)
+		if _, err := j.Script(); err == nil || !strings.Contains(err.Error(), flag) {
+			t.Errorf("%s: err = %v, want one naming the flag", flag, err)
+		}
+	}
+}
+
+func TestParseSqueue(t *testing.T) {
+	out := "12|blastfleet.nt.hpc-a|RUNNING|1:02|12:00:00|4|node[1-4]\n" +
+		"13|blastfleet.nt.hpc-b|PENDING|0:00|1:00:00|2|(Priority)\n" +
+		"14|blastfleet.nt-x.hpc-a|RUNNING|0:10|1:00|1|node9\n" +
+		"15|unrelated|RUNNING|0:10|1:00|1|node9\n"
+	all := parseSqueue(out, "nt", "")
+	if len(all) != 2 || all[0].ID != "12" || all[1].site("nt") != "hpc-b" || all[1].Reason != "(Priority)" {
+		t.Errorf("all sites: %+v", all)
+	}
+	if one := parseSqueue(out, "nt", "hpc-a"); len(one) != 1 || one[0].ID != "12" {
+		t.Errorf("site hpc-a: %+v", one)
+	}
+}
