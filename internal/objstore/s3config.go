@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+
+	"github.com/minio/minio-go/v7/pkg/credentials"
 )
 
 // S3Config is how to reach an S3 endpoint. Its String method hides the
@@ -28,7 +30,8 @@ func (c S3Config) String() string {
 }
 
 // S3ConfigFromEnv reads the standard AWS variables: AWS_ACCESS_KEY_ID,
-// AWS_SECRET_ACCESS_KEY, optional AWS_SESSION_TOKEN, AWS_REGION (else
+// AWS_SECRET_ACCESS_KEY, optional AWS_SESSION_TOKEN (without the keys, the
+// AWS_PROFILE profile, else "default", of the shared credentials file), AWS_REGION (else
 // AWS_DEFAULT_REGION, else us-east-1) and AWS_ENDPOINT_URL, whose scheme
 // decides TLS (unset: AWS S3 over HTTPS).
 func S3ConfigFromEnv() (S3Config, error) {
@@ -40,8 +43,13 @@ func S3ConfigFromEnv() (S3Config, error) {
 		SecretKey:    os.Getenv("AWS_SECRET_ACCESS_KEY"),
 		SessionToken: os.Getenv("AWS_SESSION_TOKEN"),
 	}
+	if c.AccessKey == "" && c.SecretKey == "" {
+		if v, ok := sharedCredentials(); ok {
+			c.AccessKey, c.SecretKey, c.SessionToken = v.AccessKeyID, v.SecretAccessKey, v.SessionToken
+		}
+	}
 	if c.AccessKey == "" || c.SecretKey == "" {
-		return c, errors.New("s3 credentials missing: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY")
+		return c, errors.New("s3 credentials missing: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE with a shared credentials file (~/.aws/credentials or AWS_SHARED_CREDENTIALS_FILE)")
 	}
 	if ep := os.Getenv("AWS_ENDPOINT_URL"); ep != "" {
 		u, err := url.Parse(ep)
@@ -63,4 +71,16 @@ func firstNonEmpty(s ...string) string {
 		}
 	}
 	return ""
+}
+
+// sharedCredentials reads the AWS shared credentials file (what an HPC
+// site's users keep instead of keys in their environment): the file of
+// AWS_SHARED_CREDENTIALS_FILE, else ~/.aws/credentials, at profile
+// AWS_PROFILE, else "default".
+func sharedCredentials() (credentials.Value, bool) {
+	v, err := credentials.NewFileAWSCredentials("", os.Getenv("AWS_PROFILE")).Get()
+	if err != nil || v.AccessKeyID == "" || v.SecretAccessKey == "" {
+		return credentials.Value{}, false
+	}
+	return v, true
 }
