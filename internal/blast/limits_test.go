@@ -52,6 +52,18 @@ func TestRunOutputLimit(t *testing.T) {
 	}
 }
 
+// BLAST runs without usage reports unless the user asked for them.
+func TestRunUsageReport(t *testing.T) {
+	fakeBLAST(t, `printf '%s\n' "$BLAST_USAGE_REPORT"`)
+	if out, err, _ := limitedRun(t, Invocation{}); err != nil || string(out) != "false\n" {
+		t.Errorf("default: %q, %v", out, err)
+	}
+	t.Setenv("BLAST_USAGE_REPORT", "true")
+	if out, err, _ := limitedRun(t, Invocation{}); err != nil || string(out) != "true\n" {
+		t.Errorf("opted in: %q, %v", out, err)
+	}
+}
+
 // A hung BLAST is killed at its timeout with an error saying so; one that
 // ends in time is not touched.
 func TestRunTimeout(t *testing.T) {

@@ -89,6 +89,23 @@ const stderrTailBytes = 2048
 // query instead of per batch.
 const AloneEnv = "BATCH_SIZE=1"
 
+// usageReportEnv keeps BLAST+ from reporting each run to NCBI (2.12 does
+// by default): workers often have no route out, and each report would
+// wait on it. Users opt in by setting BLAST_USAGE_REPORT themselves.
+const usageReportEnv = "BLAST_USAGE_REPORT"
+
+// runEnv is a BLAST run's environment.
+func runEnv(batched bool) []string {
+	env := os.Environ()
+	if _, set := os.LookupEnv(usageReportEnv); !set {
+		env = append(env, usageReportEnv+"=false")
+	}
+	if !batched {
+		env = append(env, AloneEnv)
+	}
+	return env
+}
+
 // Run executes the invocation and returns its standard output. Every query
 // is searched alone (AloneEnv) unless the invocation is Batched.
 func Run(ctx context.Context, inv Invocation) ([]byte, error) {
@@ -105,9 +122,7 @@ func Run(ctx context.Context, inv Invocation) ([]byte, error) {
 	// A child BLAST left behind (it spawns none, a wrapper might) must not
 	// hold the pipes, and so Run, open after BLAST itself is dead.
 	cmd.WaitDelay = 10 * time.Second
-	if !inv.Batched {
-		cmd.Env = append(os.Environ(), AloneEnv)
-	}
+	cmd.Env = runEnv(inv.Batched)
 	stdout := &cappedBuffer{max: inv.MaxOutput, kill: kill}
 	var stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = stdout, &stderr
