@@ -29,6 +29,10 @@ func TestSiteAndClusterShareCampaign(t *testing.T) {
 	}
 	p.mustSucceed(t, 4*time.Minute)
 	s.waitJobGone(id, 2*time.Minute)
+	// Debian's Slurm has PMIx: the script's auto launcher picks srun.
+	if logs := s.jobLogs(); !strings.Contains(logs, "ranks via srun") {
+		t.Errorf("the job did not start its ranks with srun --mpi=pmix:\n%s", logs)
+	}
 	status := s.verify()
 	hpc, cloud := siteOf(status, "hpc-a"), siteOf(status, "cloud")
 	t.Logf("site hpc-a: %d chunks, %.0f letters/s (first at %v); site cloud: %d chunks, %.0f letters/s",

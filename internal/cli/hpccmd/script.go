@@ -126,7 +126,9 @@ launcher={{q .Launcher}}
 if [ "$launcher" = auto ]; then
   # srun starts the ranks where Slurm's PMIx plugin serves them; otherwise
   # the MPI's own mpirun, which reads the allocation from Slurm.
-  if srun --mpi=list 2>&1 | grep -qw pmix; then launcher=srun; else launcher=mpirun; fi
+  # (Read whole first: grep -q ending the pipe early fails it under pipefail.)
+  mpis=$(srun --mpi=list 2>&1 || true)
+  if grep -qw pmix <<<"$mpis"; then launcher=srun; else launcher=mpirun; fi
 fi
 case "$launcher" in
   srun) launch=(srun --mpi=pmix --kill-on-bad-exit=0) ;;
