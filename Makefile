@@ -14,7 +14,7 @@ CONTROLLER_GEN = $$(hack/install-controller-gen.sh)
 
 all: build
 
-## deps: install BLAST+, OpenMPI, plast-example, Prometheus and a MinIO server (idempotent)
+## deps: install BLAST+, OpenMPI, MPICH, plast-example, Prometheus and a MinIO server (idempotent)
 deps:
 	@hack/install-deps.sh
 
@@ -45,6 +45,7 @@ envtest:
 
 vet:
 	$(GO) vet -tags mpi ./...
+	$(GO) vet -tags mpi,mpich ./internal/mpi/ ./cmd/engine/
 	$(GO) vet ./...
 
 fmt-check:
