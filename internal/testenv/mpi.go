@@ -28,11 +28,20 @@ func (m MPI) Argv(np int, program string, args ...string) []string {
 	return append(append(argv, program), args...)
 }
 
-// OpenMPI is Open MPI, the engine's default (-tags mpi): mpirun.openmpi
-// where Debian's alternatives name it so, else mpirun.
+// OpenMPIRun is Open MPI's mpirun: mpirun.openmpi where Debian names it
+// so (whatever the mpirun alternative points at), else mpirun.
+func OpenMPIRun() string {
+	if p, err := exec.LookPath("mpirun.openmpi"); err == nil {
+		return p
+	}
+	return "mpirun"
+}
+
+// OpenMPI is Open MPI, the engine's default (-tags mpi), launched by
+// OpenMPIRun.
 func OpenMPI(t testing.TB) MPI {
 	t.Helper()
-	launcher := lookMPI(t, "mpirun.openmpi", "mpirun")
+	launcher := lookMPI(t, OpenMPIRun())
 	return MPI{Name: "Open MPI", Tags: "mpi", Launcher: launcher, Env: MPIEnv,
 		args: func(np int) []string {
 			return []string{"-np", fmt.Sprint(np), "--oversubscribe", "--allow-run-as-root"}
