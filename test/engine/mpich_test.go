@@ -26,11 +26,13 @@ func TestMPICHEngine(t *testing.T) {
 	engine := mpich.Build(t, "./cmd/engine")
 	t.Logf("go build -tags %s: %s", mpich.Tags, time.Since(start).Round(time.Millisecond))
 
-	// The binary says it is MPICH's, headers and library both.
-	v := mustRun(t, 30*time.Second, nil, engine, "--version")
-	for _, want := range []string{"MPI compiled against: MPICH ", "MPI library loaded: MPICH "} {
-		if !strings.Contains(v.stdout, want) {
-			t.Fatalf("%s --version lacks %q:\n%s", engine, want, v.stdout)
+	// Each binary says which MPI it has, headers and library both.
+	for bin, name := range map[string]string{engine: "MPICH", b.engine: "Open MPI"} {
+		v := mustRun(t, 30*time.Second, nil, bin, "--version")
+		for _, want := range []string{"MPI compiled against: " + name + " ", "MPI library loaded: " + name + " "} {
+			if !strings.Contains(v.stdout, want) {
+				t.Fatalf("%s --version lacks %q:\n%s", bin, want, v.stdout)
+			}
 		}
 	}
 
