@@ -48,7 +48,9 @@ fi
 # The engine's default build, the tests, the demos and the local stack run
 # plain "mpirun" and expect OpenMPI's. The alternative stays OpenMPI's in
 # auto mode; an admin's manual choice of MPICH's would break them, so say so.
-if ! mpirun --version 2>&1 | grep -q "Open MPI"; then
+# (Read whole first: grep -q closing the pipe early would fail it under pipefail.)
+mpirun_version=$(mpirun --version 2>&1 || true)
+if [[ "$mpirun_version" != *"Open MPI"* ]]; then
   echo "mpirun is not OpenMPI's ($(readlink -f "$(command -v mpirun)")): make test, make demo and blastfleet dev up run OpenMPI's mpirun;" \
     "choose it with: sudo update-alternatives --set mpirun /usr/bin/mpirun.openmpi" >&2
   exit 1
