@@ -2,6 +2,9 @@
 SHELL := /usr/bin/env bash
 GO ?= go
 BIN := bin
+# The engine's MPI (docs/building-the-engine.md): mpi (Open MPI), mpi,mpich, or
+# mpi,mpicc with CC=mpicc; e.g. make build ENGINE_TAGS=mpi,mpich
+ENGINE_TAGS ?= mpi
 export OMPI_ALLOW_RUN_AS_ROOT := 1
 export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM := 1
 export OMPI_MCA_mpi_yield_when_idle := 1
@@ -14,7 +17,7 @@ CONTROLLER_GEN = $$(hack/install-controller-gen.sh)
 
 all: build
 
-## deps: install BLAST+, OpenMPI, plast-example, Prometheus and a MinIO server (idempotent)
+## deps: install BLAST+, OpenMPI, MPICH, plast-example, Prometheus and a MinIO server (idempotent)
 deps:
 	@hack/install-deps.sh
 
@@ -23,7 +26,7 @@ build:
 	@mkdir -p $(BIN)
 	CGO_ENABLED=0 $(GO) build -o $(BIN)/blastfleet ./cmd/blastfleet
 	CGO_ENABLED=0 $(GO) build -o $(BIN)/blastfleet-manager ./cmd/manager
-	$(GO) build -tags mpi -o $(BIN)/blastfleet-engine ./cmd/engine
+	$(GO) build -tags $(ENGINE_TAGS) -o $(BIN)/blastfleet-engine ./cmd/engine
 
 ## manifests: CRDs and RBAC from the kubebuilder markers
 manifests:
@@ -45,6 +48,7 @@ envtest:
 
 vet:
 	$(GO) vet -tags mpi ./...
+	$(GO) vet -tags mpi,mpich ./internal/mpi/ ./cmd/engine/
 	$(GO) vet ./...
 
 fmt-check:

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs what blastfleet's build, tests and demo need on a Debian machine,
 # idempotently: BLAST+, OpenMPI (with headers for the engine's cgo binding),
+# MPICH (headers and Hydra: make test also builds and runs the engine
+# against it, docs/building-the-engine.md),
 # Debian's plast-example data (and mmseqs2-examples' UniProt proteins, the
 # second workload of make bench), Prometheus (for the local stack of
 # blastfleet dev up), Chromium (test/report opens the campaign report in
@@ -14,7 +16,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 # chromium: the report's browser test (test/report) drives it headless.
 # containerd, runc, the CNI plugins, iptables, buildah and mmdebstrap: the
 # one-node cluster of blastfleet dev up --cluster and make images.
-packages=(ncbi-blast+ openmpi-bin libopenmpi-dev plast-example mmseqs2-examples pkg-config prometheus chromium
+# mpich and libmpich-dev install beside OpenMPI: Debian's alternatives
+# (mpirun, mpicc, mpi.h) keep OpenMPI's, which has the higher priority.
+packages=(ncbi-blast+ openmpi-bin libopenmpi-dev mpich libmpich-dev plast-example mmseqs2-examples pkg-config prometheus chromium
   containerd runc containernetworking-plugins iptables conntrack buildah mmdebstrap)
 # slurm-wlm and munge: test/hpc runs a one-node Slurm of its own (daemons
 # started by the test on loopback ports, never the system services).
@@ -44,6 +48,17 @@ if [ ${#missing[@]} -gt 0 ]; then
   fi
 fi
 
+# The engine's default build, the tests, the demos and the local stack run
+# plain "mpirun" and expect OpenMPI's. The alternative stays OpenMPI's in
+# auto mode; an admin's manual choice of MPICH's would break them, so say so.
+# (Read whole first: grep -q closing the pipe early would fail it under pipefail.)
+mpirun_version=$(mpirun --version 2>&1 || true)
+if [[ "$mpirun_version" != *"Open MPI"* ]]; then
+  echo "mpirun is not OpenMPI's ($(readlink -f "$(command -v mpirun)")): make test, make demo and blastfleet dev up run OpenMPI's mpirun;" \
+    "choose it with: sudo update-alternatives --set mpirun /usr/bin/mpirun.openmpi" >&2
+  exit 1
+fi
+
 "$here/install-minio.sh" >/dev/null
 "$here/install-helm.sh" >/dev/null
-echo "dependencies ready: $(blastn -version | head -n1), $(mpirun --version 2>/dev/null | head -n1), $(prometheus --version 2>&1 | head -n1 | cut -d' ' -f1-3), $(chromium --version 2>/dev/null | head -n1 | cut -d' ' -f1-2), minio $("$here/install-minio.sh"), helm $("$here/install-helm.sh")" >&2
+echo "dependencies ready: $(blastn -version | head -n1), $(mpirun --version 2>/dev/null | head -n1), $(mpichversion 2>/dev/null | head -n1 | tr -s '\t ' ' '), $(prometheus --version 2>&1 | head -n1 | cut -d' ' -f1-3), $(chromium --version 2>/dev/null | head -n1 | cut -d' ' -f1-2), minio $("$here/install-minio.sh"), helm $("$here/install-helm.sh")" >&2

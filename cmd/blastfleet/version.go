@@ -2,25 +2,16 @@ package main
 
 import (
 	"fmt"
-	"runtime"
-	"runtime/debug"
 
 	"github.com/spf13/cobra"
+
+	"github.com/blastfleet/blastfleet/internal/buildinfo"
 )
 
 // version is set at build time: -ldflags "-X main.version=v0.3.0".
 var version = ""
 
-func versionString() string {
-	v := version
-	if v == "" {
-		v = "(devel)"
-		if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
-			v = bi.Main.Version
-		}
-	}
-	return fmt.Sprintf("blastfleet %s %s %s/%s", v, runtime.Version(), runtime.GOOS, runtime.GOARCH)
-}
+func versionString() string { return buildinfo.Line("blastfleet", version) }
 
 func newVersionCmd() *cobra.Command {
 	return &cobra.Command{

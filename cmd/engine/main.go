@@ -68,6 +68,7 @@ the --sim-* flags), to measure strategies and --schedule with many ranks.`,
 		Example: `  blastfleet-engine --database db/ --queries q.fa --program blastp --output hits.tsv --workers 2
   mpirun -np 4 blastfleet-engine --database s3://dbs/nt --queries q.fa.gz --program blastn \
       --outfmt "6 qseqid sseqid evalue bitscore" --output s3://results/run1.tsv`,
+		Version:       "set", // --version prints versionText, which asks the MPI library only then
 		Args:          cobra.NoArgs,
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -76,6 +77,8 @@ the --sim-* flags), to measure strategies and --schedule with many ranks.`,
 			return run(cmd.Context(), &f)
 		},
 	}
+	cobra.AddTemplateFunc("engineVersion", versionText)
+	cmd.SetVersionTemplate("{{engineVersion}}")
 	fl := cmd.Flags()
 	fl.StringVar(&f.database, "database", "", "sharded database: DIR or s3://bucket/prefix holding manifest.json")
 	fl.StringVar(&f.queries, "queries", "", "query FASTA (plain or gzip): a path or s3://bucket/key")

@@ -51,9 +51,10 @@ func runLabels(f *flags) enginemetrics.Labels {
 }
 
 // localRank is the rank's index among the ranks on its machine, as
-// OpenMPI (or Slurm's srun) says; 0 when run alone.
+// Open MPI's mpirun, MPICH's (and Intel MPI's) Hydra mpiexec or Slurm's srun
+// says; 0 when run alone.
 func localRank() int {
-	for _, name := range []string{"OMPI_COMM_WORLD_LOCAL_RANK", "SLURM_LOCALID"} {
+	for _, name := range []string{"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID"} {
 		if n, err := strconv.Atoi(os.Getenv(name)); err == nil {
 			return n
 		}

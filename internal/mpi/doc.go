@@ -1,7 +1,16 @@
-// Package mpi is the engine's transport over OpenMPI: a thin cgo binding
-// (build tag "mpi", needs libopenmpi-dev) that implements
-// transport.Transport with non-blocking point-to-point messages on
-// MPI_COMM_WORLD.
+// Package mpi is the engine's transport over MPI: a thin cgo binding
+// (build tag "mpi") that implements transport.Transport with non-blocking
+// point-to-point messages on MPI_COMM_WORLD.
+//
+// Which MPI is a build-time choice, made by one tiny file per MPI that holds
+// only its #cgo line: -tags mpi builds against Open MPI (pkg-config ompi,
+// Debian's libopenmpi-dev; cgo_openmpi.go), -tags mpi,mpich against MPICH
+// (pkg-config mpich, libmpich-dev; cgo_mpich.go), and -tags mpi,mpicc adds
+// no flags at all, for a site whose compiler wrapper (CC=mpicc, Intel MPI's
+// mpiicc, Cray's cc) or CGO_CFLAGS/CGO_LDFLAGS supply them. The binding
+// itself uses only MPI-3 calls and names MPI's handles only in C, so it
+// compiles against any of them; Header and Library say which one a binary
+// has (blastfleet-engine --version). See docs/building-the-engine.md.
 //
 // All MPI calls, including MPI_Init_thread and MPI_Finalize, run on one
 // goroutine locked to its OS thread (the comm loop), so MPI only needs

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"syscall"
 	"testing"
 	"time"
@@ -38,45 +37,59 @@ func TestLaunched(t *testing.T) {
 	}
 }
 
-// TestPingPong builds testdata/pingpong with -tags mpi and runs it under
-// mpirun with 3, 4 and 5 ranks. It needs OpenMPI (openmpi-bin and
-// libopenmpi-dev); without mpirun it skips unless BLASTFLEET_REQUIRE_REAL=1.
-func TestPingPong(t *testing.T) {
-	mpirun, bin := testProgram(t, "pingpong")
+// mpis are the MPIs the binding is tested against: Open MPI (the default,
+// -tags mpi) and MPICH (-tags mpi,mpich). Each needs its Debian packages
+// (hack/install-deps.sh); without them its subtests skip unless
+// BLASTFLEET_REQUIRE_REAL=1.
+var mpis = []struct {
+	name string
+	get  func(testing.TB) testenv.MPI
+}{{"OpenMPI", testenv.OpenMPI}, {"MPICH", testenv.MPICH}}
 
-	for _, np := range []int{3, 4, 5} {
-		t.Run(fmt.Sprintf("np%d", np), func(t *testing.T) {
-			out, err := runMPI(t, mpirun, np, 50*time.Second, bin)
-			t.Logf("output:\n%s", out)
-			if err != nil {
-				t.Fatalf("mpirun -np %d: %v", np, err)
-			}
-			for r := range np {
-				if !bytes.Contains(out, fmt.Appendf(nil, "rank %d ok\n", r)) {
-					t.Errorf("no \"rank %d ok\" line", r)
-				}
-			}
+// forEachMPI runs f as a subtest per MPI, with name built against it.
+func forEachMPI(t *testing.T, name string, f func(t *testing.T, m testenv.MPI, bin string)) {
+	for _, mpi := range mpis {
+		t.Run(mpi.name, func(t *testing.T) {
+			m := mpi.get(t)
+			f(t, m, m.Build(t, "./internal/mpi/testdata/"+name))
 		})
 	}
 }
 
-// runMPI runs bin under mpirun and kills the whole job if it outlives
+// TestPingPong builds testdata/pingpong against each MPI and runs it with
+// 3, 4 and 5 ranks.
+func TestPingPong(t *testing.T) {
+	forEachMPI(t, "pingpong", func(t *testing.T, m testenv.MPI, bin string) {
+		for _, np := range []int{3, 4, 5} {
+			t.Run(fmt.Sprintf("np%d", np), func(t *testing.T) {
+				out, err := runMPI(t, m, np, 50*time.Second, bin)
+				t.Logf("output:\n%s", out)
+				if err != nil {
+					t.Fatalf("%s -np %d: %v", m.Launcher, np, err)
+				}
+				for r := range np {
+					if !bytes.Contains(out, fmt.Appendf(nil, "rank %d ok\n", r)) {
+						t.Errorf("no \"rank %d ok\" line", r)
+					}
+				}
+			})
+		}
+	})
+}
+
+// runMPI runs bin under m's launcher and kills the whole job if it outlives
 // timeout, so a deadlock fails the test instead of hanging it.
-func runMPI(t *testing.T, mpirun string, np int, timeout time.Duration, bin string, args ...string) ([]byte, error) {
+func runMPI(t *testing.T, m testenv.MPI, np int, timeout time.Duration, bin string, args ...string) ([]byte, error) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	argv := append([]string{"-np", fmt.Sprint(np), "--oversubscribe", "--allow-run-as-root", bin}, args...)
-	cmd := exec.CommandContext(ctx, mpirun, argv...)
+	argv := m.Argv(np, bin, args...)
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Dir = t.TempDir()
-	cmd.Env = append(os.Environ(),
-		// More ranks than cores: waiting ranks yield instead of spinning.
-		"OMPI_MCA_mpi_yield_when_idle=1",
-		// Containers usually forbid the ptrace-based single-copy path.
-		"OMPI_MCA_btl_vader_single_copy_mechanism=none",
-	)
-	// SIGTERM, not SIGKILL: mpirun forwards it to the ranks, which it runs
-	// in process groups of their own; a killed mpirun leaves them behind.
+	cmd.Env = append(os.Environ(), m.Env...)
+	// SIGTERM, not SIGKILL: the launcher forwards it to the ranks, which it
+	// may run in process groups of their own; a killed launcher leaves
+	// them behind.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM) }
 	cmd.WaitDelay = 10 * time.Second
@@ -90,40 +103,19 @@ func runMPI(t *testing.T, mpirun string, np int, timeout time.Duration, bin stri
 	return buf.Bytes(), err
 }
 
-// testProgram builds ./internal/mpi/testdata/<name> with -tags mpi and
-// returns mpirun's path and the program's; without OpenMPI it skips (or
-// fails, under BLASTFLEET_REQUIRE_REAL=1).
-func testProgram(t *testing.T, name string) (mpirun, bin string) {
-	t.Helper()
-	testenv.RequireTools(t, "mpirun", "go")
-	mpirun, _ = exec.LookPath("mpirun")
-	root, err := testenv.RepoRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	bin = filepath.Join(t.TempDir(), name)
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	build := exec.CommandContext(ctx, "go", "build", "-tags", "mpi", "-o", bin, "./internal/mpi/testdata/"+name)
-	build.Dir = root
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build -tags mpi: %v\n%s", err, out)
-	}
-	return mpirun, bin
-}
-
 // TestCloseWhilePeerSends: a rank that closes while others still send it
 // large messages must not leave them waiting (the job hung before Close
-// drained through a barrier).
+// drained through a barrier), with either MPI's MPI_Finalize.
 func TestCloseWhilePeerSends(t *testing.T) {
-	mpirun, bin := testProgram(t, "latesend")
-	out, err := runMPI(t, mpirun, 3, 40*time.Second, bin)
-	if err != nil {
-		t.Fatalf("mpirun -np 3: %v\n%s", err, out)
-	}
-	for r := range 3 {
-		if !bytes.Contains(out, fmt.Appendf(nil, "rank %d ok\n", r)) {
-			t.Errorf("no \"rank %d ok\" line:\n%s", r, out)
+	forEachMPI(t, "latesend", func(t *testing.T, m testenv.MPI, bin string) {
+		out, err := runMPI(t, m, 3, 40*time.Second, bin)
+		if err != nil {
+			t.Fatalf("%s -np 3: %v\n%s", m.Launcher, err, out)
 		}
-	}
+		for r := range 3 {
+			if !bytes.Contains(out, fmt.Appendf(nil, "rank %d ok\n", r)) {
+				t.Errorf("no \"rank %d ok\" line:\n%s", r, out)
+			}
+		}
+	})
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -107,6 +108,32 @@ func EngineRanks(root int) map[int]Proc {
 					out[r] = c
 				}
 			}
+		}
+	}
+	return out
+}
+
+// Marked lists the live processes (zombies aside) whose environment holds
+// the entry kv ("NAME=value"): give a launch a unique marker, and this
+// finds whatever it left, however it was re-parented (Hydra's proxies,
+// a daemonized helper) where Descendants no longer can.
+func Marked(kv string) []Proc {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	var out []Proc
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		env, err := os.ReadFile("/proc/" + e.Name() + "/environ")
+		if err != nil || !slices.Contains(strings.Split(string(env), "\x00"), kv) {
+			continue
+		}
+		if _, state, start, ok := ProcStat(pid); ok && state != "Z" && state != "X" {
+			out = append(out, Proc{PID: pid, Start: start})
 		}
 	}
 	return out

@@ -1,6 +1,6 @@
 // Package engine_e2e runs the built binaries (blastfleet-engine under
 // mpirun and in-process, and the blastfleet CLI) end to end against real
-// BLAST+, OpenMPI and MinIO, and checks their output against an unsharded
+// BLAST+, OpenMPI (and MPICH: TestMPICHEngine) and MinIO, and checks their output against an unsharded
 // BLAST search (DESIGN.md §3).
 package engine_e2e
 
@@ -114,9 +114,11 @@ func mustRun(t *testing.T, timeout time.Duration, env []string, argv ...string) 
 	return r
 }
 
-// mpirun returns the argv prefix that launches np ranks.
+// mpirun returns the argv prefix that launches np ranks with Open MPI's
+// mpirun, by its own name where it has one: MPICH installed beside it
+// could own the mpirun alternative (testenv.OpenMPIRun).
 func mpirun(np int) []string {
-	return []string{"mpirun", "-np", fmt.Sprint(np), "--oversubscribe", "--allow-run-as-root"}
+	return []string{testenv.OpenMPIRun(), "-np", fmt.Sprint(np), "--oversubscribe", "--allow-run-as-root"}
 }
 
 // fixture is a synthetic nucleotide database and queries, with the
