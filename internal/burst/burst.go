@@ -7,6 +7,7 @@
 package burst
 
 import (
+	"fmt"
 	"time"
 )
 
@@ -194,4 +195,12 @@ func (e estimate) fewest(lo, hi int, t time.Time) int {
 		}
 	}
 	return hi
+}
+
+// Validate refuses a policy the decision cannot use.
+func (p Policy) Validate() error {
+	if p.Margin < 0 || p.Margin >= 1 || p.MinWindow < 0 || p.MinInterval < 0 {
+		return fmt.Errorf("burst policy: margin %v must be in [0, 1), the window (%v) and interval (%v) not negative", p.Margin, p.MinWindow, p.MinInterval)
+	}
+	return nil
 }

@@ -146,3 +146,14 @@ func TestDecideSequence(t *testing.T) {
 		t.Fatalf("caught up: %+v, want 1 RemovingPartitions", d)
 	}
 }
+
+func TestPolicyValidate(t *testing.T) {
+	if err := DefaultPolicy.Validate(); err != nil {
+		t.Errorf("default policy refused: %v", err)
+	}
+	for _, p := range []Policy{{Margin: 1}, {Margin: -0.1}, {MinInterval: -time.Second}, {MinWindow: -time.Second}} {
+		if p.Validate() == nil {
+			t.Errorf("%+v accepted", p)
+		}
+	}
+}
