@@ -30,6 +30,12 @@ type Site struct {
 	Name string
 	// LettersPerSecond it committed over Window.
 	LettersPerSecond float64
+	// ChunkLettersPerSecond is its rate per chunk searched at a time:
+	// letters over the time its committed chunks took. Unlike
+	// LettersPerSecond it does not depend on how many partitions ran.
+	ChunkLettersPerSecond float64
+	// Running are the chunks it searches now.
+	Running int
 	// Window is the span the rate was measured over (first attempt to
 	// latest commit): a rate over less than Policy.MinWindow is noise.
 	Window time.Duration
@@ -42,10 +48,10 @@ type Input struct {
 	Remaining int64
 	// Sites are the other sites (HPC), which the operator does not scale.
 	Sites []Site
-	// Cloud is this cluster's site: the rate of all its partitions.
+	// Cloud is this cluster's site, whose partitions the decision counts.
 	Cloud Site
-	// CloudPartitions is how many partitions produce Cloud's rate (those
-	// running), to get one partition's rate.
+	// CloudPartitions are those running now: Cloud.Running over them is
+	// the chunks one partition searches at a time.
 	CloudPartitions int
 	// Current is the partition count now; Min and Max bound the decision.
 	Current, Min, Max int
@@ -82,8 +88,11 @@ type Decision struct {
 	Wait time.Duration
 }
 
-// Decide is the burst decision. Without a measured cloud rate one cloud
-// partition is assumed as fast as the fastest other site (the prior).
+// Decide is the burst decision. One cloud partition's rate is the cloud's
+// rate per chunk times the chunks a running partition holds (at least
+// one); before the cloud has one measured, it is assumed to be the
+// fastest other site's rate per chunk (the prior: a partition and an HPC
+// job both search a chunk at a time).
 func Decide(in Input, p Policy) Decision {
 	cur := clamp(in.Current, in.Min, in.Max)
 	if in.Remaining <= 0 {
@@ -143,7 +152,7 @@ func clamp(n, lo, hi int) int { return max(lo, min(n, hi)) }
 // siteRates are the other sites' measured rates, summed.
 type siteRates struct {
 	rate    float64
-	fastest float64
+	fastest float64 // per chunk at a time
 	names   []string
 }
 
@@ -154,19 +163,32 @@ func measured(sites []Site, window time.Duration) siteRates {
 			continue
 		}
 		s.rate += site.LettersPerSecond
-		s.fastest = max(s.fastest, site.LettersPerSecond)
+		s.fastest = max(s.fastest, perChunk(site))
 		s.names = append(s.names, site.Name)
 	}
 	return s
 }
 
+// perChunk is a site's rate per chunk at a time (its whole rate when
+// its chunks were not timed).
+func perChunk(s Site) float64 {
+	if s.ChunkLettersPerSecond > 0 {
+		return s.ChunkLettersPerSecond
+	}
+	return s.LettersPerSecond
+}
+
 // perPartition is one cloud partition's rate: measured, or the prior.
 func perPartition(in Input, sites siteRates, window time.Duration) float64 {
 	c := in.Cloud
-	if c.LettersPerSecond > 0 && c.Window >= window && in.CloudPartitions > 0 {
-		return c.LettersPerSecond / float64(in.CloudPartitions)
+	if c.LettersPerSecond <= 0 || c.Window < window {
+		return sites.fastest
 	}
-	return sites.fastest
+	held := 1.0
+	if in.CloudPartitions > 0 {
+		held = max(1, float64(c.Running)/float64(in.CloudPartitions))
+	}
+	return perChunk(c) * held
 }
 
 // estimate computes completion times from the rates.

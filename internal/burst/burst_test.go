@@ -42,7 +42,7 @@ func TestDecide(t *testing.T) {
 			name: "enough, not with margin to spare: keep",
 			in: func() Input {
 				in := base(hpc(800), 3)
-				in.Cloud, in.CloudPartitions = Site{Name: "cloud", LettersPerSecond: 300, Window: time.Hour}, 3 // 100 each
+				in.Cloud, in.CloudPartitions = Site{Name: "cloud", LettersPerSecond: 150, ChunkLettersPerSecond: 100, Running: 2, Window: time.Hour}, 3 // 100 each
 				return in
 			}(),
 			want: 3, reason: ReasonOnSchedule, msg: "keeping 3 partitions: with 3 finishing at 12:54, deadline 13:00",
@@ -51,10 +51,27 @@ func TestDecide(t *testing.T) {
 			name: "measured cloud rate, not the prior",
 			in: func() Input {
 				in := base(hpc(600), 2)
-				in.Cloud, in.CloudPartitions = Site{Name: "cloud", LettersPerSecond: 100, Window: time.Hour}, 2 // 50 each
+				in.Cloud, in.CloudPartitions = Site{Name: "cloud", LettersPerSecond: 100, ChunkLettersPerSecond: 25, Running: 4, Window: time.Hour}, 2 // 2 chunks of 25
 				return in
 			}(),
 			want: 8, reason: ReasonAdding, msg: "with 8 finishing at 13:00",
+		},
+		{
+			name: "the prior is the fastest site's rate per chunk",
+			in: func() Input {
+				in := base([]Site{{Name: "hpc-a", LettersPerSecond: 500, ChunkLettersPerSecond: 100, Running: 5, Window: time.Hour}}, 1)
+				return in
+			}(),
+			want: 5, reason: ReasonAdding, msg: "adding 4 partitions (1 → 5): site hpc-a alone finishes at 14:00, deadline 13:00; with 5 finishing at 13:00",
+		},
+		{
+			name: "cloud rate measured with no partition running: one chunk each",
+			in: func() Input {
+				in := base(hpc(600), 1)
+				in.Cloud = Site{Name: "cloud", LettersPerSecond: 30, ChunkLettersPerSecond: 100, Window: time.Hour}
+				return in
+			}(),
+			want: 4, reason: ReasonAdding, msg: "with 4 finishing at 13:00",
 		},
 		{
 			name: "nothing measured: start at min", in: base(nil, 0), want: 1, reason: ReasonMeasuring,
