@@ -96,7 +96,7 @@ func (run *campaignRun) burstInput(deadline time.Time, total int64, cur int32) b
 }
 
 func siteRate(st ledger.SiteStatus) burst.Site {
-	s := burst.Site{Name: st.Name, LettersPerSecond: st.LettersPerSecond, Running: st.Running, Window: st.LastCommitted.Sub(st.FirstStarted)}
+	s := burst.Site{Name: st.Name, LettersPerSecond: st.LettersPerSecond, Running: st.Running, LastCommitted: st.LastCommitted, Window: st.LastCommitted.Sub(st.FirstStarted)}
 	if st.ChunkSeconds > 0 {
 		s.ChunkLettersPerSecond = float64(st.LettersDone) / st.ChunkSeconds
 	}

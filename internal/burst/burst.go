@@ -36,6 +36,10 @@ type Site struct {
 	ChunkLettersPerSecond float64
 	// Running are the chunks it searches now.
 	Running int
+	// LastCommitted is its latest commit: a site with no chunk running
+	// and no commit for Policy.MinWindow has stopped, and counts for
+	// nothing.
+	LastCommitted time.Time
 	// Window is the span the rate was measured over (first attempt to
 	// latest commit): a rate over less than Policy.MinWindow is noise.
 	Window time.Duration
@@ -99,11 +103,11 @@ func Decide(in Input, p Policy) Decision {
 		return Decision{Partitions: in.Min, Reason: reasonFor(in.Min, cur, ReasonOnSchedule), Finish: in.Now,
 			Message: change(in.Min, cur) + "nothing left to search"}
 	}
-	sites := measured(in.Sites, p.MinWindow)
+	sites := measured(in.Sites, in.Now, p.MinWindow)
 	per := perPartition(in, sites, p.MinWindow)
 	if sites.rate == 0 && per == 0 {
 		return Decision{Partitions: cur, Reason: ReasonMeasuring,
-			Message: change(cur, cur) + "no site's rate is measured yet (over at least " + p.MinWindow.String() + ")"}
+			Message: change(cur, cur) + "no working site's rate is measured yet (over at least " + p.MinWindow.String() + ")"}
 	}
 	e := estimate{now: in.Now, remaining: in.Remaining, sites: sites.rate, per: per}
 	d := Decision{Partitions: cur}
@@ -156,10 +160,11 @@ type siteRates struct {
 	names   []string
 }
 
-func measured(sites []Site, window time.Duration) siteRates {
+func measured(sites []Site, now time.Time, window time.Duration) siteRates {
 	var s siteRates
 	for _, site := range sites {
-		if site.LettersPerSecond <= 0 || site.Window < window {
+		stopped := site.Running == 0 && now.Sub(site.LastCommitted) > window
+		if site.LettersPerSecond <= 0 || site.Window < window || stopped {
 			continue
 		}
 		s.rate += site.LettersPerSecond

@@ -9,7 +9,9 @@ import (
 func TestDecide(t *testing.T) {
 	now := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
 	deadline := now.Add(time.Hour) // 13:00: 3.6M letters need 1000 letters/s
-	hpc := func(rate float64) []Site { return []Site{{Name: "hpc-a", LettersPerSecond: rate, Window: time.Hour}} }
+	hpc := func(rate float64) []Site {
+		return []Site{{Name: "hpc-a", LettersPerSecond: rate, Running: 4, LastCommitted: now.Add(-time.Hour), Window: time.Hour}}
+	}
 	base := func(sites []Site, current int) Input {
 		return Input{Now: now, Deadline: deadline, Remaining: 3_600_000, Sites: sites, Current: current, Min: 1, Max: 8}
 	}
@@ -57,9 +59,18 @@ func TestDecide(t *testing.T) {
 			want: 8, reason: ReasonAdding, msg: "with 8 finishing at 13:00",
 		},
 		{
+			name: "a site that stopped counts for nothing",
+			in: func() Input {
+				in := base([]Site{{Name: "hpc-a", LettersPerSecond: 5000, LastCommitted: now.Add(-10 * time.Minute), Window: time.Hour},
+					{Name: "hpc-b", LettersPerSecond: 200, LastCommitted: now.Add(-time.Minute), Window: time.Hour}}, 1)
+				return in
+			}(),
+			want: 4, reason: ReasonAdding, msg: "site hpc-b alone finishes at 17:00",
+		},
+		{
 			name: "the prior is the fastest site's rate per chunk",
 			in: func() Input {
-				in := base([]Site{{Name: "hpc-a", LettersPerSecond: 500, ChunkLettersPerSecond: 100, Running: 5, Window: time.Hour}}, 1)
+				in := base([]Site{{Name: "hpc-a", LettersPerSecond: 500, ChunkLettersPerSecond: 100, Running: 5, LastCommitted: now, Window: time.Hour}}, 1)
 				return in
 			}(),
 			want: 5, reason: ReasonAdding, msg: "adding 4 partitions (1 → 5): site hpc-a alone finishes at 14:00, deadline 13:00; with 5 finishing at 13:00",
@@ -75,7 +86,7 @@ func TestDecide(t *testing.T) {
 		},
 		{
 			name: "nothing measured: start at min", in: base(nil, 0), want: 1, reason: ReasonMeasuring,
-			msg: "keeping 1 partition: no site's rate is measured yet",
+			msg: "keeping 1 partition: no working site's rate is measured yet",
 		},
 		{
 			name: "rate over a too short window is not used", in: base([]Site{{Name: "hpc-a", LettersPerSecond: 10, Window: time.Minute}}, 2),
@@ -149,7 +160,7 @@ func TestDecide(t *testing.T) {
 func TestDecideSequence(t *testing.T) {
 	now := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
 	in := Input{Now: now, Deadline: now.Add(time.Hour), Remaining: 3_600_000, Min: 1, Max: 5, Current: 1,
-		Sites: []Site{{Name: "hpc-a", LettersPerSecond: 400, Window: time.Hour}}}
+		Sites: []Site{{Name: "hpc-a", LettersPerSecond: 400, Running: 2, Window: time.Hour}}}
 	d := Decide(in, DefaultPolicy)
 	if d.Partitions != 2 || d.Reason != ReasonAdding {
 		t.Fatalf("slow site: %+v, want 2 AddingPartitions", d)
