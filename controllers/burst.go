@@ -24,7 +24,7 @@ func (run *campaignRun) decideBurst(context.Context) (bool, error) {
 		meta.RemoveStatusCondition(&s.Conditions, v1alpha1.ConditionOnSchedule)
 		return true, nil
 	}
-	deadline, ok := run.deadline()
+	deadline, ok := deadlineOf(c)
 	if !ok || run.status == nil || c.Spec.Suspend {
 		return true, nil // no start time or no ledger: the count is held
 	}
@@ -103,15 +103,16 @@ func siteRate(st ledger.SiteStatus) burst.Site {
 	return s
 }
 
-// deadline is spec.deadline as a time; false for one counted from a
-// start that has not happened.
-func (run *campaignRun) deadline() (time.Time, bool) {
-	d := run.c.Spec.Deadline
+// deadlineOf is c's spec.deadline as a time; false without one, or for
+// one counted from a start that has not happened.
+func deadlineOf(c *v1alpha1.SearchCampaign) (time.Time, bool) {
+	d := c.Spec.Deadline
 	switch {
+	case d == nil:
 	case d.Time != nil:
 		return d.Time.Time, true
-	case d.After != nil && run.c.Status.StartTime != nil:
-		return run.c.Status.StartTime.Add(d.After.Duration), true
+	case d.After != nil && c.Status.StartTime != nil:
+		return c.Status.StartTime.Add(d.After.Duration), true
 	}
 	return time.Time{}, false
 }

@@ -43,16 +43,20 @@ func TestHeldCount(t *testing.T) {
 func TestDeadline(t *testing.T) {
 	at := time.Date(2026, 11, 26, 13, 0, 0, 0, time.UTC)
 	start := metav1.NewTime(at.Add(-6 * time.Hour))
-	run := &campaignRun{c: &v1alpha1.SearchCampaign{Spec: v1alpha1.SearchCampaignSpec{Deadline: &v1alpha1.Deadline{Time: &metav1.Time{Time: at}}}}}
-	if got, ok := run.deadline(); !ok || !got.Equal(at) {
+	c := &v1alpha1.SearchCampaign{}
+	if _, ok := deadlineOf(c); ok {
+		t.Error("a deadline without spec.deadline")
+	}
+	c.Spec.Deadline = &v1alpha1.Deadline{Time: &metav1.Time{Time: at}}
+	if got, ok := deadlineOf(c); !ok || !got.Equal(at) {
 		t.Errorf("deadline.time: %v %v", got, ok)
 	}
-	run.c.Spec.Deadline = &v1alpha1.Deadline{After: &metav1.Duration{Duration: 6 * time.Hour}}
-	if _, ok := run.deadline(); ok {
+	c.Spec.Deadline = &v1alpha1.Deadline{After: &metav1.Duration{Duration: 6 * time.Hour}}
+	if _, ok := deadlineOf(c); ok {
 		t.Error("deadline.after before the start: want none")
 	}
-	run.c.Status.StartTime = &start
-	if got, ok := run.deadline(); !ok || !got.Equal(at) {
+	c.Status.StartTime = &start
+	if got, ok := deadlineOf(c); !ok || !got.Equal(at) {
 		t.Errorf("deadline.after: %v %v, want %v", got, ok, at)
 	}
 }

@@ -60,6 +60,10 @@ func TestBurstToDeadline(t *testing.T) {
 		t.Errorf("desired %d, estimatedCompletion %v, lastScaleTime %v: want 3 and both set", got.Status.Partitions.Desired, got.Status.EstimatedCompletion, got.Status.LastScaleTime)
 	}
 	h.waitEvent("burst", burst.ReasonWillMiss, corev1.EventTypeWarning, "late even at the maximum (3)")
+	labels := map[string]string{"campaign": "burst"}
+	if dl, eta := gauge("blastfleet_campaign_deadline_timestamp_seconds", labels), gauge("blastfleet_campaign_estimated_completion_timestamp_seconds", labels); dl <= 0 || eta <= dl {
+		t.Errorf("deadline series %v, estimated completion %v: want both, the estimate later", dl, eta)
+	}
 
 	// hpc-a catches up: 95 chunks in the hour, 1 running, 4 left.
 	h.commitChunks(hpc.l, 94)
