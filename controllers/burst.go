@@ -41,7 +41,9 @@ func (run *campaignRun) decideBurst(context.Context) (bool, error) {
 	run.countPartitions()
 	s.EstimatedCompletion = nil
 	if !d.Finish.IsZero() {
-		t := metav1.NewTime(d.Finish.Truncate(time.Second))
+		// To the minute, as the message says it: the status is not
+		// rewritten for every second the estimate moves.
+		t := metav1.NewTime(d.Finish.Truncate(time.Minute))
 		s.EstimatedCompletion = &t
 	}
 	if d.Wait > 0 {
