@@ -20,6 +20,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/blastfleet/blastfleet/api/v1alpha1"
+	"github.com/blastfleet/blastfleet/internal/burst"
 	"github.com/blastfleet/blastfleet/internal/ledger"
 	"github.com/blastfleet/blastfleet/internal/policy"
 )
@@ -52,6 +53,9 @@ type CampaignReconciler struct {
 	// to end on their own before they are deleted: with no chunk left
 	// they exit within seconds, their run records saying how they ended.
 	WindDown time.Duration
+	// Burst is the hysteresis of campaigns with a deadline (zero: the
+	// burst package's DefaultPolicy).
+	Burst burst.Policy
 	// Policy restricts the partitions' image and placement; the
 	// endpoint and credentials rules are the Stores'.
 	Policy policy.Policy
@@ -120,6 +124,9 @@ func (r *CampaignReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	}
 	if r.PollInterval == 0 {
 		r.PollInterval = 15 * time.Second
+	}
+	if r.Burst == (burst.Policy{}) {
+		r.Burst = burst.DefaultPolicy
 	}
 	ctx := context.Background()
 	if err := mgr.GetFieldIndexer().IndexField(ctx, &v1alpha1.SearchCampaign{}, fieldDatabaseRef, func(o client.Object) []string {

@@ -29,6 +29,8 @@ type campaignRun struct {
 
 	parts  []partition
 	events []event
+	// burstCount is the deadline's partition count, once decided.
+	burstCount *int32
 
 	requeue time.Duration
 }
@@ -53,6 +55,7 @@ func (run *campaignRun) reconcile(ctx context.Context) error {
 		run.finishIfDone,
 		run.checkDeadline,
 		run.checkPolicy,
+		run.decideBurst,
 		run.reconcilePartitions,
 	} {
 		ok, err := phase(ctx)
@@ -99,6 +102,10 @@ func (run *campaignRun) setCondition(t string, status bool, reason, msg string) 
 	if status {
 		s = metav1.ConditionTrue
 	}
+	run.setConditionStatus(t, s, reason, msg)
+}
+
+func (run *campaignRun) setConditionStatus(t string, s metav1.ConditionStatus, reason, msg string) {
 	meta.SetStatusCondition(&run.c.Status.Conditions, metav1.Condition{
 		Type: t, Status: s, Reason: reason, Message: truncate(msg, 32*1024), ObservedGeneration: run.c.Generation,
 	})

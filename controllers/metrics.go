@@ -22,6 +22,7 @@ type campaignCollector struct {
 
 	phase, chunks, queries, partitions, retries, failed, replaced *prometheus.Desc
 	siteQueries, siteRunning, siteRate                            *prometheus.Desc
+	deadline, estimated                                           *prometheus.Desc
 }
 
 func newCampaignCollector(r client.Reader) *campaignCollector {
@@ -39,11 +40,14 @@ func newCampaignCollector(r client.Reader) *campaignCollector {
 		siteQueries: prometheus.NewDesc("blastfleet_campaign_site_queries_done", "A campaign's queries done by each site (this cluster's partitions and each HPC site), from its ledger.", append(l, "site"), nil),
 		siteRunning: prometheus.NewDesc("blastfleet_campaign_site_chunks_running", "Chunks each site's partitions search now, from the campaign's ledger.", append(l, "site"), nil),
 		siteRate:    prometheus.NewDesc("blastfleet_campaign_site_letters_per_second", "Query letters each site committed per second since its first attempt, from the campaign's ledger.", append(l, "site"), nil),
+		deadline:    prometheus.NewDesc("blastfleet_campaign_deadline_timestamp_seconds", "A campaign's spec.deadline, as a Unix time.", l, nil),
+		estimated: prometheus.NewDesc("blastfleet_campaign_estimated_completion_timestamp_seconds",
+			"When a campaign with a deadline is expected to be done at the sites' measured rates (status.estimatedCompletion), as a Unix time.", l, nil),
 	}
 }
 
 func (c *campaignCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{c.phase, c.chunks, c.queries, c.partitions, c.retries, c.failed, c.replaced, c.siteQueries, c.siteRunning, c.siteRate} {
+	for _, d := range []*prometheus.Desc{c.phase, c.chunks, c.queries, c.partitions, c.retries, c.failed, c.replaced, c.siteQueries, c.siteRunning, c.siteRate, c.deadline, c.estimated} {
 		ch <- d
 	}
 }
@@ -95,6 +99,12 @@ func (c *campaignCollector) Collect(ch chan<- prometheus.Metric) {
 			gauge(c.siteQueries, site.QueriesDone, ns, name, site.Name)
 			gauge(c.siteRunning, site.Running, ns, name, site.Name)
 			ch <- prometheus.MustNewConstMetric(c.siteRate, prometheus.GaugeValue, float64(site.LettersPerSecond), ns, name, site.Name)
+		}
+		if t, ok := deadlineOf(sc); ok {
+			ch <- prometheus.MustNewConstMetric(c.deadline, prometheus.GaugeValue, float64(t.Unix()), ns, name)
+		}
+		if t := s.EstimatedCompletion; t != nil {
+			ch <- prometheus.MustNewConstMetric(c.estimated, prometheus.GaugeValue, float64(t.Unix()), ns, name)
 		}
 	}
 	for p, n := range phases {

@@ -98,7 +98,29 @@ func (run *campaignRun) desired() int32 {
 	if run.c.Spec.Suspend || run.terminal() {
 		return 0
 	}
+	return run.partitionCount()
+}
+
+// partitionCount is how many partitions the campaign runs:
+// spec.partitions.count, or with spec.deadline the burst's decision (the
+// count held from before until this reconcile makes it).
+func (run *campaignRun) partitionCount() int32 {
+	switch {
+	case run.burstCount != nil:
+		return *run.burstCount
+	case run.c.Spec.Deadline != nil:
+		return run.heldCount()
+	}
 	return run.c.Spec.Partitions.Count
+}
+
+// countWhy says where the partition count comes from, for the events of
+// partitions removed above it.
+func (run *campaignRun) countWhy(count int) string {
+	if run.c.Spec.Deadline != nil {
+		return fmt.Sprintf("the deadline burst runs %d now (the OnSchedule condition says why)", count)
+	}
+	return fmt.Sprintf("spec.partitions.count is %d", count)
 }
 
 func (run *campaignRun) activePartitions() int {
@@ -136,14 +158,14 @@ func (run *campaignRun) reconcilePartitions(ctx context.Context) (bool, error) {
 		run.normal("Resumed", "Resume", "resumed: partitions continue from the ledger")
 	}
 
-	count := int(c.Spec.Partitions.Count)
+	count := int(run.partitionCount())
 	budget := int(c.Spec.RetryPolicy.MaxPartitionRestarts)
 	plan := planReplacements(replacementInput{
 		parts: run.parts, count: count, policy: c.Spec.RetryPolicy,
 		used: int(c.Status.Partitions.Replaced), ledgerRead: run.status != nil, now: run.now,
 	})
 	for _, p := range plan.remove {
-		if err := run.deletePartition(ctx, p, fmt.Sprintf("spec.partitions.count is %d", count)); err != nil {
+		if err := run.deletePartition(ctx, p, run.countWhy(count)); err != nil {
 			return false, err
 		}
 	}

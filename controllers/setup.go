@@ -5,6 +5,7 @@ import (
 
 	ctrl "sigs.k8s.io/controller-runtime"
 
+	"github.com/blastfleet/blastfleet/internal/burst"
 	"github.com/blastfleet/blastfleet/internal/policy"
 )
 
@@ -17,6 +18,8 @@ type Config struct {
 	WindDown time.Duration
 	// Site: see CampaignReconciler.Site.
 	Site string
+	// Burst: see CampaignReconciler.Burst.
+	Burst burst.Policy
 	// Policy restricts what campaigns and databases may ask for.
 	Policy policy.Policy
 }
@@ -35,6 +38,7 @@ func Setup(mgr ctrl.Manager, cfg Config) error {
 		Client: mgr.GetClient(), Scheme: mgr.GetScheme(), Recorder: mgr.GetEventRecorder("blastfleet-campaign"),
 		Stores: stores, Executor: MPIJobExecutor{TTLSecondsAfterFinished: int32(cfg.PartitionTTL / time.Second)},
 		WorkerImage: cfg.WorkerImage, PollInterval: cfg.PollInterval, WindDown: cfg.WindDown, Site: cfg.Site, Policy: cfg.Policy,
+		Burst: cfg.Burst,
 	}
 	if err := sc.SetupWithManager(mgr); err != nil {
 		return err

@@ -8,6 +8,7 @@ import (
 // partition runs workers x slotsPerWorker MPI ranks: rank 0 is the engine's
 // master (it schedules), the others search.
 // +kubebuilder:validation:XValidation:rule="self.workers * self.slotsPerWorker >= 2",message="a partition needs at least 2 MPI ranks (workers x slotsPerWorker): rank 0 schedules and the others search"
+// +kubebuilder:validation:XValidation:rule="!has(self.min) || !has(self.max) || self.min <= self.max",message="partitions.min must not be above partitions.max"
 type Partitions struct {
 	// Count of partitions running at once. May change while the campaign
 	// runs: partitions are added or removed, and the ledger hands their
@@ -17,6 +18,22 @@ type Partitions struct {
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=256
 	Count int32 `json:"count"`
+
+	// Min is the fewest partitions a campaign with spec.deadline runs
+	// (default 1): the burst never removes partitions below it. Ignored
+	// without a deadline.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=256
+	Min *int32 `json:"min,omitempty"`
+
+	// Max is the most partitions a campaign with spec.deadline runs: the
+	// burst adds partitions up to it when the campaign would miss its
+	// deadline. Required with a deadline; ignored without.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=256
+	Max *int32 `json:"max,omitempty"`
 
 	// Workers is the number of worker pods per partition.
 	// +optional

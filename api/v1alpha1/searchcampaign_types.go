@@ -118,6 +118,32 @@ type SearchCampaignSpec struct {
 	// +optional
 	// +kubebuilder:validation:Minimum=1
 	ActiveDeadlineSeconds *int64 `json:"activeDeadlineSeconds,omitempty"`
+
+	// Deadline is when the campaign should be done: a target the operator
+	// works toward by adding partitions (up to partitions.max) when the
+	// sites' measured rates would miss it and removing them (down to
+	// partitions.min) when the sites make it without them. Unlike
+	// activeDeadlineSeconds it never fails the campaign. With a deadline,
+	// partitions.count is only where the campaign starts.
+	// +optional
+	Deadline *Deadline `json:"deadline,omitempty"`
+}
+
+// Deadline is a time, or a duration from status.startTime: exactly one.
+// +kubebuilder:validation:XValidation:rule="has(self.time) != has(self.after)",message="set exactly one of deadline.time and deadline.after"
+type Deadline struct {
+	// Time is the deadline as an RFC 3339 time, "2026-11-26T13:00:00Z".
+	// +optional
+	Time *metav1.Time `json:"time,omitempty"`
+
+	// After is the deadline as a duration from status.startTime (when the
+	// first partition was created), "6h" or "90m".
+	// +optional
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:Pattern=`^([0-9]+(\.[0-9]+)?(ns|us|ms|s|m|h))+$`
+	// +kubebuilder:validation:MaxLength=64
+	// +kubebuilder:validation:XValidation:rule="duration(self) > duration('0s')",message="deadline.after must be a positive duration such as 6h or 90m"
+	After *metav1.Duration `json:"after,omitempty"`
 }
 
 // DatabaseReference names a BlastDatabase in the same namespace.
@@ -347,6 +373,18 @@ type SearchCampaignStatus struct {
 	// +optional
 	SitesSummary string `json:"sitesSummary,omitempty"`
 
+	// EstimatedCompletion is when the campaign is expected to be done, at
+	// the sites' measured rates with status.partitions.desired partitions
+	// (campaigns with spec.deadline).
+	// +optional
+	EstimatedCompletion *metav1.Time `json:"estimatedCompletion,omitempty"`
+
+	// LastScaleTime is when the deadline last changed
+	// status.partitions.desired: the next change waits a few minutes, so
+	// the rates reflect the last one.
+	// +optional
+	LastScaleTime *metav1.Time `json:"lastScaleTime,omitempty"`
+
 	// StartTime is when the first partition was created.
 	// +optional
 	StartTime *metav1.Time `json:"startTime,omitempty"`
@@ -397,7 +435,9 @@ type QueryCounts struct {
 
 // PartitionCounts counts the campaign's MPIJobs.
 type PartitionCounts struct {
-	// Desired is spec.partitions.count, or 0 while suspended or done.
+	// Desired is spec.partitions.count (with spec.deadline: what the
+	// deadline needs, between partitions.min and max), or 0 while
+	// suspended or done.
 	Desired int32 `json:"desired"`
 	Running int32 `json:"running"`
 	// Queued partitions wait for admission (suspended by Kueue) or for
@@ -449,7 +489,8 @@ type FailedQuery struct {
 // +kubebuilder:printcolumn:name="Sites",type=string,JSONPath=`.status.sitesSummary`,priority=1
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 // +kubebuilder:validation:XValidation:rule="self.metadata.name.matches('^[a-z]([-a-z0-9]*[a-z0-9])?$')",message="metadata.name must be a DNS-1035 label (lower case letters, digits and '-', starting with a letter): it names the partitions' pods and services"
-// +kubebuilder:validation:XValidation:rule="size(self.metadata.name) + size(string(self.spec.partitions.count - 1)) + size(string(self.spec.retryPolicy.maxPartitionRestarts)) + size(string(self.spec.partitions.workers - 1)) + 12 <= 63",message="metadata.name is too long for this many partitions, workers and restarts: worker pods are named <name>-p<partition>-r<restart>-worker-<index>, which must fit in 63 characters"
+// +kubebuilder:validation:XValidation:rule="!has(self.spec.deadline) || has(self.spec.partitions.max)",message="spec.deadline needs spec.partitions.max: the most partitions the operator may add to meet it"
+// +kubebuilder:validation:XValidation:rule="size(self.metadata.name) + size(string((has(self.spec.partitions.max) && self.spec.partitions.max > self.spec.partitions.count ? self.spec.partitions.max : self.spec.partitions.count) - 1)) + size(string(self.spec.retryPolicy.maxPartitionRestarts)) + size(string(self.spec.partitions.workers - 1)) + 12 <= 63",message="metadata.name is too long for this many partitions, workers and restarts: worker pods are named <name>-p<partition>-r<restart>-worker-<index>, which must fit in 63 characters"
 type SearchCampaign struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`

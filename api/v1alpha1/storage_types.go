@@ -102,6 +102,9 @@ const (
 	ConditionFailed = "Failed"
 	// ConditionDegraded: work goes on with less than was asked for.
 	ConditionDegraded = "Degraded"
+	// ConditionOnSchedule: a campaign with spec.deadline is expected to
+	// meet it (Unknown until a rate is measured).
+	ConditionOnSchedule = "OnSchedule"
 )
 
 // CredentialsLabel is the label a Secret carries, with the value "true",

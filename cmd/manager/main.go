@@ -18,6 +18,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/blastfleet/blastfleet/controllers"
+	"github.com/blastfleet/blastfleet/internal/burst"
 	"github.com/blastfleet/blastfleet/internal/kubescheme"
 	"github.com/blastfleet/blastfleet/internal/policy"
 )
@@ -36,6 +37,7 @@ type options struct {
 	windDown               time.Duration
 	namespace              string
 	site                   string
+	burst                  burst.Policy
 	policy                 policy.Policy
 }
 
@@ -52,6 +54,9 @@ func main() {
 	flag.DurationVar(&o.partitionTTL, "partition-ttl", time.Hour, "how long finished MPIJobs are kept, with their launcher logs")
 	flag.StringVar(&o.namespace, "namespace", "", "watch only this namespace (default: all)")
 	flag.StringVar(&o.site, "site", controllers.DefaultSite, "the name this cluster's partitions record in campaigns' ledgers, so status.sites tells their work from HPC sites'")
+	flag.DurationVar(&o.burst.MinInterval, "burst-interval", burst.DefaultPolicy.MinInterval, "least time between two changes of a deadline campaign's partition count")
+	flag.DurationVar(&o.burst.MinWindow, "burst-window", burst.DefaultPolicy.MinWindow, "least time a site's rate must be measured over before a deadline campaign's partitions follow it")
+	flag.Float64Var(&o.burst.Margin, "burst-margin", burst.DefaultPolicy.Margin, "share of the time left before a deadline by which the sites must finish early before partitions are removed")
 	bindPolicyFlags(flag.CommandLine, &o.policy)
 	zopts := zap.Options{Development: false}
 	zopts.BindFlags(flag.CommandLine)
@@ -66,6 +71,9 @@ func main() {
 func run(o options) error {
 	log := ctrl.Log.WithName("setup")
 	if err := o.policy.Validate(); err != nil {
+		return err
+	}
+	if err := o.burst.Validate(); err != nil {
 		return err
 	}
 	scheme := runtime.NewScheme()
@@ -99,6 +107,7 @@ func run(o options) error {
 		PollInterval: o.pollInterval,
 		PartitionTTL: o.partitionTTL,
 		WindDown:     o.windDown,
+		Burst:        o.burst,
 		Policy:       o.policy,
 	}); err != nil {
 		return err

@@ -28,29 +28,43 @@ type SiteStatus struct {
 	// LettersPerSecond is LettersDone over that span: the rate a deadline
 	// estimate uses (0 until the site has committed).
 	LettersPerSecond float64 `json:"lettersPerSecond,omitempty"`
+	// ChunkSeconds is the time its committed chunks took, each from the
+	// start of the attempt that committed it to the commit. LettersDone
+	// over it is the rate of one chunk at a time, which, unlike
+	// LettersPerSecond, does not depend on how many partitions ran.
+	ChunkSeconds float64 `json:"chunkSeconds,omitempty"`
 }
 
 // siteTally gathers SiteStatus while the status scan goes.
-type siteTally map[string]*SiteStatus
+type siteTally struct {
+	sites map[string]*SiteStatus
+	// commits are the committed chunks' outcomes, to time their attempts.
+	commits map[Range]*outcomeRecord
+}
 
-func (t siteTally) get(name string) *SiteStatus {
+func newSiteTally() *siteTally {
+	return &siteTally{sites: map[string]*SiteStatus{}, commits: map[Range]*outcomeRecord{}}
+}
+
+func (t *siteTally) get(name string) *SiteStatus {
 	if name == "" {
 		name = UnnamedSite
 	}
-	s, ok := t[name]
+	s, ok := t.sites[name]
 	if !ok {
 		s = &SiteStatus{Name: name}
-		t[name] = s
+		t.sites[name] = s
 	}
 	return s
 }
 
-func (t siteTally) leased(site string) { t.get(site).Running++ }
+func (t *siteTally) leased(site string) { t.get(site).Running++ }
 
-func (t siteTally) committed(o *outcomeRecord, r Range, letters int64) {
+func (t *siteTally) committed(o *outcomeRecord, r Range, letters int64) {
 	if o == nil {
 		return
 	}
+	t.commits[r] = o
 	s := t.get(o.Site)
 	s.ChunksCommitted++
 	s.QueriesDone += r.Len()
@@ -60,20 +74,25 @@ func (t siteTally) committed(o *outcomeRecord, r Range, letters int64) {
 	}
 }
 
-func (t siteTally) attempted(att attemptsRecord) {
+// attempted counts chunk r's attempts, and times the one that committed.
+func (t *siteTally) attempted(r Range, att attemptsRecord) {
+	o := t.commits[r]
 	for _, a := range att.Attempts {
 		s := t.get(a.Site)
 		s.Attempts++
 		if s.FirstStarted.IsZero() || a.StartedAt.Before(s.FirstStarted) {
 			s.FirstStarted = a.StartedAt
 		}
+		if o != nil && o.Attempt == a.Number && !a.StartedAt.IsZero() && o.At.After(a.StartedAt) {
+			t.get(o.Site).ChunkSeconds += o.At.Sub(a.StartedAt).Seconds()
+		}
 	}
 }
 
 // list is the sites by name, with their rates.
-func (t siteTally) list() []SiteStatus {
+func (t *siteTally) list() []SiteStatus {
 	var out []SiteStatus
-	for _, s := range t {
+	for _, s := range t.sites {
 		if span := s.LastCommitted.Sub(s.FirstStarted).Seconds(); span > 0 && s.LettersDone > 0 {
 			s.LettersPerSecond = float64(s.LettersDone) / span
 		}

@@ -9,8 +9,8 @@ import (
 )
 
 // Two sites work one campaign: the status tells their commits, letters,
-// running chunks and rates apart; work recorded without a site is shown
-// unnamed.
+// running chunks, rates and the time their committed chunks took apart;
+// work recorded without a site is shown unnamed.
 func TestStatusBySite(t *testing.T) {
 	st, err := objstore.NewDir(t.TempDir())
 	if err != nil {
@@ -48,8 +48,8 @@ func TestStatusBySite(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]SiteStatus{
-		"hpc-a":     {Name: "hpc-a", ChunksCommitted: 1, QueriesDone: 2, LettersDone: 100, Running: 1, Attempts: 2, LettersPerSecond: 10},
-		"cloud":     {Name: "cloud", ChunksCommitted: 1, QueriesDone: 1, LettersDone: 150, Running: 0, Attempts: 4, LettersPerSecond: 30},
+		"hpc-a":     {Name: "hpc-a", ChunksCommitted: 1, QueriesDone: 2, LettersDone: 100, Running: 1, Attempts: 2, LettersPerSecond: 10, ChunkSeconds: 10},
+		"cloud":     {Name: "cloud", ChunksCommitted: 1, QueriesDone: 1, LettersDone: 150, Running: 0, Attempts: 4, LettersPerSecond: 30, ChunkSeconds: 5},
 		UnnamedSite: {Name: UnnamedSite, Running: 1, Attempts: 1},
 	}
 	if len(s.Sites) != len(want) {

@@ -68,7 +68,7 @@ func (l *Ledger) status(ctx context.Context) (*Status, []leaf, error) {
 	leaves, objs := sc.leaves, sc.objs
 	s := &Status{Name: l.plan.Name, Chunks: len(leaves), Queries: l.plan.Chunks[len(l.plan.Chunks)-1].End, Problems: sc.problems,
 		Invalid: sc.invalid}
-	sites := siteTally{}
+	sites := newSiteTally()
 	for _, lf := range leaves {
 		switch lf.state {
 		case leafCommitted:
@@ -110,7 +110,7 @@ func (l *Ledger) status(ctx context.Context) (*Status, []leaf, error) {
 			return nil, nil, err
 		}
 		s.Attempts += len(att.Attempts)
-		sites.attempted(att)
+		sites.attempted(r, att)
 		s.Retries += max(0, len(att.Attempts)-1)
 		s.FailedAttempts.add(att, live[r])
 		_, stopped, _ := att.ended(live[r])

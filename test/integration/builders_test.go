@@ -89,6 +89,28 @@ func (b *campaignBuilder) withPartitions(count, workers int64) *campaignBuilder 
 	return b
 }
 
+// withDeadline sets spec.deadline: {time: ...} or {after: ...}.
+func (b *campaignBuilder) withDeadline(d map[string]any) *campaignBuilder {
+	b.set("spec.deadline", d)
+	return b
+}
+
+// withBurst sets partitions.min and max, 0 leaving one out.
+func (b *campaignBuilder) withBurst(min, max int64) *campaignBuilder {
+	if min != 0 {
+		b.set("spec.partitions.min", min)
+	}
+	if max != 0 {
+		b.set("spec.partitions.max", max)
+	}
+	return b
+}
+
+func (b *campaignBuilder) withMin(n int64) *campaignBuilder {
+	b.set("spec.partitions.min", n)
+	return b
+}
+
 func (b *campaignBuilder) withSlotsPerWorker(n int64) *campaignBuilder {
 	b.set("spec.partitions.slotsPerWorker", n)
 	return b

@@ -86,7 +86,8 @@ func (h *harness) startOperator() {
 	if err != nil {
 		h.t.Fatal(err)
 	}
-	if err := controllers.Setup(mgr, controllers.Config{WorkerImage: workerImage, PollInterval: poll, PartitionTTL: time.Hour, WindDown: windDown, Policy: h.policy}); err != nil {
+	if err := controllers.Setup(mgr, controllers.Config{WorkerImage: workerImage, PollInterval: poll, PartitionTTL: time.Hour, WindDown: windDown, Policy: h.policy,
+		Burst: burstPolicy}); err != nil {
 		h.t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())

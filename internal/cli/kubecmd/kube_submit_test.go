@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -57,6 +58,22 @@ func testSubmitFlags(t *testing.T, f *kubeFixture) {
 	}
 	if o := sp.BlastOptions; len(o) == 2 && (o[0] != v1alpha1.BlastOption{Name: "matrix", Value: "BLOSUM62"} || o[1] != v1alpha1.BlastOption{Name: "ungapped"}) {
 		t.Errorf("blast options %+v", o)
+	}
+
+	// A deadline to meet, as a time or a duration from the start.
+	f.mustCLI("submit", "--name", "burst1", "--database", fxDB, "--queries", "q.fa", "--program", "blastp",
+		"--finish-by", "2026-11-26T14:00:00+01:00", "--min-partitions", "2", "--max-partitions", "6")
+	sp = f.get("default", "burst1").Spec
+	if d := sp.Deadline; d == nil || d.Time == nil || !d.Time.Time.Equal(time.Date(2026, 11, 26, 13, 0, 0, 0, time.UTC)) || d.After != nil ||
+		sp.Partitions.Min == nil || *sp.Partitions.Min != 2 || sp.Partitions.Max == nil || *sp.Partitions.Max != 6 {
+		t.Errorf("--finish-by at a time: deadline %+v, partitions %+v", sp.Deadline, sp.Partitions)
+	}
+	f.mustCLI("submit", "--name", "burst2", "--database", fxDB, "--queries", "q.fa", "--program", "blastp", "--finish-by", "6h", "--max-partitions", "4")
+	if d := f.get("default", "burst2").Spec.Deadline; d == nil || d.After == nil || d.After.Duration != 6*time.Hour || d.Time != nil {
+		t.Errorf("--finish-by a duration: deadline %+v", d)
+	}
+	if _, errOut, err := f.cli("submit", "--name", "burst3", "--database", fxDB, "--queries", "q.fa", "--program", "blastp", "--finish-by", "tomorrow", "--max-partitions", "4"); err == nil || !strings.Contains(errOut+err.Error(), "--finish-by \"tomorrow\"") {
+		t.Errorf("--finish-by tomorrow: err %v, stderr %q", err, errOut)
 	}
 
 	// Only what was given is sent: the rest are the server's defaults.

@@ -27,9 +27,11 @@ type submitSpec struct {
 	chunkLetters                                              int64
 	chunkQueries                                              int32
 	partitions, workers, slots                                int32
+	minPartitions, maxPartitions                              int32
 	image, queue                                              string
 	suspend                                                   bool
 	deadline                                                  time.Duration
+	finishBy                                                  string
 
 	endpoint, region, bucket, prefix, credentialsSecret string
 }
@@ -39,7 +41,7 @@ type submitSpec struct {
 var submitSpecFlags = []string{
 	"name", "database", "queries", "program", "outfmt", "evalue", "top-hits", "max-target-seqs", "blast-option",
 	"chunk-letters", "chunk-queries", "partitions", "workers", "slots", "image", "queue", "suspend", "deadline",
-	"endpoint", "region", "bucket", "prefix", "credentials-secret",
+	"finish-by", "min-partitions", "max-partitions", "endpoint", "region", "bucket", "prefix", "credentials-secret",
 }
 
 func (s *submitSpec) addFlags(cmd *cobra.Command) {
@@ -62,6 +64,9 @@ func (s *submitSpec) addFlags(cmd *cobra.Command) {
 	f.StringVar(&s.queue, "queue", "", "Kueue LocalQueue the partitions are submitted to")
 	f.BoolVar(&s.suspend, "suspend", false, "create the campaign suspended (resume it with resume NAME)")
 	f.DurationVar(&s.deadline, "deadline", 0, "fail the campaign if it runs longer than this, e.g. 12h")
+	f.StringVar(&s.finishBy, "finish-by", "", `finish by this time (RFC 3339, "2026-11-26T13:00:00Z") or this long after the start ("6h"): partitions are added, up to --max-partitions, as the sites' rates need`)
+	f.Int32Var(&s.minPartitions, "min-partitions", 0, "with --finish-by, the fewest partitions (server default 1)")
+	f.Int32Var(&s.maxPartitions, "max-partitions", 0, "with --finish-by, the most partitions (required with it)")
 	f.StringVar(&s.endpoint, "endpoint", "", "S3 endpoint of the output, e.g. http://minio.minio.svc:9000 (default: the database's)")
 	f.StringVar(&s.region, "region", "", "region of the output bucket (default: the database's)")
 	f.StringVar(&s.bucket, "bucket", "", "bucket of the output (default: the database's)")
@@ -112,11 +117,20 @@ func (s *submitSpec) object(given given, namespace string, storage *v1alpha1.Obj
 	put("partitions", int64(s.partitions), "partitions", "count")
 	put("workers", int64(s.workers), "partitions", "workers")
 	put("slots", int64(s.slots), "partitions", "slotsPerWorker")
+	put("min-partitions", int64(s.minPartitions), "partitions", "min")
+	put("max-partitions", int64(s.maxPartitions), "partitions", "max")
 	put("image", s.image, "partitions", "image")
 	put("queue", s.queue, "queueName")
 	put("suspend", s.suspend, "suspend")
 	// Rounded up: a deadline under a second still bounds the campaign.
 	put("deadline", int64((s.deadline+time.Second-1)/time.Second), "activeDeadlineSeconds")
+	if given("finish-by") {
+		d, err := finishBy(s.finishBy)
+		if err != nil {
+			return nil, err
+		}
+		spec["deadline"] = d
+	}
 	if len(s.blastOptions) > 0 {
 		var opts []any
 		for _, o := range s.blastOptions {
@@ -199,6 +213,18 @@ func databaseStorage(ctx context.Context, kc *kube, namespace, name string, errO
 		return nil
 	}
 	return &db.Spec.Storage
+}
+
+// finishBy turns --finish-by into spec.deadline: a time, or a duration
+// after the start (the API server checks either).
+func finishBy(v string) (map[string]any, error) {
+	if t, err := time.Parse(time.RFC3339, v); err == nil {
+		return map[string]any{"time": t.UTC().Format(time.RFC3339)}, nil
+	}
+	if _, err := time.ParseDuration(v); err == nil {
+		return map[string]any{"after": v}, nil
+	}
+	return nil, fmt.Errorf("--finish-by %q: want an RFC 3339 time (2026-11-26T13:00:00Z) or a duration after the start (6h)", v)
 }
 
 // queriesRef turns s3://bucket/key or a bare key into spec.queries.
