@@ -30,12 +30,13 @@ type SearchCampaignSpec struct {
 	Program Program `json:"program"`
 
 	// Outfmt is BLAST's tabular output format and columns, as -outfmt:
-	// "6" or "6 qseqid sseqid evalue bitscore". Columns are BLAST+'s
+	// "6" or "6 qseqid sseqid evalue bitscore" (tab-separated), or 10 for
+	// the same comma-separated ("10 std stitle"). Columns are BLAST+'s
 	// tabular column names or std.
 	// +optional
 	// +kubebuilder:default="6"
 	// +kubebuilder:validation:MaxLength=512
-	// +kubebuilder:validation:Pattern=`^6( +(std|qseqid|qgi|qacc|qaccver|qlen|sseqid|sallseqid|sgi|sallgi|sacc|saccver|sallacc|slen|qstart|qend|sstart|send|qseq|sseq|evalue|bitscore|score|length|pident|nident|mismatch|positive|gapopen|gaps|ppos|frames|qframe|sframe|btop|staxid|ssciname|scomname|sblastname|sskingdom|staxids|sscinames|scomnames|sblastnames|sskingdoms|stitle|salltitles|sstrand|qcovs|qcovhsp|qcovus))*$`
+	// +kubebuilder:validation:Pattern=`^(6|10)( +(std|qseqid|qgi|qacc|qaccver|qlen|sseqid|sallseqid|sgi|sallgi|sacc|saccver|sallacc|slen|qstart|qend|sstart|send|qseq|sseq|evalue|bitscore|score|length|pident|nident|mismatch|positive|gapopen|gaps|ppos|frames|qframe|sframe|btop|staxid|ssciname|scomname|sblastname|sskingdom|staxids|sscinames|scomnames|sblastnames|sskingdoms|stitle|salltitles|sstrand|qcovs|qcovhsp|qcovus))*$`
 	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="outfmt is immutable: the campaign's plan fixes it"
 	Outfmt string `json:"outfmt,omitempty"`
 

@@ -32,7 +32,7 @@ var mergeColumns = []string{"qseqid", "sseqid", "evalue", "bitscore", "score", "
 // columns the engine asks BLAST for (the user's, then any merge column the
 // user did not ask for).
 type Format struct {
-	Code    int      // 6: tab-separated
+	Code    int      // 6: tab-separated; 10: comma-separated (CSV)
 	User    []string // as BLAST prints them for the user's request (deduplicated)
 	Request []string // User followed by missing merge columns
 	// Index of each merge column within Request.
@@ -47,7 +47,7 @@ func ParseFormat(s string) (*Format, error) {
 	}
 	code, err := strconv.Atoi(fields[0])
 	if err != nil {
-		return nil, fmt.Errorf("outfmt %q: only tabular output (6) is merged line-wise; other formats are not supported yet", fields[0])
+		return nil, fmt.Errorf("outfmt %q: only tabular output (6, or 10 for CSV) is merged line-wise; other formats are not supported yet", fields[0])
 	}
 	return NewFormat(code, fields[1:])
 }
@@ -56,10 +56,10 @@ func ParseFormat(s string) (*Format, error) {
 // as ParseFormat("code columns...") is.
 func NewFormat(code int, cols []string) (*Format, error) {
 	f := &Format{}
-	if code != 6 {
-		return nil, fmt.Errorf("outfmt %q: only tabular output (6) is merged line-wise; other formats are not supported yet", strconv.Itoa(code))
+	if code != 6 && code != 10 {
+		return nil, fmt.Errorf("outfmt %q: only tabular output (6, or 10 for CSV) is merged line-wise; other formats are not supported yet", strconv.Itoa(code))
 	}
-	f.Code = 6
+	f.Code = code
 	if len(cols) == 0 {
 		cols = []string{"std"}
 	}
@@ -104,9 +104,21 @@ func NewFormat(code int, cols []string) (*Format, error) {
 	return f, nil
 }
 
-// Arg is the -outfmt argument the engine passes to BLAST.
+// Arg is the -outfmt argument the engine passes to BLAST: always
+// tab-separated, which no column's text holds, so lines split safely
+// (a CSV title may hold commas); Parse joins the user's columns with the
+// format's separator as BLAST would.
 func (f *Format) Arg() string {
-	return fmt.Sprintf("%d %s", f.Code, strings.Join(f.Request, " "))
+	return fmt.Sprintf("6 %s", strings.Join(f.Request, " "))
+}
+
+// Separator is what the user's columns are joined with: BLAST's -outfmt 10
+// puts a comma between them where -outfmt 6 has a tab, and quotes nothing.
+func (f *Format) Separator() byte {
+	if f.Code == 10 {
+		return ','
+	}
+	return '\t'
 }
 
 // UserArg is the -outfmt argument of the equivalent unsharded search.

@@ -14,7 +14,7 @@ type Line struct {
 	Bitscore float64
 	Score    int64  // raw score
 	SLen     int64  // subject length
-	Text     []byte // the user's columns, tab-separated, with a trailing newline
+	Text     []byte // the user's columns, joined by the format's separator, with a trailing newline
 }
 
 // Parse splits BLAST's tabular output into lines, keeping only the user's
@@ -58,6 +58,13 @@ func Parse(out []byte, f *Format) ([]Line, error) {
 		text := make([]byte, end)
 		copy(text, raw[:end-1])
 		text[end-1] = '\n'
+		if sep := f.Separator(); sep != '\t' {
+			for i, c := range text[:end-1] {
+				if c == '\t' {
+					text[i] = sep
+				}
+			}
+		}
 		lines = append(lines, Line{
 			Query: string(fields[f.QueryCol]), Subject: string(fields[f.SubjectCol]),
 			Evalue: ev, Bitscore: bs, Score: ints[0], SLen: ints[1], Text: text,

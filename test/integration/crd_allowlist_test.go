@@ -104,9 +104,9 @@ func TestCRDBlastOptionsMatchEngine(t *testing.T) {
 // columns the engine's ParseFormat knows, and std.
 func TestCRDOutfmtMatchesEngine(t *testing.T) {
 	pattern := campaignSpecSchema(t).Properties["outfmt"].Pattern
-	m := regexp.MustCompile(`^\^6\( \+\(([a-z_|]+)\)\)\*\$$`).FindStringSubmatch(pattern)
+	m := regexp.MustCompile(`^\^\(6\|10\)\( \+\(([a-z_|]+)\)\)\*\$$`).FindStringSubmatch(pattern)
 	if m == nil {
-		t.Fatalf("outfmt pattern %q is not ^6( +(col|col|...))*$", pattern)
+		t.Fatalf("outfmt pattern %q is not ^(6|10)( +(col|col|...))*$", pattern)
 	}
 	cols := strings.Split(m[1], "|")
 	slices.Sort(cols)
@@ -118,12 +118,12 @@ func TestCRDOutfmtMatchesEngine(t *testing.T) {
 	}
 	// The pattern as the API server applies it (Go's regexp).
 	re := regexp.MustCompile(pattern)
-	for _, ok := range []string{"6", "6 std", "6 qseqid sseqid evalue bitscore", "6 " + strings.Join(blast.OutfmtColumns(), " ")} {
+	for _, ok := range []string{"6", "6 std", "6 qseqid sseqid evalue bitscore", "6 " + strings.Join(blast.OutfmtColumns(), " "), "10", "10 std stitle"} {
 		if !re.MatchString(ok) {
 			t.Errorf("outfmt %q does not match", ok)
 		}
 	}
-	for _, bad := range []string{"", "5", "7 std", "6 qseqidx", "6 qseqid,sseqid", "6 ", " 6"} {
+	for _, bad := range []string{"", "5", "7 std", "1", "100", "6 qseqidx", "6 qseqid,sseqid", "6 ", " 6"} {
 		if re.MatchString(bad) {
 			t.Errorf("outfmt %q matches", bad)
 		}
