@@ -396,16 +396,24 @@ var engineArgs = []string{"--block-letters", "300", "--group-bytes", "1"}
 // descendant, when the test ends or after partitionTimeout.
 func startPartition(t *testing.T, loc, id string, np int, extraEnv []string, extra ...string) *partition {
 	t.Helper()
-	b := bins(t)
 	dir := t.TempDir()
-	p := &partition{id: id, done: make(chan struct{}), summary: filepath.Join(dir, "summary.json"), seen: map[proc]bool{}}
+	args := append([]string{"--cache-dir", filepath.Join(dir, "cache")}, engineArgs...)
+	env := append([]string{getFixture(t).slowPath}, extraEnv...)
+	return launch(t, loc, id, np, partitionTimeout, env, append(args, extra...)...)
+}
+
+// launch runs `mpirun -np np blastfleet-engine --campaign loc
+// --partition-id id args...` with env added, as startPartition says, killed
+// after timeout.
+func launch(t *testing.T, loc, id string, np int, timeout time.Duration, env []string, args ...string) *partition {
+	t.Helper()
+	b := bins(t)
+	p := &partition{id: id, done: make(chan struct{}), summary: filepath.Join(t.TempDir(), "summary.json"), seen: map[proc]bool{}}
 	argv := []string{"mpirun", "-np", strconv.Itoa(np), "--oversubscribe", "--allow-run-as-root",
-		b.engine, "--campaign", loc, "--partition-id", id,
-		"--cache-dir", filepath.Join(dir, "cache"), "--summary-json", p.summary}
-	argv = append(argv, engineArgs...)
-	argv = append(argv, extra...)
+		b.engine, "--campaign", loc, "--partition-id", id, "--summary-json", p.summary}
+	argv = append(argv, args...)
 	p.cmd = exec.Command(argv[0], argv[1:]...)
-	p.cmd.Env = append(append(append(os.Environ(), mpiEnv...), getFixture(t).slowPath), extraEnv...)
+	p.cmd.Env = append(append(os.Environ(), mpiEnv...), env...)
 	p.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	p.cmd.Stdout, p.cmd.Stderr = &p.stdout, &p.stderr
 	p.start = time.Now()
@@ -427,7 +435,7 @@ func startPartition(t *testing.T, loc, id string, np int, extraEnv []string, ext
 		}
 		close(p.done)
 	}()
-	timer := time.AfterFunc(partitionTimeout, func() {
+	timer := time.AfterFunc(timeout, func() {
 		p.timeout = true
 		p.killAll()
 	})
@@ -451,7 +459,7 @@ func (p *partition) wait(t *testing.T) int {
 	t.Helper()
 	<-p.done
 	if p.timeout {
-		t.Fatalf("partition %s timed out after %s and was killed\nstderr:\n%s", p.id, partitionTimeout, p.stderr.String())
+		t.Fatalf("partition %s timed out and was killed\nstderr:\n%s", p.id, p.stderr.String())
 	}
 	return p.code
 }
