@@ -300,15 +300,20 @@ func (e *env) planWith(t *testing.T, loc string, q int, db, qloc string) objstor
 
 func (e *env) planFull(t *testing.T, loc string, q int, db, qloc string, pol ledger.Policy) objstore.Store {
 	t.Helper()
-	st := mustOpen(t, loc)
 	f := e.f
-	p := &ledger.Plan{SchemaVersion: ledger.SchemaVersion, Name: filepath.Base(loc),
+	return writePlan(t, loc, &ledger.Plan{SchemaVersion: ledger.SchemaVersion, Name: filepath.Base(loc),
 		Queries: ledger.Queries{Location: qloc, SHA256: sha256Hex(f.queryBytes), Size: int64(len(f.queryBytes)),
 			Count: f.nQueries, Letters: f.letters},
 		Database: ledger.Database{Location: db, Name: "families", Type: "nucl", ManifestSHA256: f.manifestSHA},
 		Search:   search.MustParse(search.Request{Program: "blastn", Outfmt: outfmt, MaxTargetSeqs: 500, TopHits: "auto", Options: f.options}),
 		Chunks:   ledger.ChunkByQueries(f.nQueries, q),
-		Policy:   pol}
+		Policy:   pol})
+}
+
+// writePlan writes plan p at loc and returns the campaign's store.
+func writePlan(t *testing.T, loc string, p *ledger.Plan) objstore.Store {
+	t.Helper()
+	st := mustOpen(t, loc)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if err := ledger.WritePlan(ctx, st, p); err != nil {
