@@ -29,6 +29,7 @@ type Proxy struct {
 	mu     sync.Mutex
 	plan   *plan
 	counts Counts
+	closed bool // no handler may start: Close waits for those running
 }
 
 // Start listens on 127.0.0.1 (a free port) and proxies to target
@@ -97,6 +98,9 @@ func (p *Proxy) count(f func(*Counts)) {
 // Close stops listening, cuts every connection, waits for the handlers
 // to return and closes the connections to the server.
 func (p *Proxy) Close() error {
+	p.mu.Lock()
+	p.closed = true
+	p.mu.Unlock()
 	err := p.srv.Close()
 	p.handlers.Wait()
 	p.transport.CloseIdleConnections()
@@ -110,9 +114,14 @@ type ctxKey struct{}
 
 // ServeHTTP decides the request's fate and carries it out.
 func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		resetConn(w)
+		return
+	}
 	p.handlers.Add(1)
 	defer p.handlers.Done()
-	p.mu.Lock()
 	p.counts.Requests++
 	var d decision
 	if p.plan.faults.Only == nil || p.plan.faults.Only(r) {
