@@ -18,11 +18,9 @@ type Proxy struct {
 	// host:port.
 	URL, Host string
 
-	target    *url.URL
 	transport *http.Transport
 	rp        *httputil.ReverseProxy
 	srv       *http.Server
-	ln        net.Listener
 	served    chan error
 	handlers  sync.WaitGroup
 
@@ -48,9 +46,7 @@ func Start(target string, seed uint64, f Faults) (*Proxy, error) {
 	}
 	p := &Proxy{
 		Host:      ln.Addr().String(),
-		target:    u,
 		transport: &http.Transport{Proxy: nil, MaxIdleConnsPerHost: 16, IdleConnTimeout: 30 * time.Second},
-		ln:        ln,
 		served:    make(chan error, 1),
 		plan:      newPlan(seed, f),
 	}
