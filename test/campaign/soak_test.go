@@ -67,6 +67,7 @@ func soakQueries(n int) (fasta []byte, letters int64) {
 type soakTally struct {
 	kills, replaced, minioRestarts int
 	parts                          []*partition
+	skewed                         []*partition // with the ledger clock soakSkew ahead
 }
 
 // TestChaosSoak runs a campaign on the simulate backend with partitions
@@ -131,6 +132,7 @@ func TestChaosSoak(t *testing.T) {
 	t.Logf("chaos soak: attempts %d: %d committed, %d stopped, failed %+v; %d late results discarded; result %d bytes, identical to the fault-free run: %v",
 		s.Attempts, s.Committed, s.StoppedAttempts, s.FailedAttempts, discarded, got.Len(), bytes.Equal(got.Bytes(), want.Bytes()))
 	logFailures(t, st)
+	checkSkewed(t, st, tally)
 	checkAccounted(t, s, true)
 	checkFaultsInjected(t, n)
 	if tally.kills == 0 || tally.minioRestarts != size.minioRestarts {
@@ -157,6 +159,9 @@ func runChaos(t *testing.T, e *env, loc string, st objstore.Store, size soakSize
 		p := launch(t, loc, fmt.Sprintf("p%d", i), 2, size.deadline+time.Minute, env, simSearch(size.speed)...)
 		running[i] = p
 		tally.parts = append(tally.parts, p)
+		if i == size.partitions-1 {
+			tally.skewed = append(tally.skewed, p)
+		}
 	}
 	for i := range running {
 		start(i)
@@ -221,5 +226,28 @@ func logFailures(t *testing.T, st objstore.Store) {
 				t.Logf("chunk %s attempt %d by %s failed: %s", c.r, a.Number, a.Holder, a.Failure.Message)
 			}
 		}
+	}
+}
+
+// checkSkewed: the partition whose clock runs ahead took part (its
+// attempts carry its clock's start times) and committed chunks, so the
+// soak did test a clock that disagrees.
+func checkSkewed(t *testing.T, st objstore.Store, tally *soakTally) {
+	t.Helper()
+	ahead := 0
+	for _, c := range readChunks(t, st) {
+		for _, a := range c.attempts {
+			if a.StartedAt.After(time.Now().Add(30 * time.Minute)) {
+				ahead++
+			}
+		}
+	}
+	commits := 0
+	for _, p := range tally.skewed {
+		commits += len(p.committed())
+	}
+	t.Logf("the partition %s ahead: %d attempts, %d commits", soakSkew, ahead, commits)
+	if ahead == 0 || commits == 0 {
+		t.Errorf("the partition whose clock runs %s ahead made %d attempts and %d commits: its clock went untested", soakSkew, ahead, commits)
 	}
 }
