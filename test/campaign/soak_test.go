@@ -79,7 +79,6 @@ type soakTally struct {
 func TestChaosSoak(t *testing.T) {
 	requireTools(t, "mpirun")
 	size := soakSizes()
-	t.Setenv("MINIO_PROMETHEUS_AUTH_TYPE", "public")
 	m := testenv.StartMinIO(t)
 	m.Setenv(t)
 	m.MakeBucket(t, "data")
