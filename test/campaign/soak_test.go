@@ -132,7 +132,7 @@ func TestChaosSoak(t *testing.T) {
 		s.Attempts, s.Committed, s.StoppedAttempts, s.FailedAttempts, discarded, got.Len(), bytes.Equal(got.Bytes(), want.Bytes()))
 	logFailures(t, st)
 	checkSkewed(t, st, tally)
-	checkAccounted(t, s, true)
+	checkAccounted(t, s)
 	checkFaultsInjected(t, n)
 	if tally.kills == 0 || tally.minioRestarts != size.minioRestarts {
 		t.Errorf("%d kills and %d MinIO restarts, want at least one kill and %d restarts", tally.kills, tally.minioRestarts, size.minioRestarts)
