@@ -38,7 +38,11 @@ func openCampaign(ctx context.Context, f *flags) (*engine.Campaign, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--campaign: %w", err)
 	}
-	l, err := ledger.Open(ctx, st, ledger.Options{Site: f.site})
+	now, err := ledgerClock()
+	if err != nil {
+		return nil, err
+	}
+	l, err := ledger.Open(ctx, st, ledger.Options{Now: now, Site: f.site})
 	if err != nil {
 		return nil, fmt.Errorf("--campaign %s: %w", f.campaign, err)
 	}

@@ -374,7 +374,11 @@ func (m *master) handleEnvelope(ctx context.Context, from int, e *envelope) erro
 			return nil // a unit abandoned after a failure
 		}
 		if e.Written.Error != "" {
-			return m.fail(ctx, u, fmt.Errorf("rank %d writing output (write %d): %s", from, e.Written.Write, e.Written.Error), nil)
+			var err error = fmt.Errorf("rank %d writing output (write %d): %s", from, e.Written.Write, e.Written.Error)
+			if e.Written.Unavailable {
+				err = storeUnavailable{err}
+			}
+			return m.fail(ctx, u, err, nil)
 		}
 		u.inFlight--
 		if output.IsObject(u.target.Location) {

@@ -90,6 +90,9 @@ type failedMsg struct {
 	Signal     string
 	StderrTail string
 	Config     bool // BLAST+ refuses the search's options: no retry helps
+	// Unavailable: the object store could not be reached (fetching a
+	// shard): the store's trouble, not the chunk's.
+	Unavailable bool
 }
 
 type lineRef struct {
@@ -172,6 +175,9 @@ type writtenMsg struct {
 	Size    int64
 	Error   string
 	Seconds float64
+	// Unavailable: the write failed because the object store could not
+	// be reached, not because of the chunk.
+	Unavailable bool
 }
 
 type syncMsg struct {

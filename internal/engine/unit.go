@@ -172,6 +172,10 @@ func (m *master) fail(ctx context.Context, u *unit, cause error, f *failedMsg) e
 		m.stop(ctx, u, cause)
 		return m.checkSync(ctx)
 	}
+	if isStoreUnavailable(cause, f) {
+		m.loseTouch(ctx, u, cause)
+		return m.checkSync(ctx)
+	}
 	m.cfg.Log.Error(cause, "chunk failed", "queries", fmt.Sprintf("%d-%d", u.first, u.end), "attempt", u.lease.Attempt)
 	reason := ledger.FailureReason{Message: cause.Error()}
 	if f != nil {

@@ -263,7 +263,7 @@ func (w *worker) finishTask(ctx context.Context, r taskResult) error {
 		return w.stopped(ctx.Err())
 	}
 	if r.err != nil {
-		f := &failedMsg{Task: r.assign.Task, Error: r.err.Error()}
+		f := &failedMsg{Task: r.assign.Task, Error: r.err.Error(), Unavailable: objstore.Unavailable(r.err)}
 		var xe *blast.ExitError
 		if errors.As(r.err, &xe) {
 			f.ExitCode, f.Signal, f.StderrTail = xe.ExitCode, xe.Signal, xe.StderrTail

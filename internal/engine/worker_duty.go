@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/blastfleet/blastfleet/internal/objstore"
 )
 
 // duty is something a worker does between two tasks, in the order the
@@ -159,7 +161,7 @@ func (w *worker) through(ctx context.Context, d *duty) (bool, error) {
 		res := &writtenMsg{Unit: c.Unit, Write: dom.Write, Part: dom.Part, Size: dom.Size, ETag: part.ETag,
 			Seconds: time.Since(t).Seconds()}
 		if err != nil {
-			res.Error = fmt.Sprintf("collective write %d, domain %d: %v", c.ID, i, err)
+			res.Error, res.Unavailable = fmt.Sprintf("collective write %d, domain %d: %v", c.ID, i, err), objstore.Unavailable(err)
 		}
 		w.clock.since("write", t)
 		if err := w.tr.Send(0, encode(&envelope{Written: res})); err != nil {

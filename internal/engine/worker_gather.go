@@ -97,7 +97,7 @@ func (w *worker) maybeWrite(ctx context.Context, k writeKey) error {
 	}
 	res := &writtenMsg{Unit: k.unit, Write: k.write, Part: o.Part, Size: o.Size, ETag: part.ETag}
 	if err != nil {
-		res.Error = fmt.Sprintf("write %d: %v", k.write, err)
+		res.Error, res.Unavailable = fmt.Sprintf("write %d: %v", k.write, err), objstore.Unavailable(err)
 	}
 	res.Seconds = time.Since(t).Seconds()
 	w.clock.since("write", t)

@@ -8,10 +8,12 @@ type FailureKinds struct {
 	// Signal: BLAST was killed (often the OOM killer).
 	Signal int `json:"signal"`
 	// Error: the engine reported another failure (fetching a shard,
-	// writing or committing output).
+	// writing or committing output; the store being out of reach is none:
+	// the engine then ends the attempt abandoned).
 	Error int `json:"error"`
 	// Abandoned: a later attempt took over without any failure being
-	// recorded: the holder died, or its lease expired.
+	// recorded: the holder died, lost touch with the store, or its lease
+	// expired.
 	Abandoned int `json:"abandoned"`
 }
 

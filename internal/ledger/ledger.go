@@ -158,11 +158,19 @@ func (l *Ledger) remember(key, etag string, data []byte) {
 // precondition in fact landed (a retried request whose first try
 // succeeded): the object then holds exactly our bytes.
 func (l *Ledger) casWon(ctx context.Context, key string, data []byte) (string, bool) {
-	cur, etag, err := l.st.GetBytes(ctx, key)
+	etag, won := holds(ctx, l.st, key, data)
+	if won {
+		l.remember(key, etag, data)
+	}
+	return etag, won
+}
+
+// holds tells whether key holds exactly data, and its ETag then.
+func holds(ctx context.Context, st objstore.Store, key string, data []byte) (string, bool) {
+	cur, etag, err := st.GetBytes(ctx, key)
 	if err != nil || string(cur) != string(data) {
 		return "", false
 	}
-	l.remember(key, etag, cur)
 	return etag, true
 }
 

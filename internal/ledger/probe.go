@@ -26,7 +26,13 @@ func CheckStore(ctx context.Context, st objstore.Store) error {
 		return fmt.Errorf("%w: at %s %s; the ledger needs both to commit each chunk exactly once (MinIO and AWS S3 honour them; check any proxy or gateway in between)",
 			ErrStoreUnsafe, st.URL(""), how)
 	}
-	etag, err := st.PutIfAbsent(ctx, key, []byte(`{"probe":1}`+"\n"))
+	// The random key is new: a lost precondition there is our own create,
+	// retried after its answer was lost (so too for the last write).
+	first := []byte(`{"probe":1}` + "\n")
+	etag, err := st.PutIfAbsent(ctx, key, first)
+	if errors.Is(err, objstore.ErrPrecondition) {
+		etag, err = ownWrite(ctx, st, key, first, err)
+	}
 	if err != nil {
 		return fmt.Errorf("checking the object store at %s: creating %s: %w", st.URL(""), key, err)
 	}
@@ -42,8 +48,22 @@ func CheckStore(ctx context.Context, st objstore.Store) error {
 	case !errors.Is(err, objstore.ErrPrecondition):
 		return fmt.Errorf("checking the object store at %s: %w", st.URL(""), err)
 	}
-	if _, err := st.PutIfMatch(ctx, key, []byte(`{"probe":4}`+"\n"), etag); err != nil {
+	last := []byte(`{"probe":4}` + "\n")
+	_, err = st.PutIfMatch(ctx, key, last, etag)
+	if errors.Is(err, objstore.ErrPrecondition) {
+		_, err = ownWrite(ctx, st, key, last, err)
+	}
+	if err != nil {
 		return fmt.Errorf("checking the object store at %s: a write with If-Match on the current ETag failed: %w", st.URL(""), err)
 	}
 	return nil
+}
+
+// ownWrite is the ETag of key if it holds data (a retried write of ours
+// that landed the first time), else lost, the error that made us look.
+func ownWrite(ctx context.Context, st objstore.Store, key string, data []byte, lost error) (string, error) {
+	if etag, ok := holds(ctx, st, key, data); ok {
+		return etag, nil
+	}
+	return "", lost
 }

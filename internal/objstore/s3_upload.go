@@ -3,6 +3,8 @@ package objstore
 import (
 	"bytes"
 	"context"
+	"crypto/md5"
+	"encoding/hex"
 	"errors"
 	"fmt"
 
@@ -73,10 +75,33 @@ func (u *s3Upload) Complete(ctx context.Context, parts []Part) error {
 	for i, p := range sorted {
 		cp[i] = minio.CompletePart{PartNumber: p.Number, ETag: p.ETag}
 	}
-	if _, err := u.s.core.CompleteMultipartUpload(ctx, u.s.bucket, u.obj, u.id, cp, minio.PutObjectOptions{}); err != nil {
-		return u.s.wrap("completing upload of "+u.s.URL(u.key), err)
+	_, err = u.s.core.CompleteMultipartUpload(ctx, u.s.bucket, u.obj, u.id, cp, minio.PutObjectOptions{})
+	if err == nil {
+		return nil
 	}
-	return nil
+	err = u.s.wrap("completing upload of "+u.s.URL(u.key), err)
+	if errors.Is(err, ErrNotExist) && u.completedAs(ctx, sorted) {
+		// A retry after the server completed the upload but its answer
+		// was lost: the object is whole, made of exactly these parts.
+		return nil
+	}
+	return err
+}
+
+// completedAs tells whether the object is the upload of these parts
+// completed: its ETag is S3's multipart ETag of them, the MD5 of the
+// parts' MD5s followed by the part count.
+func (u *s3Upload) completedAs(ctx context.Context, parts []Part) bool {
+	h := md5.New()
+	for _, p := range parts {
+		sum, err := hex.DecodeString(p.ETag)
+		if err != nil || len(sum) != md5.Size {
+			return false
+		}
+		h.Write(sum)
+	}
+	info, err := u.s.Stat(ctx, u.key)
+	return err == nil && info.ETag == fmt.Sprintf("%x-%d", h.Sum(nil), len(parts))
 }
 
 // Abort discards the upload; an upload already gone is not an error.

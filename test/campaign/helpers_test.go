@@ -300,15 +300,20 @@ func (e *env) planWith(t *testing.T, loc string, q int, db, qloc string) objstor
 
 func (e *env) planFull(t *testing.T, loc string, q int, db, qloc string, pol ledger.Policy) objstore.Store {
 	t.Helper()
-	st := mustOpen(t, loc)
 	f := e.f
-	p := &ledger.Plan{SchemaVersion: ledger.SchemaVersion, Name: filepath.Base(loc),
+	return writePlan(t, loc, &ledger.Plan{SchemaVersion: ledger.SchemaVersion, Name: filepath.Base(loc),
 		Queries: ledger.Queries{Location: qloc, SHA256: sha256Hex(f.queryBytes), Size: int64(len(f.queryBytes)),
 			Count: f.nQueries, Letters: f.letters},
 		Database: ledger.Database{Location: db, Name: "families", Type: "nucl", ManifestSHA256: f.manifestSHA, Manifest: f.manifestKey},
 		Search:   search.MustParse(search.Request{Program: "blastn", Outfmt: outfmt, MaxTargetSeqs: 500, TopHits: "auto", Options: f.options}),
 		Chunks:   ledger.ChunkByQueries(f.nQueries, q),
-		Policy:   pol}
+		Policy:   pol})
+}
+
+// writePlan writes plan p at loc and returns the campaign's store.
+func writePlan(t *testing.T, loc string, p *ledger.Plan) objstore.Store {
+	t.Helper()
+	st := mustOpen(t, loc)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if err := ledger.WritePlan(ctx, st, p); err != nil {
@@ -396,16 +401,24 @@ var engineArgs = []string{"--block-letters", "300", "--group-bytes", "1"}
 // descendant, when the test ends or after partitionTimeout.
 func startPartition(t *testing.T, loc, id string, np int, extraEnv []string, extra ...string) *partition {
 	t.Helper()
-	b := bins(t)
 	dir := t.TempDir()
-	p := &partition{id: id, done: make(chan struct{}), summary: filepath.Join(dir, "summary.json"), seen: map[proc]bool{}}
+	args := append([]string{"--cache-dir", filepath.Join(dir, "cache")}, engineArgs...)
+	env := append([]string{getFixture(t).slowPath}, extraEnv...)
+	return launch(t, loc, id, np, partitionTimeout, env, append(args, extra...)...)
+}
+
+// launch runs `mpirun -np np blastfleet-engine --campaign loc
+// --partition-id id args...` with env added, as startPartition says, killed
+// after timeout.
+func launch(t *testing.T, loc, id string, np int, timeout time.Duration, env []string, args ...string) *partition {
+	t.Helper()
+	b := bins(t)
+	p := &partition{id: id, done: make(chan struct{}), summary: filepath.Join(t.TempDir(), "summary.json"), seen: map[proc]bool{}}
 	argv := []string{"mpirun", "-np", strconv.Itoa(np), "--oversubscribe", "--allow-run-as-root",
-		b.engine, "--campaign", loc, "--partition-id", id,
-		"--cache-dir", filepath.Join(dir, "cache"), "--summary-json", p.summary}
-	argv = append(argv, engineArgs...)
-	argv = append(argv, extra...)
+		b.engine, "--campaign", loc, "--partition-id", id, "--summary-json", p.summary}
+	argv = append(argv, args...)
 	p.cmd = exec.Command(argv[0], argv[1:]...)
-	p.cmd.Env = append(append(append(os.Environ(), mpiEnv...), getFixture(t).slowPath), extraEnv...)
+	p.cmd.Env = append(append(os.Environ(), mpiEnv...), env...)
 	p.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	p.cmd.Stdout, p.cmd.Stderr = &p.stdout, &p.stderr
 	p.start = time.Now()
@@ -427,7 +440,7 @@ func startPartition(t *testing.T, loc, id string, np int, extraEnv []string, ext
 		}
 		close(p.done)
 	}()
-	timer := time.AfterFunc(partitionTimeout, func() {
+	timer := time.AfterFunc(timeout, func() {
 		p.timeout = true
 		p.killAll()
 	})
@@ -451,7 +464,7 @@ func (p *partition) wait(t *testing.T) int {
 	t.Helper()
 	<-p.done
 	if p.timeout {
-		t.Fatalf("partition %s timed out after %s and was killed\nstderr:\n%s", p.id, partitionTimeout, p.stderr.String())
+		t.Fatalf("partition %s timed out and was killed\nstderr:\n%s", p.id, p.stderr.String())
 	}
 	return p.code
 }

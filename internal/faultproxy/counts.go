@@ -1,0 +1,30 @@
+package faultproxy
+
+import "fmt"
+
+// Counts are what the proxy did, by kind of fault.
+type Counts struct {
+	Requests  int64 // requests received
+	Forwarded int64 // requests the server saw
+	// LostResponses are responses dropped after the server acted:
+	// LostCut by cutting the connection, Lost5xx by a 500 instead.
+	LostCut, Lost5xx int64
+	// LostConditional are the lost responses of conditional writes
+	// (If-None-Match or If-Match), whose retries find their own write.
+	LostConditional int64
+	Bursts          int64 // 5xx bursts started
+	BurstAnswers    int64 // 503 answers given in bursts
+	Delays          int64 // requests delayed
+	Resets          int64 // connections reset
+}
+
+// Lost is every lost response.
+func (c Counts) Lost() int64 { return c.LostCut + c.Lost5xx }
+
+// Faults is every fault injected (a delayed request counts once).
+func (c Counts) Faults() int64 { return c.Lost() + c.BurstAnswers + c.Delays + c.Resets }
+
+func (c Counts) String() string {
+	return fmt.Sprintf("%d requests, %d forwarded; lost responses %d (%d cut, %d 500; %d of conditional writes), %d 5xx bursts (%d answers), %d delays, %d resets",
+		c.Requests, c.Forwarded, c.Lost(), c.LostCut, c.Lost5xx, c.LostConditional, c.Bursts, c.BurstAnswers, c.Delays, c.Resets)
+}

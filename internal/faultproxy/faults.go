@@ -1,0 +1,132 @@
+package faultproxy
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"time"
+)
+
+// Faults says how often each fault is injected; each rate is a
+// probability per request in [0, 1].
+type Faults struct {
+	// LostResponse forwards the request, lets the server act on it, then
+	// drops the response: half the time the connection is cut, half the
+	// time the client gets a 500 instead.
+	LostResponse float64
+	// Burst starts a burst of 5xx (503 SlowDown) answers, BurstLen
+	// requests long (default 3), none of them forwarded.
+	Burst    float64
+	BurstLen int
+	// Latency delays a request by up to MaxLatency (default 500ms)
+	// before it is forwarded.
+	Latency    float64
+	MaxLatency time.Duration
+	// Reset resets the client's connection (TCP RST) without forwarding.
+	Reset float64
+	// Only, when set, picks the requests faults may hit; others pass.
+	Only func(*http.Request) bool
+	// Max, when > 0, bounds the faults injected in all (a delay counts).
+	Max int
+}
+
+func (f Faults) validate() error {
+	for _, r := range []struct {
+		name string
+		v    float64
+	}{{"LostResponse", f.LostResponse}, {"Burst", f.Burst}, {"Latency", f.Latency}, {"Reset", f.Reset}} {
+		if !(r.v >= 0 && r.v <= 1) {
+			return fmt.Errorf("faultproxy: %s rate %v outside [0, 1]", r.name, r.v)
+		}
+	}
+	if f.BurstLen < 0 || f.MaxLatency < 0 || f.Max < 0 {
+		return fmt.Errorf("faultproxy: negative BurstLen, MaxLatency or Max")
+	}
+	return nil
+}
+
+func (f Faults) burstLen() int {
+	if f.BurstLen == 0 {
+		return 3
+	}
+	return f.BurstLen
+}
+
+func (f Faults) maxLatency() time.Duration {
+	if f.MaxLatency == 0 {
+		return 500 * time.Millisecond
+	}
+	return f.MaxLatency
+}
+
+// kind is what happens to one request.
+type kind int
+
+const (
+	pass kind = iota
+	lostCut
+	lost5xx
+	burst
+	reset
+)
+
+// decision is one request's fate: a delay first, then its kind.
+type decision struct {
+	delay  time.Duration
+	kind   kind
+	starts bool // the first answer of a burst
+}
+
+// plan draws each request's fate from one seeded source, in the order
+// requests arrive, so a run's sequence of decisions is reproducible.
+type plan struct {
+	rng      *rand.Rand
+	faults   Faults
+	burstTo  int // requests of the current burst still to fail
+	injected int
+}
+
+func newPlan(seed uint64, f Faults) *plan {
+	return &plan{rng: rand.New(rand.NewPCG(seed, 0xfa017)), faults: f}
+}
+
+// next decides the fate of a request faults may hit. The caller holds
+// the proxy's lock.
+func (p *plan) next() decision {
+	f := p.faults
+	var d decision
+	if f.Max > 0 && p.injected >= f.Max {
+		return d
+	}
+	if p.burstTo > 0 {
+		p.burstTo--
+		p.injected++
+		return decision{kind: burst}
+	}
+	// Every draw is taken whatever the rates, so a rate change leaves the
+	// other faults' schedule as it was.
+	lat, latFrac, u, cut := p.rng.Float64(), p.rng.Float64(), p.rng.Float64(), p.rng.IntN(2) == 0
+	if lat < f.Latency {
+		d.delay = time.Duration(latFrac * float64(f.maxLatency()))
+		p.injected++
+		if f.Max > 0 && p.injected >= f.Max {
+			return d
+		}
+	}
+	switch {
+	case u < f.LostResponse:
+		d.kind = lost5xx
+		if cut {
+			d.kind = lostCut
+		}
+	case u < f.LostResponse+f.Burst:
+		d.kind, d.starts = burst, true
+		p.burstTo = f.burstLen() - 1
+	case u < f.LostResponse+f.Burst+f.Reset:
+		d.kind = reset
+	default:
+		return d
+	}
+	p.injected++
+	return d
+}
