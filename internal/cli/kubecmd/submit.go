@@ -23,7 +23,7 @@ func newSubmitCmd() *cobra.Command {
 	o := &submitOptions{}
 	k := &kubeOptions{}
 	cmd := &cobra.Command{
-		Use:   "submit (--name NAME --database DB --queries S3KEY --program P [flags] | -f FILE)",
+		Use:   "submit (--name NAME --database DB --queries S3KEY|FILE --program P [flags] | -f FILE)",
 		Short: "Create a SearchCampaign from flags or from a file",
 		Long: `Create a SearchCampaign in the cluster: from flags, or from a YAML or JSON file
 (-f, like kubectl create -f; "-" reads standard input).
@@ -37,6 +37,13 @@ as it is and names the field, for example
 The output storage (--endpoint, --region, --bucket, --credentials-secret)
 defaults to the database's, which the operator requires anyway for the
 endpoint; the ledger and result go to s3://<bucket>/<prefix>/<namespace>/<name>/.
+
+--queries names a key in the output bucket, s3://bucket/key, or a file on
+this machine: that file is checked as the planner will check it (every
+record, for the program's alphabet), then uploaded with progress beside
+the campaign's ledger (<prefix>/<namespace>/<name>/queries/<file>), with
+the AWS_* variables (or AWS_PROFILE) and AWS_ENDPOINT_URL, else the
+output's endpoint.
 
 --dry-run (or --dry-run=client) prints the campaign as YAML and creates
 nothing; --dry-run=server has the API server validate and default it
@@ -98,6 +105,11 @@ func (o *submitOptions) objects(ctx context.Context, cmd *cobra.Command, kc *kub
 	obj, err := o.spec.object(f.Changed, kc.namespace, databaseStorageIf(ctx, kc, &o.spec, cmd))
 	if err != nil {
 		return nil, err
+	}
+	if localQueries(o.spec.queries) {
+		if err := uploadQueries(ctx, obj, o.spec.queries, o.spec.program, o.dryRun != "none", cmd.ErrOrStderr()); err != nil {
+			return nil, err
+		}
 	}
 	return []*unstructured.Unstructured{obj}, nil
 }

@@ -48,7 +48,7 @@ func (s *submitSpec) addFlags(cmd *cobra.Command) {
 	f := cmd.Flags()
 	f.StringVar(&s.name, "name", "", "the campaign's name (a DNS-1035 label: it names the partitions' pods)")
 	f.StringVar(&s.database, "database", "", "the BlastDatabase to search, in the same namespace")
-	f.StringVar(&s.queries, "queries", "", "the query FASTA (gzip if it ends in .gz): s3://bucket/key, or a key in the output bucket")
+	f.StringVar(&s.queries, "queries", "", "the query FASTA (gzip if it ends in .gz): s3://bucket/key, a key in the output bucket, or a file here, which is checked and uploaded beside the campaign")
 	f.StringVar(&s.program, "program", "", "blastn, blastp, blastx, tblastn or tblastx")
 	f.StringVar(&s.outfmt, "outfmt", "", `tabular format and columns, e.g. "6 qseqid sseqid evalue bitscore" (server default "6")`)
 	f.StringVar(&s.evalue, "evalue", "", "E-value cut-off as a decimal, e.g. 1e-5 (default: BLAST's, 10)")

@@ -1,0 +1,145 @@
+package kubecmd
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/dustin/go-humanize"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/blastfleet/blastfleet/internal/blast"
+	"github.com/blastfleet/blastfleet/internal/fasta"
+	"github.com/blastfleet/blastfleet/internal/objstore"
+	"github.com/blastfleet/blastfleet/internal/queries"
+)
+
+// localQueries reports whether --queries names a file on this machine
+// (which submit uploads) rather than a key in the output bucket: a path
+// that exists here and is not an s3:// URL.
+func localQueries(q string) bool {
+	if strings.HasPrefix(q, "s3://") {
+		return false
+	}
+	fi, err := os.Stat(q)
+	return err == nil && fi.Mode().IsRegular()
+}
+
+// uploadQueries validates a local query file as the planner will, then
+// puts it beside the campaign's ledger (<prefix>/<namespace>/<name>/
+// queries/<file>) in the output bucket, showing progress, and points
+// spec.queries at it. A dry run names the key and uploads nothing.
+func uploadQueries(ctx context.Context, obj *unstructured.Unstructured, file, program string, dryRun bool, progress io.Writer) error {
+	p, err := blast.ParseProgram(program)
+	if err != nil {
+		return fmt.Errorf("--program: %w", err)
+	}
+	// A bad record fails here, before anything is uploaded or created.
+	if _, err := queries.Read(ctx, file, p, func(*fasta.Record) error { return nil }); err != nil {
+		return err
+	}
+	out := map[string]string{}
+	for _, field := range []string{"endpoint", "region", "bucket", "prefix"} {
+		out[field], _, _ = unstructured.NestedString(obj.Object, "spec", "output", field)
+	}
+	if out["bucket"] == "" {
+		return fmt.Errorf("--queries %s: no output bucket to upload it to (give --bucket, or a database with storage)", file)
+	}
+	prefix := strings.Trim(cmp.Or(out["prefix"], "campaigns"), "/")
+	key := path.Join(prefix, obj.GetNamespace(), obj.GetName(), "queries", filepath.Base(file))
+	if err := unstructured.SetNestedStringMap(obj.Object, map[string]string{"key": key}, "spec", "queries"); err != nil {
+		return err
+	}
+	dest := "s3://" + out["bucket"] + "/" + key
+	if dryRun {
+		fmt.Fprintf(progress, "would upload %s to %s (a dry run uploads nothing)\n", file, dest)
+		return nil
+	}
+	st, err := uploadStore(out)
+	if err != nil {
+		return fmt.Errorf("uploading %s: %w", file, err)
+	}
+	f, err := os.Open(file)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	r := &progressReader{r: f, total: fi.Size(), w: progress, what: fmt.Sprintf("uploading %s to %s", file, dest), every: time.Second}
+	if err := st.Put(ctx, key, r, fi.Size()); err != nil {
+		return fmt.Errorf("uploading %s to %s: %w", file, dest, err)
+	}
+	r.report(true)
+	return nil
+}
+
+// uploadStore is the output bucket as this machine reaches it: the
+// AWS_* variables or a shared credentials profile, and AWS_ENDPOINT_URL
+// else the campaign's endpoint (a name the cluster resolves may not
+// resolve here; AWS_ENDPOINT_URL then says where).
+func uploadStore(out map[string]string) (objstore.Store, error) {
+	cfg, err := objstore.S3ConfigFromEnv()
+	if err != nil {
+		return nil, err
+	}
+	if os.Getenv("AWS_ENDPOINT_URL") == "" && out["endpoint"] != "" {
+		u, err := url.Parse(out["endpoint"])
+		if err != nil || u.Host == "" {
+			return nil, fmt.Errorf("spec.output.endpoint %q: want http(s)://host[:port]", out["endpoint"])
+		}
+		cfg.Endpoint, cfg.Secure, cfg.PathStyle = u.Host, u.Scheme == "https", true
+	}
+	if r := out["region"]; r != "" && os.Getenv("AWS_REGION") == "" && os.Getenv("AWS_DEFAULT_REGION") == "" {
+		cfg.Region = r
+	}
+	return objstore.NewS3(cfg, out["bucket"], "")
+}
+
+// progressReader reports how much of an upload was read, at most every
+// `every`, and once at the end.
+type progressReader struct {
+	r     io.Reader
+	total int64
+	n     int64
+	w     io.Writer
+	what  string
+	every time.Duration
+	last  time.Time
+	start time.Time
+}
+
+func (p *progressReader) Read(b []byte) (int, error) {
+	if p.start.IsZero() {
+		p.start = time.Now()
+		p.last = p.start
+	}
+	n, err := p.r.Read(b)
+	p.n += int64(n)
+	if time.Since(p.last) >= p.every {
+		p.report(false)
+	}
+	return n, err
+}
+
+func (p *progressReader) report(done bool) {
+	p.last = time.Now()
+	pct := 100.0
+	if p.total > 0 {
+		pct = 100 * float64(p.n) / float64(p.total)
+	}
+	state := fmt.Sprintf("%.0f%%", pct)
+	if done {
+		state = "done in " + time.Since(p.start).Round(time.Millisecond).String()
+	}
+	fmt.Fprintf(p.w, "%s: %s of %s, %s\n", p.what, humanize.IBytes(uint64(p.n)), humanize.IBytes(uint64(p.total)), state)
+}
