@@ -42,11 +42,16 @@ func NewS3(cfg S3Config, bucket, prefix string) (*S3, error) {
 	if cfg.PathStyle {
 		lookup = minio.BucketLookupPath
 	}
+	transport, err := cfg.transport()
+	if err != nil {
+		return nil, err
+	}
 	core, err := minio.NewCore(cfg.Endpoint, &minio.Options{
 		Creds:        credentials.NewStaticV4(cfg.AccessKey, cfg.SecretKey, cfg.SessionToken),
 		Secure:       cfg.Secure,
 		Region:       cfg.Region,
 		BucketLookup: lookup,
+		Transport:    transport,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("s3 client for %s: %w", cfg, err)

@@ -19,6 +19,9 @@ type S3Config struct {
 	AccessKey    string
 	SecretKey    string
 	SessionToken string
+	// CABundle is a PEM file of certificate authorities trusted beside the
+	// system's, for a private endpoint's own CA (AWS_CA_BUNDLE).
+	CABundle string
 }
 
 func (c S3Config) String() string {
@@ -30,7 +33,7 @@ func (c S3Config) String() string {
 }
 
 // S3ConfigFromEnv reads the standard AWS variables: AWS_ACCESS_KEY_ID,
-// AWS_SECRET_ACCESS_KEY, optional AWS_SESSION_TOKEN (without the keys, the
+// AWS_SECRET_ACCESS_KEY, optional AWS_SESSION_TOKEN and AWS_CA_BUNDLE (without the keys, the
 // AWS_PROFILE profile, else "default", of the shared credentials file), AWS_REGION (else
 // AWS_DEFAULT_REGION, else us-east-1) and AWS_ENDPOINT_URL, whose scheme
 // decides TLS (unset: AWS S3 over HTTPS).
@@ -42,6 +45,7 @@ func S3ConfigFromEnv() (S3Config, error) {
 		AccessKey:    os.Getenv("AWS_ACCESS_KEY_ID"),
 		SecretKey:    os.Getenv("AWS_SECRET_ACCESS_KEY"),
 		SessionToken: os.Getenv("AWS_SESSION_TOKEN"),
+		CABundle:     os.Getenv("AWS_CA_BUNDLE"),
 	}
 	if c.AccessKey == "" && c.SecretKey == "" {
 		if v, ok := sharedCredentials(); ok {

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/hex"
 	"fmt"
 	"net"
@@ -21,11 +23,14 @@ import (
 
 // MinIO is a running MinIO server, stopped when the test ends.
 type MinIO struct {
-	Endpoint  string // http://127.0.0.1:port
+	Endpoint  string // http://127.0.0.1:port (https:// with TLS)
 	Host      string // 127.0.0.1:port
 	AccessKey string
 	SecretKey string
 	Dir       string // data directory
+	// CertsDir holds public.crt and private.key when the server speaks
+	// TLS (StartMinIOTLS), and CA the PEM of the authority that signed it.
+	CertsDir, CA string
 }
 
 var (
@@ -73,10 +78,11 @@ func (m *MinIO) start(t testing.TB, bin string) error {
 // startAt starts the server on m.Host, waits until it is live, and kills
 // it when t ends; name labels its output in a failed test's log.
 func (m *MinIO) startAt(t testing.TB, bin, name string) error {
-	cmd := exec.Command(bin, "server",
-		"--address", m.Host,
-		"--console-address", fmt.Sprintf("127.0.0.1:%d", freePort(t)),
-		"--quiet", m.Dir)
+	args := []string{"server", "--address", m.Host, "--console-address", fmt.Sprintf("127.0.0.1:%d", freePort(t)), "--quiet"}
+	if m.CertsDir != "" {
+		args = append(args, "--certs-dir", m.CertsDir)
+	}
+	cmd := exec.Command(bin, append(args, m.Dir)...)
 	cmd.Env = append(os.Environ(),
 		"MINIO_ROOT_USER="+m.AccessKey,
 		"MINIO_ROOT_PASSWORD="+m.SecretKey,
@@ -95,7 +101,7 @@ func (m *MinIO) startAt(t testing.TB, bin, name string) error {
 		cmd.Process.Kill()
 		<-exited
 	}
-	if err := waitLive(m.Endpoint, exited, 30*time.Second); err != nil {
+	if err := waitLive(m.Endpoint, m.CA, exited, 30*time.Second); err != nil {
 		stop()
 		return fmt.Errorf("%w; output:\n%s", err, out)
 	}
@@ -110,8 +116,15 @@ func (m *MinIO) startAt(t testing.TB, bin, name string) error {
 
 // waitLive polls MinIO's liveness endpoint until it answers 200, the
 // process exits, or the timeout passes.
-func waitLive(endpoint string, exited <-chan error, timeout time.Duration) error {
+func waitLive(endpoint, caFile string, exited <-chan error, timeout time.Duration) error {
 	client := &http.Client{Timeout: time.Second}
+	if caFile != "" {
+		pool := x509.NewCertPool()
+		if pem, err := os.ReadFile(caFile); err != nil || !pool.AppendCertsFromPEM(pem) {
+			return fmt.Errorf("MinIO's CA %s: %v", caFile, err)
+		}
+		client.Transport = &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}
+	}
 	deadline := time.Now().Add(timeout)
 	for time.Now().Before(deadline) {
 		select {

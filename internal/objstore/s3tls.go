@@ -1,0 +1,39 @@
+package objstore
+
+import (
+	"crypto/tls"
+	"crypto/x509"
+	"fmt"
+	"net/http"
+	"os"
+
+	"github.com/minio/minio-go/v7"
+)
+
+// transport is minio-go's default transport, trusting CABundle's
+// authorities beside the system's; nil (the default) without a bundle.
+func (c S3Config) transport() (http.RoundTripper, error) {
+	if c.CABundle == "" {
+		return nil, nil
+	}
+	pem, err := os.ReadFile(c.CABundle)
+	if err != nil {
+		return nil, fmt.Errorf("AWS_CA_BUNDLE: %w", err)
+	}
+	pool, err := x509.SystemCertPool()
+	if err != nil || pool == nil {
+		pool = x509.NewCertPool()
+	}
+	if !pool.AppendCertsFromPEM(pem) {
+		return nil, fmt.Errorf("AWS_CA_BUNDLE %s: no PEM certificate in it", c.CABundle)
+	}
+	t, err := minio.DefaultTransport(c.Secure)
+	if err != nil {
+		return nil, err
+	}
+	if t.TLSClientConfig == nil {
+		t.TLSClientConfig = &tls.Config{MinVersion: tls.VersionTLS12}
+	}
+	t.TLSClientConfig.RootCAs = pool
+	return t, nil
+}
