@@ -120,7 +120,7 @@ the --sim-* flags), to measure strategies and --schedule with many ranks.`,
 	if err := cmd.ExecuteContext(ctx); err != nil {
 		// Every rank parses the same flags: one report is enough.
 		if !errors.Is(err, errReported) {
-			fmt.Fprintln(os.Stderr, "blastfleet-engine: error:", err)
+			reportError(err)
 		}
 		os.Exit(1)
 	}
@@ -130,8 +130,10 @@ the --sim-* flags), to measure strategies and --schedule with many ranks.`,
 // (the master keeps the transport's 5 ms: Done messages wait on it).
 const workerIdleLimit = 50 * time.Millisecond
 
-// errReported is an error another rank reports.
+// errReported is an error rank 0 has reported already.
 var errReported = errors.New("reported by rank 0")
+
+func reportError(err error) { fmt.Fprintln(os.Stderr, "blastfleet-engine: error:", err) }
 
 func defaultCacheDir() string {
 	d, err := os.UserCacheDir()
@@ -240,10 +242,14 @@ func run(ctx context.Context, f *flags) error {
 	}
 	if err != nil {
 		if tr != nil {
-			tr.Close()
-			if rank != 0 {
-				return errReported
+			// Rank 0 reports before it closes MPI: once every rank is past
+			// MPI_Finalize the others exit at once, and mpirun, seeing a
+			// rank exit non-zero, may kill rank 0 before it printed.
+			if rank == 0 {
+				reportError(err)
 			}
+			tr.Close()
+			return errReported
 		}
 		return err
 	}
