@@ -96,6 +96,9 @@ func (l *Ledger) tryLeaf(ctx context.Context, lf leaf, holder string, until *tim
 			return nil, err
 		}
 	}
+	// A stop its partition had time to write only into the lease: the
+	// count below writes it into attempts.json with our attempt.
+	att = att.withLeaseStop(cur)
 	if att.spent(l.policy()) {
 		return nil, l.settle(ctx, lf, att)
 	}

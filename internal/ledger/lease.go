@@ -69,7 +69,10 @@ func (ls *Lease) Renew(ctx context.Context) error {
 
 // Release gives the chunk up by CAS-writing a released record, so a lease
 // already taken over is left alone. Releasing twice is a no-op.
-func (ls *Lease) Release(ctx context.Context) error {
+func (ls *Lease) Release(ctx context.Context) error { return ls.release(ctx, nil) }
+
+// release writes the released record, with the attempt's stop if any.
+func (ls *Lease) release(ctx context.Context, stop *Stop) error {
 	ls.mu.Lock()
 	defer ls.mu.Unlock()
 	if ls.released {
@@ -77,7 +80,7 @@ func (ls *Lease) Release(ctx context.Context) error {
 	}
 	ls.released = true
 	rec := ls.rec
-	rec.Released, rec.RenewedAt = true, ls.l.now().UTC()
+	rec.Released, rec.RenewedAt, rec.Stop = true, ls.l.now().UTC(), stop
 	_, err := ls.l.putCAS(ctx, ls.Range.dir()+leaseName, encode(rec), ls.etag)
 	if err != nil && !errors.Is(err, objstore.ErrPrecondition) {
 		return fmt.Errorf("releasing chunk %s: %w", ls.Range, err)
@@ -97,12 +100,31 @@ func (ls *Lease) Fail(ctx context.Context, reason FailureReason) error {
 // once and the attempt counts toward no limit. Call it with a context that
 // outlives the one that was cancelled.
 func (ls *Lease) Stop(ctx context.Context, reason string) error {
-	return ls.end(ctx, "recording stop of", func(a *attempt) { a.Stop = &Stop{At: ls.l.now().UTC(), Reason: reason} })
+	stop := &Stop{At: ls.l.now().UTC(), Reason: reason}
+	// First the one write that frees the chunk and puts the stop on
+	// record (mpirun SIGKILLs a rank a second after its SIGTERM); then
+	// attempts.json, which the next taker would also fold it into.
+	if err := ls.release(ctx, stop); err != nil {
+		return err
+	}
+	return ls.record(ctx, "recording stop of", func(a *attempt) {
+		if a.Stop == nil {
+			a.Stop = stop
+		}
+	})
 }
 
 // end records how this attempt ended in attempts.json, by CAS, and
 // releases the lease.
 func (ls *Lease) end(ctx context.Context, what string, set func(*attempt)) error {
+	if err := ls.record(ctx, what, set); err != nil {
+		return err
+	}
+	return ls.Release(ctx)
+}
+
+// record sets how this attempt ended in attempts.json, by CAS.
+func (ls *Lease) record(ctx context.Context, what string, set func(*attempt)) error {
 	l := ls.l
 	key := ls.Range.dir() + attemptsName
 	for {
@@ -128,5 +150,5 @@ func (ls *Lease) end(ctx context.Context, what string, set func(*attempt)) error
 			return fmt.Errorf("%s chunk %s: %w", what, ls.Range, err)
 		}
 	}
-	return ls.Release(ctx)
+	return nil
 }

@@ -19,6 +19,11 @@ type leaseRecord struct {
 	RenewedAt  time.Time `json:"renewedAt"`
 	ExpiresAt  time.Time `json:"expiresAt"`
 	Released   bool      `json:"released,omitempty"`
+	// Stop, on a released lease, says its attempt was stopped: a stop is
+	// written here first, in the one write that frees the chunk (a rank
+	// told to stop may be killed a second later), and folded into
+	// attempts.json after, by the stopping partition or the next taker.
+	Stop *Stop `json:"stop,omitempty"`
 }
 
 // FailureReason is why an attempt failed, as the engine saw it.
@@ -72,6 +77,23 @@ type Stop struct {
 // attemptsRecord is attempts.json: every attempt, in order.
 type attemptsRecord struct {
 	Attempts []attempt `json:"attempts"`
+}
+
+// withLeaseStop is the record with a stop only the chunk's lease holds
+// folded into the attempt it ended: the latest, if it has no end yet and
+// the lease is its own (same token), released with a stop.
+func (a attemptsRecord) withLeaseStop(lease *leaseRecord) attemptsRecord {
+	n := len(a.Attempts)
+	if lease == nil || !lease.Released || lease.Stop == nil || n == 0 {
+		return a
+	}
+	last := a.Attempts[n-1]
+	if last.Token != lease.Token || last.Failure != nil || last.Stop != nil {
+		return a
+	}
+	out := attemptsRecord{Attempts: append([]attempt(nil), a.Attempts...)}
+	out.Attempts[n-1].Stop = lease.Stop
+	return out
 }
 
 // ended counts the attempts by how they ended: failed (a failure on

@@ -69,6 +69,7 @@ func (l *Ledger) status(ctx context.Context) (*Status, []leaf, error) {
 	s := &Status{Name: l.plan.Name, Chunks: len(leaves), Queries: l.plan.Chunks[len(l.plan.Chunks)-1].End, Problems: sc.problems,
 		Invalid: sc.invalid}
 	sites := newSiteTally()
+	leases := map[Range]*leaseRecord{} // of the leaves not decided
 	for _, lf := range leaves {
 		switch lf.state {
 		case leafCommitted:
@@ -87,6 +88,7 @@ func (l *Ledger) status(ctx context.Context) (*Status, []leaf, error) {
 			if err != nil {
 				return nil, nil, err
 			}
+			leases[lf.r] = cur
 			if cur != nil && l.live(cur) {
 				s.Leased++
 				sites.leased(cur.Site)
@@ -109,6 +111,7 @@ func (l *Ledger) status(ctx context.Context) (*Status, []leaf, error) {
 		if err != nil {
 			return nil, nil, err
 		}
+		att = att.withLeaseStop(leases[r])
 		s.Attempts += len(att.Attempts)
 		sites.attempted(r, att)
 		s.Retries += max(0, len(att.Attempts)-1)

@@ -255,3 +255,46 @@ func TestAcquireStoppedAfterLeaseWrite(t *testing.T) {
 		t.Fatalf("status %+v, %v: the lease written as the caller gave up must be released", s, err)
 	}
 }
+
+// A stop is on record from its first write, the lease's release: a
+// partition killed right after it (mpirun's SIGKILL a second after its
+// SIGTERM) leaves the chunk free at once and the attempt stopped, not
+// abandoned; the next taker folds the stop into attempts.json.
+func TestStopOnRecordFromTheRelease(t *testing.T) {
+	forStores(t, func(t *testing.T, fresh func() objstore.Store) {
+		ctx := context.Background()
+		st := fresh()
+		l := planWithPolicy(t, st, []Chunk{{0, 4, 0}}, Policy{MaxAttempts: 1, MaxAbandoned: 1}, Options{})
+		for i := 1; i <= 3; i++ {
+			ls := acquire(t, l, "p")
+			if ls.Attempt != i {
+				t.Fatalf("stop %d: attempt %d", i, ls.Attempt)
+			}
+			// Killed after the release, before attempts.json was written.
+			if err := ls.release(ctx, &Stop{At: time.Now().UTC(), Reason: "SIGTERM"}); err != nil {
+				t.Fatal(err)
+			}
+			s, err := l.Status(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s.Leased != 0 || s.StoppedAttempts != i || s.FailedAttempts.Total() != 0 {
+				t.Fatalf("after stop %d: %d leased, %d stopped, failed %+v: want the chunk free and every attempt stopped",
+					i, s.Leased, s.StoppedAttempts, s.FailedAttempts)
+			}
+		}
+		ls := acquire(t, l, "p") // at once: no lease to wait out, no budget used
+		if ls.Attempt != 4 || ls.Range != (Range{0, 4}) {
+			t.Fatalf("after three stops leased %s attempt %d", ls.Range, ls.Attempt)
+		}
+		att, _, err := l.readAttempts(ctx, ls.Range, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, a := range att.Attempts[:3] {
+			if a.Stop == nil {
+				t.Errorf("attempt %d: the stop was not folded into attempts.json", a.Number)
+			}
+		}
+	})
+}
