@@ -303,7 +303,14 @@ func (l *Ledger) settle(ctx context.Context, lf leaf, att attemptsRecord) error 
 func releaseAnyway(ctx context.Context, ls *Lease) {
 	rctx, cancel := pastStop(ctx)
 	defer cancel()
-	_ = ls.Release(rctx)
+	// Told to stop: the release says so, so that an attempt count that
+	// landed while we gave up on it ends stopped, not abandoned (the
+	// status and the next taker fold the lease's stop into it).
+	var stop *Stop
+	if ctx.Err() != nil {
+		stop = &Stop{At: ls.l.now().UTC(), Reason: "the partition was told to stop while it leased the chunk"}
+	}
+	_ = ls.release(rctx, stop)
 }
 
 // pastStop is ctx without its cancellation, bounded: for the few writes

@@ -298,3 +298,45 @@ func TestStopOnRecordFromTheRelease(t *testing.T) {
 		}
 	})
 }
+
+// countLandsThenStop writes the attempt count and then reports the
+// caller's cancellation, as a count the store served while the stopping
+// client gave up on it.
+type countLandsThenStop struct {
+	objstore.Store
+	cancel func()
+}
+
+func (s countLandsThenStop) PutIfAbsent(ctx context.Context, key string, data []byte) (string, error) {
+	if strings.HasSuffix(key, attemptsName) {
+		if _, err := s.Store.PutIfAbsent(context.Background(), key, data); err != nil {
+			return "", err
+		}
+		s.cancel()
+		return "", ctx.Err()
+	}
+	return s.Store.PutIfAbsent(ctx, key, data)
+}
+
+// TestAcquireStoppedAfterCount: a partition told to stop while its attempt
+// count was being written (the count landed) gives the lease back with
+// the stop in it, so that attempt counts as stopped, not abandoned.
+func TestAcquireStoppedAfterCount(t *testing.T) {
+	st, err := objstore.NewDir(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	planWithPolicy(t, st, []Chunk{{0, 2, 0}}, Policy{MaxAttempts: 1, MaxAbandoned: 1}, Options{})
+	ctx, cancel := context.WithCancel(context.Background())
+	l := open(t, countLandsThenStop{st, cancel}, Options{})
+	if _, err := l.Acquire(ctx, "p"); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Acquire = %v, want context.Canceled", err)
+	}
+	s, err := ReadStatus(context.Background(), st)
+	if err != nil || s.Leased != 0 || s.Attempts != 1 || s.StoppedAttempts != 1 || s.FailedAttempts.Total() != 0 {
+		t.Fatalf("status %+v, %v: want the counted attempt stopped and its lease released", s, err)
+	}
+	if ls := acquire(t, open(t, st, Options{}), "q"); ls.Range != (Range{0, 2}) || ls.Attempt != 2 {
+		t.Errorf("next Acquire got %s attempt %d, want [0,2) attempt 2 at once", ls.Range, ls.Attempt)
+	}
+}
