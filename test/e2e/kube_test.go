@@ -92,11 +92,17 @@ func (tg *target) campaign(t *testing.T, name string) *v1alpha1.SearchCampaign {
 // the test waits for another phase fails the test at once.
 func (tg *target) waitPhase(t *testing.T, name string, phase v1alpha1.CampaignPhase, timeout time.Duration) *v1alpha1.SearchCampaign {
 	t.Helper()
+	return tg.waitPhaseOr(t, name, phase, phase, timeout)
+}
+
+// waitPhaseOr waits for either phase.
+func (tg *target) waitPhaseOr(t *testing.T, name string, phase, or v1alpha1.CampaignPhase, timeout time.Duration) *v1alpha1.SearchCampaign {
+	t.Helper()
 	var c *v1alpha1.SearchCampaign
 	deadline := time.Now().Add(timeout)
 	for {
 		c = tg.campaign(t, name)
-		if c.Status.Phase == phase {
+		if c.Status.Phase == phase || c.Status.Phase == or {
 			return c
 		}
 		if c.Status.Phase == v1alpha1.CampaignFailed {

