@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dustin/go-humanize"
+
 	"github.com/blastfleet/blastfleet/internal/ledger"
 )
 
@@ -23,6 +25,16 @@ func Truncate(s string, n int) string {
 		return s
 	}
 	return string(r[:n-1]) + "…"
+}
+
+// SiteLine is one site's part of a campaign, as every status command
+// shows it.
+func SiteLine(queries, chunks, running int, lettersPerSecond float64) string {
+	s := fmt.Sprintf("%d queries in %d chunks committed, %d chunks running", queries, chunks, running)
+	if lettersPerSecond > 0 {
+		s += fmt.Sprintf(", %s letters/s", humanize.SIWithDigits(lettersPerSecond, 1, ""))
+	}
+	return s
 }
 
 // RangesLine lists the first n ranges and how many more there are.

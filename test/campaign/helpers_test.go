@@ -149,19 +149,11 @@ func buildFixture(o synth.Options, options ...string) (*fixture, error) {
 			f.letters += int64(len(strings.TrimSpace(line)))
 		}
 	}
-	real, err := exec.LookPath("blastn")
+	slow, err := testenv.SlowBLASTPath(dir, blastDelay)
 	if err != nil {
 		return nil, err
 	}
-	slow := filepath.Join(dir, "slow-bin")
-	if err := os.MkdirAll(slow, 0o755); err != nil {
-		return nil, err
-	}
-	script := fmt.Sprintf("#!/bin/sh\nsleep %s\nexec %s \"$@\"\n", blastDelay, real)
-	if err := os.WriteFile(filepath.Join(slow, "blastn"), []byte(script), 0o755); err != nil {
-		return nil, err
-	}
-	f.slowPath = "PATH=" + slow + string(os.PathListSeparator) + os.Getenv("PATH")
+	f.slowPath = "PATH=" + slow
 	ctx := context.Background()
 	unsharded, err := refsearch.MakeDB(ctx, f.fasta, "nucl", dir)
 	if err != nil {

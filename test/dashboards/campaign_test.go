@@ -4,9 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -32,23 +29,14 @@ const (
 	blastDelay = "3"
 )
 
-// slowBlastPath writes a blastn that sleeps blastDelay seconds, then runs
-// the real one, and returns a PATH that finds it first.
+// slowBlastPath is a PATH whose blastn sleeps blastDelay seconds first.
 func slowBlastPath(t *testing.T) string {
 	t.Helper()
-	real, err := exec.LookPath("blastn")
+	path, err := testenv.SlowBLASTPath(t.TempDir(), blastDelay)
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := filepath.Join(t.TempDir(), "slow-bin")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	script := fmt.Sprintf("#!/bin/sh\nsleep %s\nexec %s \"$@\"\n", blastDelay, real)
-	if err := os.WriteFile(filepath.Join(dir, "blastn"), []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return dir + string(os.PathListSeparator) + os.Getenv("PATH")
+	return path
 }
 
 // uploadData puts the synthetic database and queries into the stack's

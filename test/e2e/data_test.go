@@ -3,15 +3,14 @@ package e2e
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/blastfleet/blastfleet/internal/refsearch"
 	"github.com/blastfleet/blastfleet/internal/synth"
+	"github.com/blastfleet/blastfleet/internal/testenv"
 )
 
 // outfmt is what every campaign asks for; the reference uses it too.
@@ -59,18 +58,10 @@ func newFixture(t *testing.T) *fixture {
 	if n := bytes.Count(f.want, []byte("\n")); n < 100 {
 		t.Fatalf("the reference search has only %d lines: the data has too few hits to compare", n)
 	}
-	real, err := exec.LookPath("blastn")
+	slow, err := testenv.SlowBLASTPath(dir, blastDelay)
 	if err != nil {
 		t.Fatal(err)
 	}
-	slow := filepath.Join(dir, "slow-bin")
-	if err := os.MkdirAll(slow, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	script := fmt.Sprintf("#!/bin/sh\nsleep %s\nexec %s \"$@\"\n", blastDelay, real)
-	if err := os.WriteFile(filepath.Join(slow, "blastn"), []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	f.slowPath = slow + string(os.PathListSeparator) + os.Getenv("PATH")
+	f.slowPath = slow
 	return f
 }

@@ -103,20 +103,8 @@ func newSite(t *testing.T, chunkQueries int, delay string) *site {
 	s.minio = testenv.StartMinIO(t)
 	s.minio.MakeBucket(t, "data")
 	s.minio.MakeBucket(t, "campaigns")
-	slow := filepath.Join(t.TempDir(), "slow-bin")
-	real, err := exec.LookPath("blastn")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(slow, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	script := fmt.Sprintf("#!/bin/sh\nsleep %s\nexec %s \"$@\"\n", delay, real)
-	if err := os.WriteFile(filepath.Join(slow, "blastn"), []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
 	s.env = append(append(append(append(os.Environ(), testenv.MPIEnv...), slurm.Env...), s.minio.Env()...),
-		"AWS_SESSION_TOKEN=", "PATH="+slow+string(os.PathListSeparator)+os.Getenv("PATH"))
+		"AWS_SESSION_TOKEN=", "PATH="+slowBlast(t, delay))
 	s.cli("db", "shard", "--input", f.fasta, "--type", "nucl", "--shards", "3", "--name", "families", "--output", "s3://data/db")
 	s.put("q.fa", f.queries)
 	s.name = strings.ToLower(strings.ReplaceAll(t.Name(), "/", "-"))

@@ -7,8 +7,6 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -36,7 +34,7 @@ func TestSiteJoinsClusterCampaign(t *testing.T) {
 	f := getFixture(t)
 	s := &site{t: t, f: f, bins: testenv.BuiltBinaries(t)}
 	slow := slowBlast(t, "0.6")
-	st := testkit.UpStack(t, testkit.StackOptions{PATH: slow + string(os.PathListSeparator) + os.Getenv("PATH"),
+	st := testkit.UpStack(t, testkit.StackOptions{PATH: slow,
 		Lifetime: 10 * time.Minute, Logs: []string{"supervisor", "operator"}, LogLines: 30})
 	kc := testkit.Client(t, st.Kubeconfig)
 	store, err := st.Store("")
@@ -97,7 +95,7 @@ spec:
 	// the cluster's but a kubeconfig to find the campaign by name.
 	s.env = append(append(append(os.Environ(), testenv.MPIEnv...), slurm.Env...),
 		"AWS_ACCESS_KEY_ID="+st.MinIO.AccessKey, "AWS_SECRET_ACCESS_KEY="+st.MinIO.SecretKey, "AWS_SESSION_TOKEN=",
-		"AWS_ENDPOINT_URL="+st.MinIO.Endpoint, "AWS_REGION="+st.MinIO.Region, "PATH="+slow+string(os.PathListSeparator)+os.Getenv("PATH"))
+		"AWS_ENDPOINT_URL="+st.MinIO.Endpoint, "AWS_REGION="+st.MinIO.Region, "PATH="+slow)
 	dir := t.TempDir()
 	s.jobDirs = append(s.jobDirs, dir)
 	submitted := time.Now()
@@ -131,21 +129,14 @@ spec:
 	}
 }
 
+// slowBlast is a PATH whose blastn sleeps delay seconds first.
 func slowBlast(t *testing.T, delay string) string {
 	t.Helper()
-	real, err := exec.LookPath("blastn")
+	path, err := testenv.SlowBLASTPath(t.TempDir(), delay)
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := filepath.Join(t.TempDir(), "slow-bin")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	script := fmt.Sprintf("#!/bin/sh\nsleep %s\nexec %s \"$@\"\n", delay, real)
-	if err := os.WriteFile(filepath.Join(dir, "blastn"), []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return dir
+	return path
 }
 
 func create(t *testing.T, c client.Client, manifest string, obj client.Object) {

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/dustin/go-humanize"
 	"github.com/spf13/cobra"
 
 	"github.com/blastfleet/blastfleet/internal/cli"
@@ -138,7 +137,7 @@ func printStatusTable(w io.Writer, loc string, s *ledger.Status) {
 	fmt.Fprintf(w, "attempts  %d (%d retries)\n", s.Attempts, s.Retries)
 	fmt.Fprintf(w, "queries   %d of %d done (%s), %d failed\n", s.QueriesDone, s.Queries, cli.Percent(s.QueriesDone, s.Queries), s.QueriesFailed)
 	for _, site := range s.Sites {
-		fmt.Fprintf(w, "site      %s: %s\n", site.Name, siteLine(site.QueriesDone, site.ChunksCommitted, site.Running, site.LettersPerSecond))
+		fmt.Fprintf(w, "site      %s: %s\n", site.Name, cli.SiteLine(site.QueriesDone, site.ChunksCommitted, site.Running, site.LettersPerSecond))
 	}
 	if len(s.FailedQueries) > 0 {
 		fmt.Fprintf(w, "failed queries (index in the queries file):\n")
@@ -156,15 +155,6 @@ func printStatusTable(w io.Writer, loc string, s *ledger.Status) {
 	for _, pr := range s.Problems {
 		fmt.Fprintf(w, "problem   %s\n", cli.Truncate(pr, 2*cli.MaxReasonWidth))
 	}
-}
-
-// siteLine is one site's part of a campaign.
-func siteLine(queries, chunks, running int, lettersPerSecond float64) string {
-	s := fmt.Sprintf("%d queries in %d chunks committed, %d chunks running", queries, chunks, running)
-	if lettersPerSecond > 0 {
-		s += fmt.Sprintf(", %s letters/s", humanize.SIWithDigits(lettersPerSecond, 1, ""))
-	}
-	return s
 }
 
 // failureLine is a failure reason on one line: the message with exit code

@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/blastfleet/blastfleet/internal/cli"
 	"github.com/blastfleet/blastfleet/internal/ledger"
 	"github.com/blastfleet/blastfleet/internal/objstore"
 )
@@ -50,8 +51,7 @@ func newStatusCmd(loc Locator) *cobra.Command {
 				if site != "" && ss.Name != site {
 					continue
 				}
-				fmt.Fprintf(w, "  site %s: %d queries in %d chunks committed, %d chunks running, %.0f letters/s\n",
-					ss.Name, ss.QueriesDone, ss.ChunksCommitted, ss.Running, ss.LettersPerSecond)
+				fmt.Fprintf(w, "  site %s: %s\n", ss.Name, cli.SiteLine(ss.QueriesDone, ss.ChunksCommitted, ss.Running, ss.LettersPerSecond))
 			}
 			return nil
 		},

@@ -52,11 +52,7 @@ func (v *campaignView) printDetail(w io.Writer, now time.Time) {
 		line("Stopped", "%d attempts given up healthy when their partition was told to stop (not failures)", n)
 	}
 	for _, site := range s.Sites {
-		l := fmt.Sprintf("%d queries in %d chunks committed, %d chunks running", site.QueriesDone, site.ChunksCommitted, site.Running)
-		if site.LettersPerSecond > 0 {
-			l += fmt.Sprintf(", %d letters/s", site.LettersPerSecond)
-		}
-		line("Site "+site.Name, "%s", l)
+		line("Site "+site.Name, "%s", cli.SiteLine(int(site.QueriesDone), int(site.ChunksCommitted), int(site.Running), float64(site.LettersPerSecond)))
 	}
 	p := s.Partitions
 	line("Partitions", "%d desired: %d running, %d queued, %d failed; %d replaced so far", p.Desired, p.Running, p.Queued, p.Failed, p.Replaced)
