@@ -40,7 +40,10 @@ type CampaignReconciler struct {
 	Scheme   *runtime.Scheme
 	Recorder events.EventRecorder
 	Stores   StoreOpener
+	// Executor runs campaigns of executor mpijob (the default); Argo
+	// those of executor argo, nil when Argo Workflows is not installed.
 	Executor Executor
+	Argo     Executor
 	// WorkerImage is the image partitions and planning run when the
 	// campaign does not name one.
 	WorkerImage string
@@ -134,9 +137,13 @@ func (r *CampaignReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	}); err != nil {
 		return err
 	}
-	return ctrl.NewControllerManagedBy(mgr).
+	b := ctrl.NewControllerManagedBy(mgr).
 		For(&v1alpha1.SearchCampaign{}, builder.WithPredicates(predicate.Or(predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{}))).
-		Owns(r.Executor.NewObject()).
+		Owns(r.Executor.NewObject())
+	if r.Argo != nil {
+		b = b.Owns(r.Argo.NewObject())
+	}
+	return b.
 		Owns(&batchv1.Job{}).
 		Watches(&v1alpha1.BlastDatabase{}, handler.EnqueueRequestsFromMapFunc(r.campaignsOfDatabase)).
 		Named("searchcampaign").

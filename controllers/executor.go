@@ -1,6 +1,8 @@
 package controllers
 
 import (
+	"context"
+	"errors"
 	"time"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -8,8 +10,8 @@ import (
 	"github.com/blastfleet/blastfleet/api/v1alpha1"
 )
 
-// Executor runs partitions as objects of one kind: MPIJob today, Argo
-// Workflows or Slurm jobs later. The campaign reconciler only creates,
+// Executor runs partitions as objects of one kind: MPIJobs
+// (mpijob.go) or Argo Workflows (argo.go), as spec.executor says. The campaign reconciler only creates,
 // reads and deletes them through this interface (kueue's pattern: one
 // generic reconciler, small per-framework adapters).
 type Executor interface {
@@ -23,6 +25,29 @@ type Executor interface {
 	Build(s *PartitionSpec) (client.Object, error)
 	// State reads a partition's state from its object.
 	State(obj client.Object) PartitionState
+}
+
+// Preparer is an executor that needs something in a campaign's
+// namespace before its first partition there (Argo's executor
+// ServiceAccount).
+type Preparer interface {
+	Prepare(ctx context.Context, c client.Client, namespace string) error
+}
+
+// ErrArgoMissing: a campaign asks for executor argo on a cluster whose
+// API server has no argoproj.io Workflow kind (or had none when the
+// operator started).
+var ErrArgoMissing = errors.New("spec.executor is argo but Argo Workflows is not installed: the API server had no workflows.argoproj.io when the operator started (install Argo Workflows, then restart the operator; docs/operator.md)")
+
+// executorFor is the executor of the campaign's spec.executor.
+func (r *CampaignReconciler) executorFor(c *v1alpha1.SearchCampaign) (Executor, error) {
+	if c.Spec.Executor == v1alpha1.ExecutorArgo {
+		if r.Argo == nil {
+			return nil, ErrArgoMissing
+		}
+		return r.Argo, nil
+	}
+	return r.Executor, nil
 }
 
 // PartitionRequest is what a partition needs to run; NewPartitionSpec

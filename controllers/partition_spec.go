@@ -46,6 +46,10 @@ type PartitionSpec struct {
 	NodeSelector      map[string]string
 	Tolerations       []corev1.Toleration
 
+	// ActiveDeadlineSeconds is the campaign's bound on its running time,
+	// which no partition outlives (nil: none).
+	ActiveDeadlineSeconds *int64
+
 	// Suspended partitions wait for Kueue to admit them (spec.queueName).
 	Suspended bool
 }
@@ -73,15 +77,16 @@ func NewPartitionSpec(p *PartitionRequest) *PartitionSpec {
 			"--partition-id", name,
 			"--strategy", string(c.Spec.OutputStrategy),
 			"--cache-dir", scratchDir + "/shards"},
-		Env:               append(storageEnv(c.Spec.Output), engineEnv(c.Namespace, c.Name, name, p.Site)...),
-		Ports:             metricsPorts(spec.SlotsPerWorker),
-		Volumes:           []corev1.Volume{vol},
-		VolumeMounts:      []corev1.VolumeMount{mount},
-		Resources:         spec.Resources,
-		PriorityClassName: spec.PriorityClassName,
-		NodeSelector:      spec.NodeSelector,
-		Tolerations:       spec.Tolerations,
-		Suspended:         c.Spec.QueueName != "",
+		Env:                   append(storageEnv(c.Spec.Output), engineEnv(c.Namespace, c.Name, name, p.Site)...),
+		Ports:                 metricsPorts(spec.SlotsPerWorker),
+		Volumes:               []corev1.Volume{vol},
+		VolumeMounts:          []corev1.VolumeMount{mount},
+		Resources:             spec.Resources,
+		PriorityClassName:     spec.PriorityClassName,
+		NodeSelector:          spec.NodeSelector,
+		Tolerations:           spec.Tolerations,
+		ActiveDeadlineSeconds: c.Spec.ActiveDeadlineSeconds,
+		Suspended:             c.Spec.QueueName != "",
 	}
 }
 

@@ -37,7 +37,10 @@ func (run *campaignRun) observePartitions(ctx context.Context) (bool, error) {
 }
 
 func (run *campaignRun) listPartitions(ctx context.Context) ([]partition, error) {
-	ex := run.r.Executor
+	ex, err := run.r.executorFor(run.c)
+	if err != nil {
+		return nil, nil // no partition of a kind the API server lacks; createPartition says why
+	}
 	list := ex.NewList()
 	if err := run.r.List(ctx, list, client.InNamespace(run.c.Namespace), client.MatchingLabels{LabelCampaign: run.c.Name}); err != nil {
 		return nil, fmt.Errorf("listing partitions: %w", err)
@@ -216,7 +219,21 @@ func (run *campaignRun) reconcilePartitions(ctx context.Context) (bool, error) {
 func (run *campaignRun) createPartition(ctx context.Context, index, restart int) (bool, error) {
 	c := run.c
 	spec := NewPartitionSpec(&PartitionRequest{Campaign: c, Index: index, Restart: restart, Location: run.loc, Image: run.r.image(c), Site: run.r.Site})
-	obj, err := run.r.Executor.Build(spec)
+	ex, err := run.r.executorFor(c)
+	if err != nil {
+		// Not a failure: installing Argo and restarting the operator
+		// lets the campaign run.
+		run.setCondition(v1alpha1.ConditionReady, false, "ExecutorUnavailable", err.Error())
+		run.setCondition(v1alpha1.ConditionProgressing, false, "ExecutorUnavailable", err.Error())
+		run.warnOnce("ExecutorUnavailable", err.Error())
+		return false, nil
+	}
+	if p, ok := ex.(Preparer); ok {
+		if err := p.Prepare(ctx, run.r.Client, c.Namespace); err != nil {
+			return false, fmt.Errorf("preparing namespace %s for partition %s: %w", c.Namespace, spec.Name, err)
+		}
+	}
+	obj, err := ex.Build(spec)
 	if err != nil {
 		return run.fail("InvalidPartition", err.Error())
 	}

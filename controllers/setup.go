@@ -1,10 +1,14 @@
 package controllers
 
 import (
+	"fmt"
 	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
 
 	ctrl "sigs.k8s.io/controller-runtime"
 
+	"github.com/blastfleet/blastfleet/internal/argowf"
 	"github.com/blastfleet/blastfleet/internal/burst"
 	"github.com/blastfleet/blastfleet/internal/policy"
 )
@@ -40,8 +44,30 @@ func Setup(mgr ctrl.Manager, cfg Config) error {
 		WorkerImage: cfg.WorkerImage, PollInterval: cfg.PollInterval, WindDown: cfg.WindDown, Site: cfg.Site, Policy: cfg.Policy,
 		Burst: cfg.Burst,
 	}
+	argo, err := argoInstalled(mgr)
+	if err != nil {
+		return err
+	}
+	if argo {
+		sc.Argo = ArgoExecutor{TTLSecondsAfterFinished: sc.Executor.(MPIJobExecutor).TTLSecondsAfterFinished}
+	}
+	ctrl.Log.WithName("setup").Info("campaign executors", "mpijob", true, "argo", argo)
 	if err := sc.SetupWithManager(mgr); err != nil {
 		return err
 	}
 	return registerMetrics(mgr)
+}
+
+// argoInstalled reports whether the API server serves Argo's Workflow
+// kind: only then do campaigns of executor argo run (and the operator
+// watches Workflows).
+func argoInstalled(mgr ctrl.Manager) (bool, error) {
+	_, err := mgr.GetRESTMapper().RESTMapping(argowf.Workflow.GroupKind(), argowf.Workflow.Version)
+	switch {
+	case err == nil:
+		return true, nil
+	case meta.IsNoMatchError(err):
+		return false, nil
+	}
+	return false, fmt.Errorf("looking for Argo Workflows (argoproj.io Workflow): %w", err)
 }

@@ -12,8 +12,9 @@
 # image; test/cluster compares what they declare with what was built.
 #
 # Images: operator (Dockerfile), worker (images/worker), pause (the pod
-# sandbox), and mpi-operator, kueue and minio from the static binaries
-# hack/install-cluster.sh and hack/install-minio.sh build from their modules. Layers are cached
+# sandbox), and mpi-operator, kueue, argo and minio from the static binaries
+# hack/install-cluster.sh, hack/install-argo.sh and hack/install-minio.sh
+# build from their modules. Layers are cached
 # (buildah --layers) and Go's module and build caches are mounted into the
 # builds, so a rebuild after a source change takes about a minute.
 set -euo pipefail
@@ -94,6 +95,8 @@ want worker && build worker images/worker/Dockerfile "$root" --build-arg VERSION
 # Binaries built from their modules on this machine (static), copied in.
 want mpi-operator && build mpi-operator images/mpi-operator/Dockerfile "$("$here/install-cluster.sh")"
 want kueue && build kueue images/kueue/Dockerfile "$("$here/install-cluster.sh")"
+# Argo Workflows (hack/install-argo.sh): dev up --cluster --argo.
+want argo && build argo images/argo/Dockerfile "$("$here/install-argo.sh")"
 if want minio; then
   minio=$("$here/install-minio.sh")
   build minio images/minio/Dockerfile "$(dirname "$minio")" --build-arg MINIO_BINARY="$(basename "$minio")"

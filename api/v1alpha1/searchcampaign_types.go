@@ -13,6 +13,7 @@ import (
 // +kubebuilder:validation:XValidation:rule="has(self.evalue) == has(oldSelf.evalue) && (!has(self.evalue) || self.evalue == oldSelf.evalue)",message="evalue is immutable: the campaign's plan fixes it",fieldPath=".evalue"
 // +kubebuilder:validation:XValidation:rule="has(self.blastOptions) == has(oldSelf.blastOptions) && (!has(self.blastOptions) || self.blastOptions == oldSelf.blastOptions)",message="blastOptions is immutable: the campaign's plan fixes it",fieldPath=".blastOptions"
 // +kubebuilder:validation:XValidation:rule="has(self.queueName) == has(oldSelf.queueName) && (!has(self.queueName) || self.queueName == oldSelf.queueName)",message="queueName is immutable: partitions are queued, or not, from the start",fieldPath=".queueName"
+// +kubebuilder:validation:XValidation:rule="!has(self.executor) || self.executor != 'argo' || !has(self.queueName)",message="queueName needs executor mpijob: Kueue admits MPIJobs, not Argo Workflows",fieldPath=".queueName"
 type SearchCampaignSpec struct {
 	// DatabaseRef names the BlastDatabase, in the same namespace, to
 	// search. The campaign waits until it is Ready.
@@ -86,6 +87,18 @@ type SearchCampaignSpec struct {
 	// +kubebuilder:default={count: 1, workers: 2, slotsPerWorker: 1}
 	Partitions Partitions `json:"partitions,omitzero"`
 
+	// Executor is what runs the partitions: mpijob (the default), a
+	// Kubeflow MPIJob per partition whose launcher runs mpirun over its
+	// workers' pods; or argo, an Argo Workflow per partition whose steps
+	// (one per worker, partitions.workers in parallel) each run the
+	// engine with partitions.slotsPerWorker in-process workers, no MPI,
+	// retried by Argo's retryStrategy. argo needs Argo Workflows installed
+	// (docs/operator.md).
+	// +optional
+	// +kubebuilder:default=mpijob
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="executor is immutable: the campaign's partitions are objects of one kind"
+	Executor ExecutorKind `json:"executor,omitempty"`
+
 	// OutputStrategy is how a partition writes merged output.
 	// +optional
 	// +kubebuilder:default=worker-merge
@@ -129,6 +142,15 @@ type SearchCampaignSpec struct {
 	// +optional
 	Deadline *Deadline `json:"deadline,omitempty"`
 }
+
+// ExecutorKind is what runs a campaign's partitions.
+// +kubebuilder:validation:Enum=mpijob;argo
+type ExecutorKind string
+
+const (
+	ExecutorMPIJob ExecutorKind = "mpijob"
+	ExecutorArgo   ExecutorKind = "argo"
+)
 
 // Deadline is a time, or a duration from status.startTime: exactly one.
 // +kubebuilder:validation:XValidation:rule="has(self.time) != has(self.after)",message="set exactly one of deadline.time and deadline.after"

@@ -29,6 +29,14 @@ type ClusterConfig struct {
 	Charts string `json:"charts"`
 	// KueueChart is Kueue's own chart, from its module (charts/kueue).
 	KueueChart string `json:"kueueChart"`
+	// Argo, when set, is hack/install-argo.sh's directory: Argo
+	// Workflows' controller is installed too (its image "argo"), so
+	// campaigns may use spec.executor argo and databases build as
+	// Workflows.
+	Argo string `json:"argo,omitempty"`
+	// WithArgo asks Resolve to fill Argo (BLASTFLEET_ARGO, else
+	// hack/install-argo.sh).
+	WithArgo bool `json:"-"`
 }
 
 // kueueVersion is the Kueue the cluster installs: hack/install-cluster.sh
@@ -75,7 +83,7 @@ func (c *ClusterConfig) check() error {
 			missing = append(missing, f+" (hack/install-cluster.sh)")
 		}
 	}
-	for _, img := range clusterImages {
+	for _, img := range c.images() {
 		if _, err := os.Stat(filepath.Join(c.Images, img+".tar")); err != nil {
 			missing = append(missing, "image "+img+" (make images)")
 		}
@@ -87,6 +95,13 @@ func (c *ClusterConfig) check() error {
 	}
 	if _, err := os.Stat("/usr/lib/cni/bridge"); err != nil {
 		missing = append(missing, "CNI plugins in /usr/lib/cni (Debian's containernetworking-plugins)")
+	}
+	if c.Argo != "" {
+		for _, f := range []string{"workflow-controller", "argoexec", "crds", "rbac"} {
+			if _, err := os.Stat(filepath.Join(c.Argo, f)); err != nil {
+				missing = append(missing, "Argo's "+f+" (hack/install-argo.sh)")
+			}
+		}
 	}
 	if _, err := os.Stat(c.Helm); err != nil {
 		missing = append(missing, "helm (hack/install-helm.sh)")
@@ -105,6 +120,15 @@ func (c *ClusterConfig) check() error {
 
 // clusterImages are the archives imported into containerd at every start.
 var clusterImages = []string{"pause", "operator", "worker", "mpi-operator", "kueue", "minio"}
+
+// images are the archives this cluster imports: clusterImages, and
+// Argo's with Argo.
+func (c *ClusterConfig) images() []string {
+	if c.Argo != "" {
+		return append(clusterImages[:len(clusterImages):len(clusterImages)], "argo")
+	}
+	return clusterImages
+}
 
 func (c *ClusterConfig) image(name string) string {
 	return "localhost/blastfleet/" + name + ":" + c.ImageTag

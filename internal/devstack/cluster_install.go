@@ -20,6 +20,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
+
+	"github.com/blastfleet/blastfleet/internal/argowf"
 )
 
 // corednsRBAC grants CoreDNS's user what its kubernetes plugin reads.
@@ -123,6 +125,16 @@ func (s *supervisor) installOnCluster(ctx context.Context, c client.Client, p pa
 		return err
 	}
 	s.step("Kueue %s installed with helm and running (%.1fs)", kueueVersion, time.Since(t0).Seconds())
+	if cc.Argo != "" {
+		// Before the operator: it runs campaigns of executor argo only
+		// when the Workflow kind is there at its start.
+		t0 = time.Now()
+		if err := s.installArgo(ctx, c); err != nil {
+			return fmt.Errorf("Argo Workflows: %w", err)
+		}
+		s.update(func(st *State) { st.Cluster.Argo = argowf.Version })
+		s.step("Argo Workflows %s workflow controller running in namespace %s (%.1fs)", argowf.Version, argoNamespace, time.Since(t0).Seconds())
+	}
 	t0 = time.Now()
 	if err := s.helm(ctx, "blastfleet", clusterNamespace, filepath.Join(cc.Charts, "blastfleet"),
 		"image.repository=localhost/blastfleet/operator", "image.tag="+cc.ImageTag,

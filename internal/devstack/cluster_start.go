@@ -133,7 +133,7 @@ func (s *supervisor) startCluster(ctx, runCtx context.Context) error {
 	if err := importImages(ctx, cc, p); err != nil {
 		return err
 	}
-	s.step("images imported into containerd (%.1fs): %v", time.Since(t0).Seconds(), clusterImages)
+	s.step("images imported into containerd (%.1fs): %v", time.Since(t0).Seconds(), cc.images())
 	kl, err := kubeletChild(cc, p, cp)
 	if err != nil {
 		return err
@@ -178,7 +178,7 @@ func (s *supervisor) startCluster(ctx, runCtx context.Context) error {
 // namespace, where the kubelet finds them (pull policy IfNotPresent:
 // nothing is pulled).
 func importImages(ctx context.Context, cc *ClusterConfig, p paths) error {
-	for _, img := range clusterImages {
+	for _, img := range cc.images() {
 		ctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
 		err := runCtx(ctx, "ctr", "--address", p.containerdSocket(), "-n", "k8s.io", "images", "import",
 			filepath.Join(cc.Images, img+".tar"))

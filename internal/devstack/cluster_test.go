@@ -4,6 +4,8 @@ import (
 	"os"
 	"regexp"
 	"testing"
+
+	"github.com/blastfleet/blastfleet/internal/argowf"
 )
 
 // The Kueue whose chart the cluster installs is the one
@@ -16,5 +18,18 @@ func TestKueueVersionMatchesInstallScript(t *testing.T) {
 	m := regexp.MustCompile(`KUEUE_VERSION="\$\{KUEUE_VERSION:-(v[^}]+)\}"`).FindSubmatch(b)
 	if m == nil || string(m[1]) != kueueVersion {
 		t.Errorf("hack/install-cluster.sh builds Kueue %q; the cluster installs the chart of %s", m, kueueVersion)
+	}
+}
+
+// The Argo the operator's docs and tests name is the one
+// hack/install-argo.sh builds.
+func TestArgoVersionMatchesInstallScript(t *testing.T) {
+	b, err := os.ReadFile("../../hack/install-argo.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`ARGO_VERSION="\$\{ARGO_VERSION:-(v[^}]+)\}"`).FindSubmatch(b)
+	if m == nil || string(m[1]) != argowf.Version {
+		t.Errorf("hack/install-argo.sh builds Argo %q; argowf.Version is %s", m, argowf.Version)
 	}
 }

@@ -220,6 +220,16 @@ func resolveCluster(cc *ClusterConfig, root, binDir string, progress io.Writer) 
 		}
 		*s.dst = out
 	}
+	if cc.WithArgo && cc.Argo == "" {
+		cc.Argo = os.Getenv("BLASTFLEET_ARGO")
+		if cc.Argo == "" {
+			out, err := runScript(filepath.Join(root, "hack/install-argo.sh"), progress)
+			if err != nil {
+				return fmt.Errorf("Argo Workflows (hack/install-argo.sh): %w", err)
+			}
+			cc.Argo = out
+		}
+	}
 	if cc.KueueChart == "" {
 		dir, err := goCmd(root, "mod", "download", "-json", "sigs.k8s.io/kueue@"+kueueVersion)
 		if err != nil {

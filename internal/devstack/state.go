@@ -52,6 +52,7 @@ type ClusterInfo struct {
 	Namespace        string `json:"namespace"` // what the stack installs
 	ContainerdSocket string `json:"containerdSocket"`
 	MPIOperator      string `json:"mpiOperator,omitempty"` // its version
+	Argo             string `json:"argo,omitempty"`        // Argo Workflows' version, when installed
 }
 
 // Step is one line of progress while starting or stopping.

@@ -25,6 +25,9 @@ func printStack(w io.Writer, st *devstack.State, bin, dirArg string) {
 		}
 		row("MinIO (S3)", st.MinIO.Endpoint, fmt.Sprintf("a pod in %s, bucket %s, credentials in Secret %s", cl.Namespace, st.MinIO.Bucket, st.MinIO.Secret))
 		row("operators", "pods", fmt.Sprintf("blastfleet in %s, the Kubeflow MPI operator %s in mpi-operator (helm list -A)", cl.Namespace, cl.MPIOperator))
+		if cl.Argo != "" {
+			row("argo", "pods", fmt.Sprintf("Argo Workflows %s's workflow controller in namespace argo (kubectl get workflows -A)", cl.Argo))
+		}
 	} else {
 		fmt.Fprintf(w, "Local stack in %s%s; everything listens on 127.0.0.1 only.\n\n", st.Dir, ready)
 		printProcesses(st, row)

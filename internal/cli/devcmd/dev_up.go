@@ -19,7 +19,7 @@ type devUpOptions struct {
 	binDir, assets, minio, prometheus string
 	ledgerPoll, maxLifetime           time.Duration
 	env                               []string
-	cluster                           bool
+	cluster, argo                     bool
 	images                            string
 }
 
@@ -61,6 +61,7 @@ up unless "dev down --purge". When the stack is up already, up says so.`,
 	f.DurationVar(&o.maxLifetime, "max-lifetime", 0, "stop the stack by itself after this long (default: run until dev down)")
 	f.StringArrayVar(&o.env, "env", nil, "KEY=VALUE added to the environment of every process the local runner starts (repeatable)")
 	f.BoolVar(&o.cluster, "cluster", false, "run a real one-node cluster (containerd, kubelet, kube-controller-manager, kube-scheduler, kube-proxy, CoreDNS; the operator, the MPI operator and MinIO as pods) instead of the local runner; needs root")
+	f.BoolVar(&o.argo, "argo", false, "with --cluster: also install Argo Workflows' controller (hack/install-argo.sh builds it, make images packs it), so campaigns may use spec.executor argo and databases build as Workflows")
 	f.StringVar(&o.images, "images", "", "with --cluster: the directory of image archives make images wrote (default $BLASTFLEET_IMAGES, else hack/build-images.sh)")
 	return cmd
 }
@@ -89,8 +90,11 @@ func (o *devUpOptions) run(cmd *cobra.Command, _ []string) error {
 		Dir: dir, Assets: o.assets, MinIO: o.minio, Prometheus: o.prometheus,
 		LedgerPollInterval: devstack.Duration(o.ledgerPoll), MaxLifetime: devstack.Duration(o.maxLifetime), Env: o.env,
 	}
+	if o.argo && !o.cluster {
+		return fmt.Errorf("--argo needs --cluster: Argo's controller runs pods")
+	}
 	if o.cluster {
-		cfg.Cluster = &devstack.ClusterConfig{Images: o.images}
+		cfg.Cluster = &devstack.ClusterConfig{Images: o.images, WithArgo: o.argo}
 	}
 	errOut := cmd.ErrOrStderr()
 	if err := devstack.Resolve(cfg, binDir, errOut); err != nil {

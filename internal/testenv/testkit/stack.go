@@ -29,6 +29,8 @@ type StackOptions struct {
 	// Cluster runs the stack as a real one-node cluster (dev up
 	// --cluster): it needs root and the images of make images.
 	Cluster bool
+	// Argo installs Argo Workflows on the cluster (dev up --argo).
+	Argo bool
 }
 
 // UpStack starts "blastfleet dev up"'s stack with the built binaries in
@@ -48,7 +50,7 @@ func UpStack(t *testing.T, o StackOptions) *devstack.State {
 		if os.Geteuid() != 0 {
 			testenv.SkipOrFail(t, "the one-node cluster needs root (a kubelet, containerd and a bridge)")
 		}
-		cfg.Cluster = &devstack.ClusterConfig{}
+		cfg.Cluster = &devstack.ClusterConfig{WithArgo: o.Argo}
 		// MinIO's pod (a non-root user) keeps its data under the stack's
 		// directory: the test's temporary root must let it through.
 		if err := os.Chmod(filepath.Dir(cfg.Dir), 0o755); err != nil {

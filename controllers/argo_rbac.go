@@ -1,0 +1,39 @@
+package controllers
+
+import (
+	"context"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/blastfleet/blastfleet/internal/argowf"
+)
+
+// Prepare gives the namespace the ServiceAccount Argo's init and wait
+// containers run as, allowed what Argo's emissary executor needs and
+// nothing more: to record a step's result (workflowtaskresults create
+// and patch; Argo's manifests/quick-start executor Role). Created once,
+// left in place: other campaigns of the namespace use it.
+func (ArgoExecutor) Prepare(ctx context.Context, c client.Client, ns string) error {
+	name := argowf.ExecutorServiceAccount
+	meta := metav1.ObjectMeta{Name: name, Namespace: ns, Labels: map[string]string{"app.kubernetes.io/managed-by": "blastfleet"}}
+	objs := []client.Object{
+		&corev1.ServiceAccount{ObjectMeta: meta},
+		&rbacv1.Role{ObjectMeta: meta, Rules: []rbacv1.PolicyRule{{
+			APIGroups: []string{argowf.GroupVersion.Group}, Resources: []string{"workflowtaskresults"}, Verbs: []string{"create", "patch"},
+		}}},
+		&rbacv1.RoleBinding{ObjectMeta: meta,
+			RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: name},
+			Subjects: []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: name, Namespace: ns}}},
+	}
+	for _, o := range objs {
+		if err := c.Create(ctx, o); err != nil && !apierrors.IsAlreadyExists(err) {
+			return fmt.Errorf("creating %T %s/%s for Argo's executor: %w", o, ns, name, err)
+		}
+	}
+	return nil
+}
