@@ -91,6 +91,7 @@ verify-dashboards: deps build
 ## every test against real BLAST+, OpenMPI, MinIO, and a real one-node cluster (test/e2e TestOneNodeCluster)
 test: deps fmt-check vet build verify-generated
 	@hack/install-cluster.sh >/dev/null
+	@hack/install-argo.sh >/dev/null
 	BLASTFLEET_REQUIRE_REAL=1 BLASTFLEET_MINIO=$$(hack/install-minio.sh) KUBEBUILDER_ASSETS=$$(hack/install-envtest.sh) \
 	BLASTFLEET_IMAGES=$$(hack/build-images.sh) \
 	BLASTFLEET_HELM=$$(hack/install-helm.sh) BLASTFLEET_ENGINE=$(CURDIR)/$(BIN)/blastfleet-engine BLASTFLEET_CLI=$(CURDIR)/$(BIN)/blastfleet \

@@ -26,12 +26,21 @@ export GOFLAGS=-mod=mod CGO_ENABLED=0
 build() {
   local tmp; tmp=$(mktemp -d)
   echo "building Argo Workflows $ARGO_VERSION workflow-controller and argoexec (about 5 minutes, once per machine)..." >&2
-  local mod=github.com/argoproj/argo-workflows/v3 gomod
+  local mod=github.com/argoproj/argo-workflows/v3 gomod src
   gomod=$(go mod download -json "$mod@$ARGO_VERSION" | sed -n 's/.*"GoMod": "\(.*\)".*/\1/p')
   # The module's own replace directives (`go install pkg@version` refuses
   # them), carried into a scratch module.
+  # Upstream's workflow/executor/osspecific/signal_linux.go is a symlink
+  # to signal_darwin.go, and module zips drop symlinks (argoexec does not
+  # build on Linux without it): the build uses a copy of the module with
+  # the file put back, by a replace directive (Go refuses overlays of the
+  # module cache).
+  src=$(go mod download -json "$mod@$ARGO_VERSION" | sed -n 's/.*"Dir": "\(.*\)".*/\1/p')
+  cp -r "$src" "$tmp/argo" && chmod -R u+w "$tmp/argo"
+  cp "$tmp/argo/workflow/executor/osspecific/signal_darwin.go" "$tmp/argo/workflow/executor/osspecific/signal_linux.go"
   (cd "$tmp" && go mod init scratch/argo >/dev/null 2>&1 &&
     grep -E '^replace ' "$gomod" >> go.mod &&
+    echo "replace $mod => ./argo" >> go.mod &&
     go get "$mod@$ARGO_VERSION" >&2 &&
     for c in workflow-controller argoexec; do
       go build -trimpath -ldflags "-s -w -X github.com/argoproj/argo-workflows/v3.version=$ARGO_VERSION" \

@@ -1,6 +1,7 @@
 package kubetest
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -14,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
+	"github.com/blastfleet/blastfleet/internal/argowf"
 	"github.com/blastfleet/blastfleet/internal/kubescheme"
 	"github.com/blastfleet/blastfleet/internal/testenv"
 )
@@ -129,7 +131,40 @@ func CRDPaths() ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	return []string{filepath.Join(root, "config/crd/bases"), mpi}, nil
+	argo, err := ArgoCRDs()
+	if err != nil {
+		return nil, err
+	}
+	return append([]string{filepath.Join(root, "config/crd/bases"), mpi}, argo...), nil
+}
+
+// ArgoCRDs are the CRD files of the Argo Workflows kinds blastfleet
+// creates, from Argo's module at argowf.Version (downloaded once into the
+// module cache; the operator does not import it).
+func ArgoCRDs() ([]string, error) {
+	root, err := testenv.RepoRoot()
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command("go", "mod", "download", "-json", argowf.Module+"@"+argowf.Version)
+	cmd.Dir = root
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("go mod download %s@%s: %w", argowf.Module, argowf.Version, err)
+	}
+	var m struct{ Dir string }
+	if err := json.Unmarshal(out, &m); err != nil || m.Dir == "" {
+		return nil, fmt.Errorf("go mod download %s@%s says %q", argowf.Module, argowf.Version, out)
+	}
+	var paths []string
+	for _, kind := range []string{"workflows", "workflowtaskresults", "workflowtemplates"} {
+		p := filepath.Join(m.Dir, "manifests/base/crds/minimal", "argoproj.io_"+kind+".yaml")
+		if _, err := os.Stat(p); err != nil {
+			return nil, fmt.Errorf("Argo's CRD: %w", err)
+		}
+		paths = append(paths, p)
+	}
+	return paths, nil
 }
 
 // MPIJobCRD is the path of the MPIJob CRD in the module cache.

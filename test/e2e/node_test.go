@@ -31,7 +31,7 @@ func TestOneNodeCluster(t *testing.T) {
 	testenv.RequireTools(t, "kubectl", "blastn", "makeblastdb")
 	t0 := time.Now()
 	f := newFixture(t)
-	st := testkit.UpStack(t, testkit.StackOptions{Cluster: true, Lifetime: stackLifetime,
+	st := testkit.UpStack(t, testkit.StackOptions{Cluster: true, Argo: true, Lifetime: stackLifetime,
 		Logs: []string{"supervisor", "kubelet"}, LogLines: 40})
 	t.Logf("one-node cluster up in %s", time.Since(t0).Round(time.Second))
 	cli := testenv.BuiltBinaries(t).CLI
@@ -71,6 +71,7 @@ func TestOneNodeCluster(t *testing.T) {
 			return client.MatchingLabels{"app.kubernetes.io/name": "minio"}
 		})
 	})
+	t.Run("argo-step-pod-deleted", func(t *testing.T) { testArgoStepPodDeleted(t, tg, f, db) })
 	t.Run("kueue-admits-in-turn", func(t *testing.T) { testKueue(t, tg, f, db) })
 	t.Run("dev-down-leaves-nothing", func(t *testing.T) { testClusterDown(t, tg) })
 	t.Logf("one-node cluster: %s", time.Since(t0).Round(time.Second))
