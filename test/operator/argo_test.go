@@ -113,7 +113,7 @@ func TestArgoExecutor(t *testing.T) {
 	}
 
 	h.setWorkflowStatus(wf, map[string]any{"phase": "Running", "nodes": map[string]any{
-		"wf-p0-r0": map[string]any{"type": "Steps", "phase": "Running"},
+		"wf-p0-r0":   map[string]any{"type": "Steps", "phase": "Running"},
 		"wf-p0-r0-1": map[string]any{"type": "Pod", "phase": "Running"}}})
 	h.eventually("partition Running", 10*time.Second, func() (bool, string) {
 		p := h.get("wf").Status.Partitions
