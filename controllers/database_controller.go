@@ -39,6 +39,11 @@ type DatabaseReconciler struct {
 	// Policy restricts the sharding pods' image; the endpoint and
 	// credentials rules are the Stores'.
 	Policy policy.Policy
+	// Argo: Argo Workflows was installed at the operator's start, so
+	// databases build as Workflows unless spec.builder says job.
+	Argo bool
+	// TTLSecondsAfterFinished keeps finished build Workflows this long.
+	TTLSecondsAfterFinished int32
 }
 
 type databaseRun struct {
@@ -103,6 +108,13 @@ func (run *databaseRun) reconcile(ctx context.Context) (time.Duration, error) {
 	}
 	db.Status.Shards = shards
 
+	switch builder := db.Spec.Builder; {
+	case builder == v1alpha1.BuilderArgo && !run.r.Argo:
+		run.set(v1alpha1.DatabasePending, "ArgoUnavailable", "spec.builder is argo but Argo Workflows is not installed: the API server had no workflows.argoproj.io when the operator started (install Argo Workflows, then restart the operator; docs/operator.md)")
+		return run.r.PollInterval, nil
+	case builder == v1alpha1.BuilderArgo || (builder == "" && run.r.Argo):
+		return run.pipeline(ctx, src, loc, shards)
+	}
 	shardJob, err := run.ensureJob(ctx, shardingJob(db, src, loc, shards, run.r.image(db)))
 	if err != nil {
 		return 0, err
@@ -128,7 +140,13 @@ func (run *databaseRun) reconcile(ctx context.Context) (time.Duration, error) {
 		run.set(v1alpha1.DatabaseSharding, "WritingManifest", fmt.Sprintf("all %d shards built; writing the manifest", shards))
 		return run.r.PollInterval, nil
 	}
-	m, sum, err := manifest.LoadCurrent(ctx, st)
+	return run.ready(ctx, loc)
+}
+
+// ready fills the status from the manifest once the build wrote it.
+func (run *databaseRun) ready(ctx context.Context, loc string) (time.Duration, error) {
+	db := run.db
+	m, sum, err := manifest.LoadCurrent(ctx, run.store)
 	if err != nil {
 		run.set(v1alpha1.DatabaseSharding, "WritingManifest", fmt.Sprintf("reading the manifest at %s: %v", loc, err))
 		return run.r.PollInterval, nil
@@ -231,9 +249,11 @@ func (r *DatabaseReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if r.PollInterval == 0 {
 		r.PollInterval = 15 * time.Second
 	}
-	return ctrl.NewControllerManagedBy(mgr).
+	b := ctrl.NewControllerManagedBy(mgr).
 		For(&v1alpha1.BlastDatabase{}).
-		Owns(&batchv1.Job{}).
-		Named("blastdatabase").
-		Complete(r)
+		Owns(&batchv1.Job{})
+	if r.Argo {
+		b = b.Owns(ArgoExecutor{}.NewObject())
+	}
+	return b.Named("blastdatabase").Complete(r)
 }

@@ -50,7 +50,7 @@ func shardArgs(db *v1alpha1.BlastDatabase, src, loc string, shards int32) []stri
 }
 
 func databaseJob(db *v1alpha1.BlastDatabase, name, component, image string, args []string) *batchv1.Job {
-	labels := map[string]string{LabelDatabase: db.Name, LabelComponent: component, LabelManagedBy: managedByValue}
+	labels := databaseLabels(db, component)
 	vol, mount := scratchVolume()
 	job := &batchv1.Job{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: db.Namespace, Labels: labels},

@@ -35,6 +35,11 @@ func Setup(mgr ctrl.Manager, cfg Config) error {
 		Client: mgr.GetClient(), Scheme: mgr.GetScheme(), Recorder: mgr.GetEventRecorder("blastfleet-database"),
 		Stores: stores, WorkerImage: cfg.WorkerImage, PollInterval: cfg.PollInterval, Policy: cfg.Policy,
 	}
+	argo, err := argoInstalled(mgr)
+	if err != nil {
+		return err
+	}
+	db.Argo, db.TTLSecondsAfterFinished = argo, int32(cfg.PartitionTTL/time.Second)
 	if err := db.SetupWithManager(mgr); err != nil {
 		return err
 	}
@@ -43,10 +48,6 @@ func Setup(mgr ctrl.Manager, cfg Config) error {
 		Stores: stores, Executor: MPIJobExecutor{TTLSecondsAfterFinished: int32(cfg.PartitionTTL / time.Second)},
 		WorkerImage: cfg.WorkerImage, PollInterval: cfg.PollInterval, WindDown: cfg.WindDown, Site: cfg.Site, Policy: cfg.Policy,
 		Burst: cfg.Burst,
-	}
-	argo, err := argoInstalled(mgr)
-	if err != nil {
-		return err
 	}
 	if argo {
 		sc.Argo = ArgoExecutor{TTLSecondsAfterFinished: sc.Executor.(MPIJobExecutor).TTLSecondsAfterFinished}

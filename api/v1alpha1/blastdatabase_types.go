@@ -49,7 +49,25 @@ type BlastDatabaseSpec struct {
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=1024
 	Parallelism *int32 `json:"parallelism,omitempty"`
+
+	// Builder is what runs the build: job, an Indexed Job building a
+	// shard per index then a Job writing the manifest; or argo, an Argo
+	// Workflow (verify the source's checksum, a makeblastdb step per
+	// shard fanned out, the manifest last), visible and retryable in
+	// Argo's UI. Unset: argo when Argo Workflows was installed at the
+	// operator's start, else job.
+	// +optional
+	// +kubebuilder:validation:Enum=job;argo
+	Builder DatabaseBuilder `json:"builder,omitempty"`
 }
+
+// DatabaseBuilder is what runs a database's build.
+type DatabaseBuilder string
+
+const (
+	BuilderJob  DatabaseBuilder = "job"
+	BuilderArgo DatabaseBuilder = "argo"
+)
 
 // Sharding is a shard count or a target shard size: exactly one.
 // +kubebuilder:validation:XValidation:rule="has(self.count) != has(self.targetSize)",message="set exactly one of count and targetSize"

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"strings"
 
 	"github.com/blastfleet/blastfleet/internal/manifest"
 	"github.com/blastfleet/blastfleet/internal/objstore"
@@ -42,6 +43,9 @@ func (j *job) read(ctx context.Context) error {
 		return err
 	}
 	j.prog.printf("read %d sequences, %d letters (%s, sha256 %.12s)", len(src.seqs), src.letters, byteSize(src.size), src.sha256)
+	if want := j.o.SourceSHA256; want != "" && !strings.EqualFold(want, src.sha256) {
+		return fmt.Errorf("input %s has sha256 %s, not %s as it had when verified: it changed during the build", j.o.Input, src.sha256, want)
+	}
 	n, err := shardCount(&j.o, src)
 	if err != nil {
 		return err

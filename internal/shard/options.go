@@ -38,6 +38,10 @@ type Options struct {
 	Makeblastdb string
 	// Jobs bounds concurrent makeblastdb runs; default runtime.NumCPU().
 	Jobs int
+	// SourceSHA256, when set, is the input's SHA-256 as an earlier
+	// Verify saw it: a run reading other bytes (the source replaced
+	// while a pipeline ran) fails before writing anything.
+	SourceSHA256 string
 }
 
 func (o *Options) setDefaults() {

@@ -24,6 +24,8 @@ type dbShardOptions struct {
 	name          string
 	force         bool
 	workDir       string
+	verify        bool
+	sourceSHA256  string
 
 	// Set from cobra's Changed: 0 is a value the user can give.
 	shardsSet, targetSet, indexSet bool
@@ -81,6 +83,8 @@ Needs makeblastdb (BLAST+) on PATH.`,
 	f.StringVar(&o.output, "output", "", "where to write the database: a directory or s3://bucket/prefix (required)")
 	f.StringVar(&o.name, "name", "", "database name (default: the input's base name without .fa/.fasta/.gz)")
 	f.BoolVar(&o.force, "force", false, "rebuild even if the output already holds a database (or, with --shard-index, the shard), from this input or another")
+	f.BoolVar(&o.verify, "verify", false, "read and validate the whole input and print its sha256 alone on stdout, writing nothing (a pipeline's first step; give the sum to the shard runs' --source-sha256)")
+	f.StringVar(&o.sourceSHA256, "source-sha256", "", "fail before writing anything unless the input's sha256 is this (as --verify printed it)")
 	f.StringVar(&o.workDir, "work-dir", "", "directory for temporary build files (default: the system temp directory)")
 	for _, name := range []string{"input", "type", "output"} {
 		_ = cmd.MarkFlagRequired(name) // cannot fail: the flags exist
@@ -120,6 +124,12 @@ func (o *dbShardOptions) validate() error {
 			errs = append(errs, fmt.Errorf("--shard-index %d is out of range: want 0 ≤ I < --shards %d", o.shardIndex, o.shards))
 		}
 	}
+	if o.verify && (o.indexSet || o.finish) {
+		errs = append(errs, errors.New("--verify writes nothing: it excludes --shard-index and --finish"))
+	}
+	if v := o.sourceSHA256; v != "" && !isSHA256(v) {
+		errs = append(errs, fmt.Errorf("--source-sha256 %q is not a SHA-256 (64 hex digits)", v))
+	}
 	if o.finish && !o.shardsSet {
 		errs = append(errs, errors.New("--finish requires --shards N"))
 	}
@@ -147,8 +157,18 @@ func (o *dbShardOptions) run(cmd *cobra.Command, root *cli.Options) error {
 		WorkDir:            o.workDir,
 		Progress:           cmd.ErrOrStderr(),
 		Log:                root.Logger(cmd.ErrOrStderr()),
+		SourceSHA256:       o.sourceSHA256,
 	}
 	stdout := cmd.OutOrStdout()
+	if o.verify {
+		v, err := shard.Verify(ctx, opts)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(cmd.ErrOrStderr(), "%s: %d sequences, %d letters, %d bytes, %d shards; sha256:\n", o.input, v.Sequences, v.Letters, v.Size, v.Shards)
+		_, err = fmt.Fprintln(stdout, v.SHA256)
+		return err
+	}
 	if o.indexSet {
 		r, err := shard.BuildShard(ctx, opts, o.shardIndex)
 		if err != nil {
@@ -173,4 +193,16 @@ func (o *dbShardOptions) run(cmd *cobra.Command, root *cli.Options) error {
 	_, err = fmt.Fprintf(stdout, "%s: %d sequences, %d letters, %d shards, manifest %s\n",
 		m.Name, m.Sequences, m.Letters, len(m.Shards), out.URL(manifest.FileName))
 	return err
+}
+
+func isSHA256(s string) bool {
+	if len(s) != 64 {
+		return false
+	}
+	for _, c := range strings.ToLower(s) {
+		if !strings.ContainsRune("0123456789abcdef", c) {
+			return false
+		}
+	}
+	return true
 }

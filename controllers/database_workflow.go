@@ -1,0 +1,155 @@
+package controllers
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/blastfleet/blastfleet/api/v1alpha1"
+	"github.com/blastfleet/blastfleet/internal/argowf"
+)
+
+// componentPipeline labels a database's build Workflow.
+const componentPipeline = "pipeline"
+
+// PipelineName is a database's build Workflow.
+func PipelineName(db string) string { return truncName(db, "-build") }
+
+// databaseWorkflow is the database's build as an Argo Workflow: a verify
+// step reads and validates the whole source and prints its SHA-256; then
+// one step per shard (fanned out, at most spec.parallelism at once) runs
+// makeblastdb for its shard, and a last step writes the manifest, both
+// requiring the verified checksum, so every shard is cut from the same
+// bytes. The commands are the Job path's (db shard --shard-index, then
+// --finish), so both build the same shards. Argo retries a step whose
+// pod failed; a step that keeps failing fails the Workflow and the
+// database.
+func databaseWorkflow(db *v1alpha1.BlastDatabase, src, loc string, shards int32, image string, ttl int32) (*unstructured.Unstructured, error) {
+	base := shardArgs(db, src, loc, shards)
+	const sum = "{{steps.verify.outputs.result}}"
+	template := func(name string, args []string) workflowTemplate {
+		job := databaseJob(db, name, componentPipeline, image, args)
+		c := job.Spec.Template.Spec.Containers[0]
+		c.Name = "main"
+		return workflowTemplate{Name: name, Container: &c, RetryStrategy: map[string]any{
+			"limit": int64(3), "retryPolicy": "Always", "backoff": map[string]any{"duration": "5s", "factor": int64(2)}}}
+	}
+	verify := template("verify", append(append([]string(nil), base...), "--verify"))
+	build := template("shard", append(append([]string(nil), base...), "--shard-index", "{{inputs.parameters.index}}", "--source-sha256", "{{inputs.parameters.sha256}}"))
+	build.Inputs = map[string]any{"parameters": []any{map[string]any{"name": "index"}, map[string]any{"name": "sha256"}}}
+	finish := template("manifest", append(append([]string(nil), base...), "--finish", "--source-sha256", sum))
+	param := func(name, value string) map[string]any { return map[string]any{"name": name, "value": value} }
+
+	parallelism := shards
+	if p := db.Spec.Parallelism; p != nil {
+		parallelism = min(*p, shards)
+	}
+	pod := databaseJob(db, "", componentPipeline, image, nil).Spec.Template.Spec
+	spec := workflowSpec{
+		Entrypoint:                   "build",
+		Parallelism:                  int64(parallelism),
+		PodGC:                        map[string]string{"strategy": "OnPodSuccess"},
+		TTLStrategy:                  map[string]int32{"secondsAfterCompletion": ttl},
+		AutomountServiceAccountToken: false,
+		Executor:                     map[string]string{"serviceAccountName": argowf.ExecutorServiceAccount},
+		SecurityContext:              pod.SecurityContext,
+		PodMetadata:                  map[string]any{"labels": toAny(databaseLabels(db, componentPipeline))},
+		Volumes:                      pod.Volumes,
+		Templates: []workflowTemplate{
+			{Name: "build", Steps: [][]workflowStep{
+				{{Name: "verify", Template: "verify"}},
+				{{Name: "shard", Template: "shard", WithSequence: map[string]string{"count": strconv.Itoa(int(shards))},
+					Arguments: map[string]any{"parameters": []any{param("index", "{{item}}"), param("sha256", sum)}}}},
+				{{Name: "manifest", Template: "manifest"}},
+			}},
+			verify, build, finish,
+		},
+	}
+	obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&spec)
+	if err != nil {
+		return nil, fmt.Errorf("database %s's build as a Workflow: %w", db.Name, err)
+	}
+	wf := &unstructured.Unstructured{Object: map[string]any{"spec": obj}}
+	wf.SetGroupVersionKind(argowf.Workflow)
+	wf.SetName(PipelineName(db.Name))
+	wf.SetNamespace(db.Namespace)
+	wf.SetLabels(databaseLabels(db, componentPipeline))
+	return wf, nil
+}
+
+func databaseLabels(db *v1alpha1.BlastDatabase, component string) map[string]string {
+	return map[string]string{LabelDatabase: db.Name, LabelComponent: component, LabelManagedBy: managedByValue}
+}
+
+// pipelineState reads a build Workflow: its phase, its message, and how
+// many shard steps have succeeded.
+func pipelineState(wf *unstructured.Unstructured) (phase, message string, built int32) {
+	phase, _, _ = unstructured.NestedString(wf.Object, "status", "phase")
+	message, _, _ = unstructured.NestedString(wf.Object, "status", "message")
+	nodes, _, _ := unstructured.NestedMap(wf.Object, "status", "nodes")
+	var failed string
+	for _, n := range nodes {
+		m, ok := n.(map[string]any)
+		if !ok || m["type"] != "Pod" {
+			continue
+		}
+		if m["templateName"] == "shard" && m["phase"] == argowf.PhaseSucceeded {
+			built++
+		}
+		if p := m["phase"]; (p == argowf.PhaseFailed || p == argowf.PhaseError) && failed == "" {
+			name, _ := m["displayName"].(string)
+			msg, _ := m["message"].(string)
+			failed = fmt.Sprintf("step %s: %s", name, msg)
+		}
+	}
+	if (phase == argowf.PhaseFailed || phase == argowf.PhaseError) && failed != "" {
+		message += " (" + failed + ")"
+	}
+	return phase, message, built
+}
+
+// pipeline runs the build as a Workflow and follows it.
+func (run *databaseRun) pipeline(ctx context.Context, src, loc string, shards int32) (time.Duration, error) {
+	db := run.db
+	want, err := databaseWorkflow(db, src, loc, shards, run.r.image(db), run.r.TTLSecondsAfterFinished)
+	if err != nil {
+		return 0, err
+	}
+	wf := ArgoExecutor{}.NewObject().(*unstructured.Unstructured)
+	err = run.r.Get(ctx, client.ObjectKeyFromObject(want), wf)
+	switch {
+	case apierrors.IsNotFound(err):
+		if err := (ArgoExecutor{}).Prepare(ctx, run.r.Client, db.Namespace); err != nil {
+			return 0, err
+		}
+		if err := controllerutil.SetControllerReference(db, want, run.r.Scheme); err != nil {
+			return 0, err
+		}
+		if err := run.r.Create(ctx, want); err != nil && !apierrors.IsAlreadyExists(err) {
+			return 0, fmt.Errorf("creating Workflow %s: %w", want.GetName(), err)
+		}
+		run.events = append(run.events, event{reason: "WorkflowCreated", action: "Create", note: "Workflow " + want.GetName() + " created"})
+		wf = want
+	case err != nil:
+		return 0, fmt.Errorf("reading Workflow %s: %w", want.GetName(), err)
+	}
+	phase, msg, built := pipelineState(wf)
+	db.Status.ShardsBuilt = built
+	switch phase {
+	case argowf.PhaseFailed, argowf.PhaseError:
+		run.set(v1alpha1.DatabaseFailed, "PipelineFailed", fmt.Sprintf("Workflow %s %s: %s", wf.GetName(), phase, msg))
+		return 0, nil
+	case argowf.PhaseSucceeded:
+		return run.ready(ctx, loc)
+	}
+	run.set(v1alpha1.DatabaseSharding, "Sharding", fmt.Sprintf("%d of %d shards built (Workflow %s)", built, shards, wf.GetName()))
+	return run.r.PollInterval, nil
+}
