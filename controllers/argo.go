@@ -63,20 +63,19 @@ func (ArgoExecutor) Items(list client.ObjectList) []client.Object {
 // as in Argo's API reference; docs/operator.md shows one).
 type (
 	workflowSpec struct {
-		Entrypoint                   string                     `json:"entrypoint"`
-		Parallelism                  int64                      `json:"parallelism"`
-		ActiveDeadlineSeconds        *int64                     `json:"activeDeadlineSeconds,omitempty"`
-		PodGC                        map[string]string          `json:"podGC"`
-		TTLStrategy                  map[string]int32           `json:"ttlStrategy"`
-		AutomountServiceAccountToken bool                       `json:"automountServiceAccountToken"`
-		Executor                     map[string]string          `json:"executor"`
-		SecurityContext              *corev1.PodSecurityContext `json:"securityContext,omitempty"`
-		PodMetadata                  map[string]any             `json:"podMetadata,omitempty"`
-		PodPriorityClassName         string                     `json:"podPriorityClassName,omitempty"`
-		NodeSelector                 map[string]string          `json:"nodeSelector,omitempty"`
-		Tolerations                  []corev1.Toleration        `json:"tolerations,omitempty"`
-		Volumes                      []corev1.Volume            `json:"volumes,omitempty"`
-		Templates                    []workflowTemplate         `json:"templates"`
+		Entrypoint            string                     `json:"entrypoint"`
+		Parallelism           int64                      `json:"parallelism"`
+		ActiveDeadlineSeconds *int64                     `json:"activeDeadlineSeconds,omitempty"`
+		PodGC                 map[string]string          `json:"podGC"`
+		TTLStrategy           map[string]int32           `json:"ttlStrategy"`
+		ServiceAccountName    string                     `json:"serviceAccountName"`
+		SecurityContext       *corev1.PodSecurityContext `json:"securityContext,omitempty"`
+		PodMetadata           map[string]any             `json:"podMetadata,omitempty"`
+		PodPriorityClassName  string                     `json:"podPriorityClassName,omitempty"`
+		NodeSelector          map[string]string          `json:"nodeSelector,omitempty"`
+		Tolerations           []corev1.Toleration        `json:"tolerations,omitempty"`
+		Volumes               []corev1.Volume            `json:"volumes,omitempty"`
+		Templates             []workflowTemplate         `json:"templates"`
 	}
 	workflowTemplate struct {
 		Name          string            `json:"name"`
@@ -141,16 +140,19 @@ func (e ArgoExecutor) Build(s *PartitionSpec) (client.Object, error) {
 		// TTL; succeeded ones go at once.
 		PodGC:       map[string]string{"strategy": "OnPodSuccess"},
 		TTLStrategy: map[string]int32{"secondsAfterCompletion": ttl},
-		// The engine talks to object storage, never to the API server:
-		// only Argo's own containers get a token, the executor's.
-		AutomountServiceAccountToken: false,
-		Executor:                     map[string]string{"serviceAccountName": argowf.ExecutorServiceAccount},
-		SecurityContext:              pod.Spec.SecurityContext,
-		PodMetadata:                  map[string]any{"labels": toAny(s.PodLabels)},
-		PodPriorityClassName:         s.PriorityClassName,
-		NodeSelector:                 s.NodeSelector,
-		Tolerations:                  s.Tolerations,
-		Volumes:                      pod.Spec.Volumes,
+		// Argo's wait container records each step's result through the
+		// API server. The pod's token is the executor ServiceAccount's,
+		// allowed only that (Prepare); the engine never uses it. (Argo
+		// gives a token to its own containers alone only from a
+		// service-account-token Secret, which the operator, reading
+		// Secrets only, does not create.)
+		ServiceAccountName:   argowf.ExecutorServiceAccount,
+		SecurityContext:      pod.Spec.SecurityContext,
+		PodMetadata:          map[string]any{"labels": toAny(s.PodLabels)},
+		PodPriorityClassName: s.PriorityClassName,
+		NodeSelector:         s.NodeSelector,
+		Tolerations:          s.Tolerations,
+		Volumes:              pod.Spec.Volumes,
 		Templates: []workflowTemplate{
 			{Name: "partition", Steps: [][]workflowStep{{{
 				Name: "worker", Template: "engine",

@@ -19,14 +19,13 @@ import (
 // workflowParts decodes what the test checks of a built Workflow.
 type workflowParts struct {
 	Spec struct {
-		Entrypoint                   string            `json:"entrypoint"`
-		Parallelism                  int64             `json:"parallelism"`
-		ActiveDeadlineSeconds        *int64            `json:"activeDeadlineSeconds"`
-		PodGC                        map[string]string `json:"podGC"`
-		TTLStrategy                  map[string]int64  `json:"ttlStrategy"`
-		AutomountServiceAccountToken *bool             `json:"automountServiceAccountToken"`
-		Executor                     map[string]string `json:"executor"`
-		PodMetadata                  struct {
+		Entrypoint            string            `json:"entrypoint"`
+		Parallelism           int64             `json:"parallelism"`
+		ActiveDeadlineSeconds *int64            `json:"activeDeadlineSeconds"`
+		PodGC                 map[string]string `json:"podGC"`
+		TTLStrategy           map[string]int64  `json:"ttlStrategy"`
+		ServiceAccountName    string            `json:"serviceAccountName"`
+		PodMetadata           struct {
 			Labels map[string]string `json:"labels"`
 		} `json:"podMetadata"`
 		Templates []struct {
@@ -77,8 +76,8 @@ func TestArgoWorkflowWrapsSpec(t *testing.T) {
 				sp.ActiveDeadlineSeconds == nil || *sp.ActiveDeadlineSeconds != 3600 {
 				t.Errorf("parallelism %d podGC %v ttl %v deadline %v", sp.Parallelism, sp.PodGC, sp.TTLStrategy, sp.ActiveDeadlineSeconds)
 			}
-			if sp.AutomountServiceAccountToken == nil || *sp.AutomountServiceAccountToken || sp.Executor["serviceAccountName"] != argowf.ExecutorServiceAccount {
-				t.Errorf("automount %v executor %v: only Argo's containers may get a token", sp.AutomountServiceAccountToken, sp.Executor)
+			if sp.ServiceAccountName != argowf.ExecutorServiceAccount {
+				t.Errorf("service account %q, want the executor's (workflowtaskresults only)", sp.ServiceAccountName)
 			}
 			if sp.PodMetadata.Labels[LabelCampaign] != "camp" {
 				t.Errorf("pod labels %v lack the campaign (the PodMonitor selects on it)", sp.PodMetadata.Labels)

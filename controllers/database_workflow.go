@@ -54,15 +54,14 @@ func databaseWorkflow(db *v1alpha1.BlastDatabase, src, loc string, shards int32,
 	}
 	pod := databaseJob(db, "", componentPipeline, image, nil).Spec.Template.Spec
 	spec := workflowSpec{
-		Entrypoint:                   "build",
-		Parallelism:                  int64(parallelism),
-		PodGC:                        map[string]string{"strategy": "OnPodSuccess"},
-		TTLStrategy:                  map[string]int32{"secondsAfterCompletion": ttl},
-		AutomountServiceAccountToken: false,
-		Executor:                     map[string]string{"serviceAccountName": argowf.ExecutorServiceAccount},
-		SecurityContext:              pod.SecurityContext,
-		PodMetadata:                  map[string]any{"labels": toAny(databaseLabels(db, componentPipeline))},
-		Volumes:                      pod.Volumes,
+		Entrypoint:         "build",
+		Parallelism:        int64(parallelism),
+		PodGC:              map[string]string{"strategy": "OnPodSuccess"},
+		TTLStrategy:        map[string]int32{"secondsAfterCompletion": ttl},
+		ServiceAccountName: argowf.ExecutorServiceAccount,
+		SecurityContext:    pod.SecurityContext,
+		PodMetadata:        map[string]any{"labels": toAny(databaseLabels(db, componentPipeline))},
+		Volumes:            pod.Volumes,
 		Templates: []workflowTemplate{
 			{Name: "build", Steps: [][]workflowStep{
 				{{Name: "verify", Template: "verify"}},

@@ -31,8 +31,8 @@ const (
 	PhaseError     = "Error"
 )
 
-// ExecutorServiceAccount is the ServiceAccount, in a campaign's
-// namespace, whose token only Argo's own containers (init and wait) get:
-// they record each step's result (workflowtaskresults). The engine's
-// container has no token.
+// ExecutorServiceAccount is the ServiceAccount, in a campaign's or a
+// database's namespace, that Workflow pods run as: Argo's wait container
+// records each step's result (workflowtaskresults create and patch, all
+// it is allowed).
 const ExecutorServiceAccount = "blastfleet-argo-executor"

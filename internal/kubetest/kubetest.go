@@ -38,7 +38,20 @@ func Scheme() *runtime.Scheme { return kubescheme.New() }
 // them when the test ends.
 func Start(t testing.TB) *Env {
 	t.Helper()
-	e, err := start()
+	return startWith(t, false)
+}
+
+// StartArgo is Start with Argo Workflows' CRDs installed too (ArgoCRDs):
+// an operator started against it runs campaigns of executor argo and
+// builds databases as Workflows.
+func StartArgo(t testing.TB) *Env {
+	t.Helper()
+	return startWith(t, true)
+}
+
+func startWith(t testing.TB, argo bool) *Env {
+	t.Helper()
+	e, err := start(argo)
 	if err != nil {
 		if strings.Contains(err.Error(), "assets") {
 			skipOrFatal(t, "%v", err)
@@ -56,7 +69,7 @@ func (e *Env) Stop() {
 	}
 }
 
-func start() (*Env, error) {
+func start(argo bool) (*Env, error) {
 	assets, err := Assets()
 	if err != nil {
 		return nil, err
@@ -64,6 +77,13 @@ func start() (*Env, error) {
 	crds, err := CRDPaths()
 	if err != nil {
 		return nil, err
+	}
+	if argo {
+		a, err := ArgoCRDs()
+		if err != nil {
+			return nil, err
+		}
+		crds = append(crds, a...)
 	}
 	env := &envtest.Environment{
 		BinaryAssetsDirectory: assets,
@@ -131,11 +151,7 @@ func CRDPaths() ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	argo, err := ArgoCRDs()
-	if err != nil {
-		return nil, err
-	}
-	return append([]string{filepath.Join(root, "config/crd/bases"), mpi}, argo...), nil
+	return []string{filepath.Join(root, "config/crd/bases"), mpi}, nil
 }
 
 // ArgoCRDs are the CRD files of the Argo Workflows kinds blastfleet

@@ -2,16 +2,20 @@ package e2e
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/blastfleet/blastfleet/api/v1alpha1"
+	"github.com/blastfleet/blastfleet/controllers"
 	"github.com/blastfleet/blastfleet/internal/argowf"
+	"github.com/blastfleet/blastfleet/internal/manifest"
 )
 
 // argoCampaignYAML is campaignYAML run by Argo Workflows: one partition
@@ -88,4 +92,74 @@ func testArgoStepPodDeleted(t *testing.T, tg *target, f *fixture, db string) {
 	default:
 		t.Logf("step pod %s had finished before its deletion: the fault was not exercised on this run (the result is still checked)", victim.Name)
 	}
+}
+
+// testArgoDatabase: the test's database built again by an Argo Workflow
+// (spec.builder argo: verify the source's checksum, a makeblastdb step
+// per shard, the manifest last) is the Job path's: the same source
+// checksum, sequences and letters, and shard for shard the same names,
+// sequences, letters and sequence ids in OID order (the .ids file's
+// checksum; makeblastdb stamps its files with the build's date, so their
+// bytes differ between any two builds). Returns its name: the Argo
+// campaign searches it, so its shards also give the unsharded result.
+func testArgoDatabase(t *testing.T, tg *target, jobDB string) string {
+	name := tg.name("argo-families")
+	t0 := time.Now()
+	tg.apply(t, tg.databaseYAMLBuilder(name, "argo"))
+	var db v1alpha1.BlastDatabase
+	waitFor(t, 3*time.Minute, "BlastDatabase "+name+" Ready", func() (bool, string) {
+		if err := tg.c.Get(context.Background(), client.ObjectKey{Namespace: tg.ns, Name: name}, &db); err != nil {
+			return false, err.Error()
+		}
+		if db.Status.Phase == v1alpha1.DatabaseFailed {
+			t.Fatalf("BlastDatabase %s Failed: %+v", name, db.Status.Conditions)
+		}
+		return db.Status.Phase == v1alpha1.DatabaseReady, fmt.Sprintf("%s %d/%d shards", db.Status.Phase, db.Status.ShardsBuilt, db.Status.Shards)
+	})
+	t.Logf("BlastDatabase %s Ready in %s through Workflow %s", name, time.Since(t0).Round(time.Millisecond), controllers.PipelineName(name))
+	w := &unstructured.Unstructured{}
+	w.SetGroupVersionKind(argowf.Workflow)
+	if err := tg.c.Get(context.Background(), client.ObjectKey{Namespace: tg.ns, Name: controllers.PipelineName(name)}, w); err != nil {
+		t.Errorf("the database's Workflow: %v", err)
+	} else if phase, _, _ := unstructured.NestedString(w.Object, "status", "phase"); phase != argowf.PhaseSucceeded {
+		t.Errorf("Workflow %s is %s", w.GetName(), phase)
+	}
+	var jobs batchv1.JobList
+	if err := tg.c.List(context.Background(), &jobs, client.InNamespace(tg.ns), client.MatchingLabels{controllers.LabelDatabase: name}); err != nil || len(jobs.Items) != 0 {
+		t.Errorf("%d Jobs for a database of builder argo (%v)", len(jobs.Items), err)
+	}
+
+	load := func(db string) *manifest.Manifest {
+		st, err := tg.store("e2e-databases/" + tg.ns + "/" + db)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, _, err := manifest.LoadCurrent(context.Background(), st)
+		if err != nil {
+			t.Fatalf("manifest of %s: %v", db, err)
+		}
+		return m
+	}
+	a, j := load(name), load(jobDB)
+	if a.Source.SHA256 != j.Source.SHA256 || a.Sequences != j.Sequences || a.Letters != j.Letters || len(a.Shards) != len(j.Shards) {
+		t.Fatalf("Workflow's build: source %s, %d sequences, %d letters, %d shards; the Jobs': %s, %d, %d, %d",
+			a.Source.SHA256, a.Sequences, a.Letters, len(a.Shards), j.Source.SHA256, j.Sequences, j.Letters, len(j.Shards))
+	}
+	ids := func(s manifest.Shard) string {
+		for _, f := range s.Files {
+			if f.Name == s.IDsFile {
+				return f.SHA256
+			}
+		}
+		return "none"
+	}
+	for i := range a.Shards {
+		as, js := a.Shards[i], j.Shards[i]
+		if as.Name != js.Name || as.Sequences != js.Sequences || as.Letters != js.Letters || ids(as) != ids(js) || ids(as) == "none" {
+			t.Errorf("shard %d: Workflow's %s %d sequences %d letters ids %s; the Jobs' %s %d %d %s",
+				i, as.Name, as.Sequences, as.Letters, ids(as), js.Name, js.Sequences, js.Letters, ids(js))
+		}
+	}
+	t.Logf("the Workflow built the Jobs' %d shards (source sha256 %.12s)", len(a.Shards), a.Source.SHA256)
+	return name
 }

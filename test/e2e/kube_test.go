@@ -27,8 +27,13 @@ func (tg *target) storage(prefix string) string {
       name: %s`, tg.endpoint, tg.bucket, prefix, tg.secret)
 }
 
-// databaseYAML is the test's BlastDatabase: 3 shards, built by Jobs.
+// databaseYAML is the test's BlastDatabase: 3 shards, built by Jobs
+// (spec.builder job, also where Argo Workflows is installed).
 func (tg *target) databaseYAML(name string) string {
+	return tg.databaseYAMLBuilder(name, "job")
+}
+
+func (tg *target) databaseYAMLBuilder(name, builder string) string {
 	return fmt.Sprintf(`apiVersion: blastfleet.io/v1alpha1
 kind: BlastDatabase
 metadata:
@@ -37,11 +42,12 @@ spec:
   source:
     key: %s
   type: nucl
+  builder: %s
   shards:
     count: 3
   storage:
 %s
-`, name, dbKey, tg.storage("e2e-databases"))
+`, name, dbKey, builder, tg.storage("e2e-databases"))
 }
 
 // campaignYAML is a campaign of the fixture's 30 queries in chunks of 2

@@ -71,7 +71,11 @@ func TestOneNodeCluster(t *testing.T) {
 			return client.MatchingLabels{"app.kubernetes.io/name": "minio"}
 		})
 	})
-	t.Run("argo-step-pod-deleted", func(t *testing.T) { testArgoStepPodDeleted(t, tg, f, db) })
+	// Argo Workflows: the database built by a Workflow, then searched by
+	// a campaign whose partition is a Workflow.
+	argoDB := db
+	t.Run("argo-database-same-shards", func(t *testing.T) { argoDB = testArgoDatabase(t, tg, db) })
+	t.Run("argo-step-pod-deleted", func(t *testing.T) { testArgoStepPodDeleted(t, tg, f, argoDB) })
 	t.Run("kueue-admits-in-turn", func(t *testing.T) { testKueue(t, tg, f, db) })
 	t.Run("dev-down-leaves-nothing", func(t *testing.T) { testClusterDown(t, tg) })
 	t.Logf("one-node cluster: %s", time.Since(t0).Round(time.Second))

@@ -1,13 +1,21 @@
 package operator
 
 import (
+	"bytes"
 	"context"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -74,7 +82,7 @@ func (h *harness) setWorkflowStatus(wf *unstructured.Unstructured, status map[st
 // replaced as a failed MPIJob is, and the campaign completing from the
 // ledger. No MPIJob is created.
 func TestArgoExecutor(t *testing.T) {
-	h := newHarness(t)
+	h := newArgoHarness(t)
 	h.readyDatabase("sprot", v1alpha1.DatabaseProtein)
 	h.putQueries("wf")
 	c := h.campaign("wf", "sprot", 1)
@@ -142,7 +150,7 @@ func TestArgoExecutor(t *testing.T) {
 // queue, an executor changed after creation, and an unknown executor;
 // without the field the campaign is an MPIJob one.
 func TestArgoExecutorValidation(t *testing.T) {
-	h := newHarness(t)
+	h := newArgoHarness(t)
 	ctx := context.Background()
 	c := h.campaign("queued", "sprot", 1)
 	c.Spec.Executor, c.Spec.QueueName = v1alpha1.ExecutorArgo, "team"
@@ -163,5 +171,131 @@ func TestArgoExecutorValidation(t *testing.T) {
 	cur.Spec.Executor = v1alpha1.ExecutorArgo
 	if err := h.c.Update(ctx, cur); err == nil || !strings.Contains(err.Error(), "executor is immutable") {
 		t.Errorf("changing the executor: %v", err)
+	}
+}
+
+// TestArgoExecutorUnavailable: on a cluster without Argo, a campaign of
+// executor argo waits with a condition naming the cause (not Failed:
+// installing Argo and restarting the operator lets it run).
+func TestArgoExecutorUnavailable(t *testing.T) {
+	h := newHarness(t)
+	h.readyDatabase("sprot", v1alpha1.DatabaseProtein)
+	h.putQueries("noargo")
+	c := h.campaign("noargo", "sprot", 1)
+	c.Spec.Executor = v1alpha1.ExecutorArgo
+	h.create(c)
+	h.writePlan("noargo", "sprot", 2)
+	h.eventually("Ready condition ExecutorUnavailable", 20*time.Second, func() (bool, string) {
+		got := h.get("noargo")
+		cond := meta.FindStatusCondition(got.Status.Conditions, v1alpha1.ConditionReady)
+		return cond != nil && cond.Reason == "ExecutorUnavailable" && strings.Contains(cond.Message, "Argo Workflows is not installed") &&
+			got.Status.Phase != v1alpha1.CampaignFailed, fmt.Sprintf("phase %s, %+v", got.Status.Phase, cond)
+	})
+	st := h.store("")
+	fa := []byte(">a\nACGTACGTAC\n")
+	if err := st.Put(context.Background(), "fasta/noargo.fa", bytes.NewReader(fa), int64(len(fa))); err != nil {
+		t.Fatal(err)
+	}
+	h.create(&v1alpha1.BlastDatabase{
+		ObjectMeta: metav1.ObjectMeta{Name: "noargo", Namespace: h.ns},
+		Spec: v1alpha1.BlastDatabaseSpec{Source: v1alpha1.ObjectReference{Key: "fasta/noargo.fa"}, Type: v1alpha1.DatabaseNucleotide,
+			Shards: v1alpha1.Sharding{Count: ptr.To[int32](1)}, Storage: h.output("databases"), Builder: v1alpha1.BuilderArgo},
+	})
+	h.waitDatabaseReason("noargo", "ArgoUnavailable", "spec.builder is argo but Argo Workflows is not installed")
+}
+
+// workflow is the named Workflow, or nil.
+func (h *harness) workflow(name string) *unstructured.Unstructured {
+	h.t.Helper()
+	wf := &unstructured.Unstructured{}
+	wf.SetGroupVersionKind(argowf.Workflow)
+	if err := h.c.Get(context.Background(), client.ObjectKey{Namespace: h.ns, Name: name}, wf); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		h.t.Fatal(err)
+	}
+	return wf
+}
+
+// TestDatabasePipelineWorkflow: with Argo installed a BlastDatabase
+// builds as a Workflow (verify, a shard step per shard, the manifest),
+// owned by the database; its shard steps' nodes count as shards built,
+// and a failed Workflow fails the database naming the step. spec.builder
+// job keeps the Jobs.
+func TestDatabasePipelineWorkflow(t *testing.T) {
+	h := newArgoHarness(t)
+	ctx := context.Background()
+	st := h.store("")
+	fa := []byte(">a\nACGTACGTAC\n>b\nGGGGCCCCAA\n>c\nTTTTAAAACC\n")
+	for _, k := range []string{"fasta/wfdb.fa", "fasta/jobdb.fa"} {
+		if err := st.Put(ctx, k, bytes.NewReader(fa), int64(len(fa))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db := func(name string, builder v1alpha1.DatabaseBuilder) *v1alpha1.BlastDatabase {
+		return &v1alpha1.BlastDatabase{
+			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: h.ns},
+			Spec: v1alpha1.BlastDatabaseSpec{Source: v1alpha1.ObjectReference{Key: "fasta/" + name + ".fa"}, Type: v1alpha1.DatabaseNucleotide,
+				Shards: v1alpha1.Sharding{Count: ptr.To[int32](3)}, Parallelism: ptr.To[int32](2), Storage: h.output("databases"), Builder: builder},
+		}
+	}
+	h.create(db("wfdb", ""))
+	h.create(db("jobdb", v1alpha1.BuilderJob))
+
+	var wf *unstructured.Unstructured
+	h.eventually("Workflow wfdb-build", 20*time.Second, func() (bool, string) {
+		wf = h.workflow(controllers.PipelineName("wfdb"))
+		return wf != nil, "none"
+	})
+	if !slices.ContainsFunc(wf.GetOwnerReferences(), func(r metav1.OwnerReference) bool {
+		return r.Kind == "BlastDatabase" && r.Name == "wfdb" && ptr.Deref(r.Controller, false)
+	}) {
+		t.Errorf("Workflow owners %v", wf.GetOwnerReferences())
+	}
+	par, _, _ := unstructured.NestedInt64(wf.Object, "spec", "parallelism")
+	tmpls, _, _ := unstructured.NestedSlice(wf.Object, "spec", "templates")
+	var argv []string
+	for _, tm := range tmpls[1:] {
+		var c corev1.Container
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(tm.(map[string]any)["container"].(map[string]any), &c); err != nil {
+			t.Fatal(err)
+		}
+		h.noSecretsIn(c)
+		argv = append(argv, strings.Join(c.Args, " "))
+	}
+	if par != 2 || len(argv) != 3 || !strings.HasSuffix(argv[0], " --verify") ||
+		!strings.Contains(argv[1], "--shard-index {{inputs.parameters.index}} --source-sha256 {{inputs.parameters.sha256}}") ||
+		!strings.HasSuffix(argv[2], "--finish --source-sha256 {{steps.verify.outputs.result}}") {
+		t.Errorf("parallelism %d, steps:\n%s", par, strings.Join(argv, "\n"))
+	}
+
+	h.setWorkflowStatus(wf, map[string]any{"phase": "Running", "nodes": map[string]any{
+		"v":  map[string]any{"type": "Pod", "templateName": "verify", "phase": "Succeeded"},
+		"s0": map[string]any{"type": "Pod", "templateName": "shard", "phase": "Succeeded"},
+		"s1": map[string]any{"type": "Pod", "templateName": "shard", "phase": "Succeeded"},
+		"s2": map[string]any{"type": "Pod", "templateName": "shard", "phase": "Running"}}})
+	h.eventually("2 of 3 shards built", 10*time.Second, func() (bool, string) {
+		var got v1alpha1.BlastDatabase
+		_ = h.c.Get(ctx, client.ObjectKey{Namespace: h.ns, Name: "wfdb"}, &got)
+		return got.Status.ShardsBuilt == 2 && got.Status.Phase == v1alpha1.DatabaseSharding, fmt.Sprintf("%s %d built", got.Status.Phase, got.Status.ShardsBuilt)
+	})
+	h.setWorkflowStatus(wf, map[string]any{"phase": "Failed", "message": "child 's2' failed", "nodes": map[string]any{
+		"s2": map[string]any{"type": "Pod", "templateName": "shard", "displayName": "shard(2:2)", "phase": "Failed", "message": "Error (exit code 1)"}}})
+	h.eventually("database wfdb Failed", 20*time.Second, func() (bool, string) {
+		var got v1alpha1.BlastDatabase
+		_ = h.c.Get(ctx, client.ObjectKey{Namespace: h.ns, Name: "wfdb"}, &got)
+		cond := meta.FindStatusCondition(got.Status.Conditions, v1alpha1.ConditionFailed)
+		return got.Status.Phase == v1alpha1.DatabaseFailed && cond != nil && cond.Reason == "PipelineFailed" &&
+			strings.Contains(cond.Message, "shard(2:2): Error (exit code 1)"), fmt.Sprintf("%s %+v", got.Status.Phase, cond)
+	})
+
+	h.eventually("Jobs of jobdb", 20*time.Second, func() (bool, string) {
+		var jobs batchv1.JobList
+		_ = h.c.List(ctx, &jobs, client.InNamespace(h.ns), client.MatchingLabels{controllers.LabelDatabase: "jobdb"})
+		return len(jobs.Items) == 1, fmt.Sprintf("%d Jobs", len(jobs.Items))
+	})
+	if h.workflow(controllers.PipelineName("jobdb")) != nil {
+		t.Error("a Workflow for a database of builder job")
 	}
 }
