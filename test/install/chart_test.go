@@ -30,6 +30,7 @@ var everyOptionalFeature = []string{
 	"--set", "prometheusRule.enabled=true",
 	"--set", "dashboards.enabled=true",
 	"--set", "networkPolicy.enabled=true",
+	"--set", "argo.databaseTemplate.enabled=true",
 	"--set", "metrics.readerSubjects[0].kind=ServiceAccount",
 	"--set", "metrics.readerSubjects[0].name=prometheus",
 	"--set", "metrics.readerSubjects[0].namespace=monitoring",
@@ -194,7 +195,7 @@ func checkManagerPod(t *testing.T, what string, pod corev1.PodSpec) {
 
 func TestHelmTemplateEveryOptionalFeature(t *testing.T) {
 	objs := render(t, chartDir, everyOptionalFeature...)
-	for _, k := range []string{"ServiceMonitor", "PodMonitor", "PrometheusRule", "NetworkPolicy"} {
+	for _, k := range []string{"ServiceMonitor", "PodMonitor", "PrometheusRule", "NetworkPolicy", "WorkflowTemplate"} {
 		if len(ofKind(objs, k)) != 1 {
 			t.Errorf("every optional feature on: %d %s, want 1", len(ofKind(objs, k)), k)
 		}
@@ -585,4 +586,46 @@ func copyDir(t testing.TB, src string) string {
 		t.Fatal(err)
 	}
 	return dst
+}
+
+// TestArgoDatabaseTemplate: the chart's WorkflowTemplate runs the
+// operator's database build (verify, a shard step per shard requiring the
+// verified sha256, the manifest last) in pods that pass the restricted
+// Pod Security Standard; off by default (it needs Argo's CRDs).
+func TestArgoDatabaseTemplate(t *testing.T) {
+	if n := len(ofKind(render(t, chartDir), "WorkflowTemplate")); n != 0 {
+		t.Errorf("%d WorkflowTemplates by default, want none", n)
+	}
+	wt := find(t, render(t, chartDir, "--set", "argo.databaseTemplate.enabled=true", "--set", "argo.databaseTemplate.namespace=research"), "WorkflowTemplate", "")
+	if wt.GetNamespace() != "research" {
+		t.Errorf("WorkflowTemplate in %q, want research", wt.GetNamespace())
+	}
+	steps, _, _ := unstructured.NestedSlice(wt.Object, "spec", "templates")
+	var modes []string
+	for _, group := range steps[0].(map[string]any)["steps"].([]any) {
+		st := group.([]any)[0].(map[string]any)
+		params := st["arguments"].(map[string]any)["parameters"].([]any)
+		modes = append(modes, st["name"].(string)+": "+params[0].(map[string]any)["value"].(string))
+	}
+	want := []string{"verify: --verify",
+		"shard: --shard-index={{item}} --source-sha256={{steps.verify.outputs.result}}",
+		"manifest: --finish --source-sha256={{steps.verify.outputs.result}}"}
+	if strings.Join(modes, "\n") != strings.Join(want, "\n") {
+		t.Errorf("steps:\n%s\nwant:\n%s", strings.Join(modes, "\n"), strings.Join(want, "\n"))
+	}
+	c := steps[1].(map[string]any)["container"].(map[string]any)
+	args := fmt.Sprint(c["args"])
+	for _, flag := range []string{"blastfleet db shard", `--input "$SOURCE"`, `--shards "$SHARDS"`, `--output "$OUTPUT"`, "--work-dir /scratch", "{{inputs.parameters.mode}}"} {
+		if !strings.Contains(args, flag) {
+			t.Errorf("container args %s lack %s", args, flag)
+		}
+	}
+	sc := c["securityContext"].(map[string]any)
+	if sc["allowPrivilegeEscalation"] != false || sc["readOnlyRootFilesystem"] != true {
+		t.Errorf("securityContext %v, want restricted", sc)
+	}
+	psc, _, _ := unstructured.NestedMap(wt.Object, "spec", "securityContext")
+	if psc["runAsNonRoot"] != true || psc["seccompProfile"] == nil {
+		t.Errorf("pod securityContext %v, want restricted", psc)
+	}
 }
