@@ -34,6 +34,8 @@ func PipelineName(db string) string { return truncName(db, "-build") }
 // database.
 func databaseWorkflow(db *v1alpha1.BlastDatabase, src, loc string, shards int32, image string, ttl int32) (*unstructured.Unstructured, error) {
 	base := shardArgs(db, src, loc, shards)
+	// Steps' outputs resolve only in the steps template: each step gets
+	// the verified sum as an argument.
 	const sum = "{{steps.verify.outputs.result}}"
 	template := func(name string, args []string) workflowTemplate {
 		job := databaseJob(db, name, componentPipeline, image, args)
@@ -45,7 +47,8 @@ func databaseWorkflow(db *v1alpha1.BlastDatabase, src, loc string, shards int32,
 	verify := template("verify", append(append([]string(nil), base...), "--verify"))
 	build := template("shard", append(append([]string(nil), base...), "--shard-index", "{{inputs.parameters.index}}", "--source-sha256", "{{inputs.parameters.sha256}}"))
 	build.Inputs = map[string]any{"parameters": []any{map[string]any{"name": "index"}, map[string]any{"name": "sha256"}}}
-	finish := template("manifest", append(append([]string(nil), base...), "--finish", "--source-sha256", sum))
+	finish := template("manifest", append(append([]string(nil), base...), "--finish", "--source-sha256", "{{inputs.parameters.sha256}}"))
+	finish.Inputs = map[string]any{"parameters": []any{map[string]any{"name": "sha256"}}}
 	param := func(name, value string) map[string]any { return map[string]any{"name": name, "value": value} }
 
 	parallelism := shards
@@ -67,7 +70,7 @@ func databaseWorkflow(db *v1alpha1.BlastDatabase, src, loc string, shards int32,
 				{{Name: "verify", Template: "verify"}},
 				{{Name: "shard", Template: "shard", WithSequence: map[string]string{"count": strconv.Itoa(int(shards))},
 					Arguments: map[string]any{"parameters": []any{param("index", "{{item}}"), param("sha256", sum)}}}},
-				{{Name: "manifest", Template: "manifest"}},
+				{{Name: "manifest", Template: "manifest", Arguments: map[string]any{"parameters": []any{param("sha256", sum)}}}},
 			}},
 			verify, build, finish,
 		},

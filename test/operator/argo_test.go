@@ -266,7 +266,7 @@ func TestDatabasePipelineWorkflow(t *testing.T) {
 	}
 	if par != 2 || len(argv) != 3 || !strings.HasSuffix(argv[0], " --verify") ||
 		!strings.Contains(argv[1], "--shard-index {{inputs.parameters.index}} --source-sha256 {{inputs.parameters.sha256}}") ||
-		!strings.HasSuffix(argv[2], "--finish --source-sha256 {{steps.verify.outputs.result}}") {
+		!strings.HasSuffix(argv[2], "--finish --source-sha256 {{inputs.parameters.sha256}}") {
 		t.Errorf("parallelism %d, steps:\n%s", par, strings.Join(argv, "\n"))
 	}
 
