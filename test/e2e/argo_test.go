@@ -3,6 +3,8 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -16,6 +18,7 @@ import (
 	"github.com/blastfleet/blastfleet/controllers"
 	"github.com/blastfleet/blastfleet/internal/argowf"
 	"github.com/blastfleet/blastfleet/internal/manifest"
+	"github.com/blastfleet/blastfleet/internal/testenv"
 )
 
 // argoCampaignYAML is campaignYAML run by Argo Workflows: one partition
@@ -151,21 +154,30 @@ func testArgoDatabase(t *testing.T, tg *target, jobDB string) string {
 		t.Errorf("%d Jobs for a database of builder argo (%v)", len(jobs.Items), err)
 	}
 
-	load := func(db string) *manifest.Manifest {
-		st, err := tg.store("e2e-databases/" + tg.ns + "/" + db)
+	sameShards(t, tg, "e2e-databases/"+tg.ns+"/"+name, "e2e-databases/"+tg.ns+"/"+jobDB)
+	return name
+}
+
+// sameShards compares the databases at two prefixes of the bucket: the
+// same source, sequences and letters, and shard for shard the same
+// names, sequences, letters and sequence ids in OID order.
+func sameShards(t *testing.T, tg *target, prefixA, prefixB string) {
+	t.Helper()
+	load := func(prefix string) *manifest.Manifest {
+		st, err := tg.store(prefix)
 		if err != nil {
 			t.Fatal(err)
 		}
 		m, _, err := manifest.LoadCurrent(context.Background(), st)
 		if err != nil {
-			t.Fatalf("manifest of %s: %v", db, err)
+			t.Fatalf("manifest at %s: %v", prefix, err)
 		}
 		return m
 	}
-	a, j := load(name), load(jobDB)
+	a, j := load(prefixA), load(prefixB)
 	if a.Source.SHA256 != j.Source.SHA256 || a.Sequences != j.Sequences || a.Letters != j.Letters || len(a.Shards) != len(j.Shards) {
-		t.Fatalf("Workflow's build: source %s, %d sequences, %d letters, %d shards; the Jobs': %s, %d, %d, %d",
-			a.Source.SHA256, a.Sequences, a.Letters, len(a.Shards), j.Source.SHA256, j.Sequences, j.Letters, len(j.Shards))
+		t.Fatalf("%s: source %s, %d sequences, %d letters, %d shards; %s: %s, %d, %d, %d", prefixA,
+			a.Source.SHA256, a.Sequences, a.Letters, len(a.Shards), prefixB, j.Source.SHA256, j.Sequences, j.Letters, len(j.Shards))
 	}
 	ids := func(s manifest.Shard) string {
 		for _, f := range s.Files {
@@ -178,10 +190,72 @@ func testArgoDatabase(t *testing.T, tg *target, jobDB string) string {
 	for i := range a.Shards {
 		as, js := a.Shards[i], j.Shards[i]
 		if as.Name != js.Name || as.Sequences != js.Sequences || as.Letters != js.Letters || ids(as) != ids(js) || ids(as) == "none" {
-			t.Errorf("shard %d: Workflow's %s %d sequences %d letters ids %s; the Jobs' %s %d %d %s",
+			t.Errorf("shard %d: %s %d sequences %d letters ids %s; the other's %s %d %d %s",
 				i, as.Name, as.Sequences, as.Letters, ids(as), js.Name, js.Sequences, js.Letters, ids(js))
 		}
 	}
-	t.Logf("the Workflow built the Jobs' %d shards (source sha256 %.12s)", len(a.Shards), a.Source.SHA256)
-	return name
+	t.Logf("%s holds %s's %d shards (source sha256 %.12s)", prefixA, prefixB, len(a.Shards), a.Source.SHA256)
+}
+
+// testChartDatabaseTemplate: the chart's WorkflowTemplate
+// (argo.databaseTemplate.enabled), applied as helm renders it and run by a
+// Workflow that names it (as a CronWorkflow would), builds the Job path's
+// shards.
+func testChartDatabaseTemplate(t *testing.T, tg *target, jobDB string) {
+	helm := os.Getenv("BLASTFLEET_HELM")
+	if helm == "" {
+		t.Skip("BLASTFLEET_HELM is not set (hack/install-helm.sh)")
+	}
+	root, err := testenv.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, stderr, err := tg.run(t, helm, "template", "blastfleet", filepath.Join(root, "charts/blastfleet"), "--namespace", tg.ns,
+		"--set", "argo.databaseTemplate.enabled=true", "--show-only", "templates/argo-database-template.yaml")
+	if err != nil {
+		t.Fatalf("helm template: %v\n%s", err, stderr)
+	}
+	tg.apply(t, out)
+	// The worker image the operator gave the Job path's database.
+	var jobs batchv1.JobList
+	if err := tg.c.List(context.Background(), &jobs, client.InNamespace(tg.ns), client.MatchingLabels{controllers.LabelDatabase: jobDB}); err != nil || len(jobs.Items) == 0 {
+		t.Fatalf("the Jobs of %s: %v (%d)", jobDB, err, len(jobs.Items))
+	}
+	image := jobs.Items[0].Spec.Template.Spec.Containers[0].Image
+	name := tg.name("tmpl-build")
+	prefix := "e2e-databases-template/" + name
+	tg.apply(t, fmt.Sprintf(`apiVersion: argoproj.io/v1alpha1
+kind: Workflow
+metadata:
+  name: %s
+spec:
+  workflowTemplateRef:
+    name: blastfleet-build-database
+  arguments:
+    parameters:
+    - {name: source, value: "s3://%s/%s"}
+    - {name: type, value: nucl}
+    - {name: shards, value: "3"}
+    - {name: name, value: %s}
+    - {name: output, value: "s3://%s/%s"}
+    - {name: endpoint, value: "%s"}
+    - {name: credentialsSecret, value: %s}
+    - {name: image, value: "%s"}
+`, name, tg.bucket, dbKey, name, tg.bucket, prefix, tg.endpoint, tg.secret, image))
+	t0 := time.Now()
+	waitFor(t, 3*time.Minute, "Workflow "+name+" Succeeded", func() (bool, string) {
+		w := &unstructured.Unstructured{}
+		w.SetGroupVersionKind(argowf.Workflow)
+		if err := tg.c.Get(context.Background(), client.ObjectKey{Namespace: tg.ns, Name: name}, w); err != nil {
+			return false, err.Error()
+		}
+		phase, _, _ := unstructured.NestedString(w.Object, "status", "phase")
+		msg, _, _ := unstructured.NestedString(w.Object, "status", "message")
+		if phase == argowf.PhaseFailed || phase == argowf.PhaseError {
+			t.Fatalf("Workflow %s %s: %s", name, phase, msg)
+		}
+		return phase == argowf.PhaseSucceeded, phase + " " + msg
+	})
+	t.Logf("the chart's WorkflowTemplate built %s in %s", prefix, time.Since(t0).Round(time.Millisecond))
+	sameShards(t, tg, prefix, "e2e-databases/"+tg.ns+"/"+jobDB)
 }

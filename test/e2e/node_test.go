@@ -76,6 +76,7 @@ func TestOneNodeCluster(t *testing.T) {
 	argoDB := db
 	t.Run("argo-database-same-shards", func(t *testing.T) { argoDB = testArgoDatabase(t, tg, db) })
 	t.Run("argo-step-pod-deleted", func(t *testing.T) { testArgoStepPodDeleted(t, tg, f, argoDB) })
+	t.Run("argo-chart-database-template", func(t *testing.T) { testChartDatabaseTemplate(t, tg, db) })
 	t.Run("kueue-admits-in-turn", func(t *testing.T) { testKueue(t, tg, f, db) })
 	t.Run("dev-down-leaves-nothing", func(t *testing.T) { testClusterDown(t, tg) })
 	t.Logf("one-node cluster: %s", time.Since(t0).Round(time.Second))
