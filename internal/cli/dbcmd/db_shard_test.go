@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"os"
 	"path/filepath"
 	"strings"
@@ -29,6 +31,8 @@ func TestDBShardIndexFlagErrors(t *testing.T) {
 		{[]string{"--shards", "2", "--shard-index", "-1"}, "--shard-index -1 is out of range"},
 		{[]string{"--target-shard-letters", "100", "--finish"}, "--finish requires --shards N"},
 		{[]string{"--shards", "2", "--shard-index", "0", "--finish"}, "--shard-index and --finish exclude each other"},
+		{[]string{"--shards", "2", "--verify", "--finish"}, "--verify writes nothing: it excludes --shard-index and --finish"},
+		{[]string{"--shards", "2", "--shard-index", "0", "--source-sha256", "abc"}, `--source-sha256 "abc" is not a SHA-256`},
 	} {
 		out := filepath.Join(t.TempDir(), "out")
 		args := append(append(append([]string{}, base...), "--output", out), tc.args...)
@@ -181,5 +185,35 @@ func TestDBShard(t *testing.T) {
 	}
 	if !strings.Contains(stderr, "building shard") {
 		t.Errorf("no progress on stderr: %q", stderr)
+	}
+}
+
+// TestDBShardVerify: --verify prints the input's sha256 alone on stdout
+// (what an Argo step's outputs.result carries) and writes nothing; a
+// shard run given that sum builds, one given another refuses.
+func TestDBShardVerify(t *testing.T) {
+	testenv.RequireTools(t, "makeblastdb")
+	dir, input := tinyInput(t)
+	out := filepath.Join(dir, "db")
+	shard := func(extra ...string) (string, string, error) {
+		return run(t, "blastfleet", append([]string{"db", "shard", "--input", input, "--type", "nucl", "--shards", "2", "--output", out}, extra...)...)
+	}
+	stdout, stderr, err := shard("--verify")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	sum := sha256.Sum256([]byte(tinyFASTA))
+	if want := hex.EncodeToString(sum[:]) + "\n"; stdout != want {
+		t.Errorf("stdout %q, want the sha256 %q alone", stdout, want)
+	}
+	if es, _ := os.ReadDir(out); len(es) != 0 {
+		t.Errorf("--verify wrote %d entries in the output", len(es))
+	}
+	if _, stderr, err := shard("--shard-index", "0", "--source-sha256", strings.TrimSpace(stdout)); err != nil {
+		t.Fatalf("shard with the verified sum: %v\n%s", err, stderr)
+	}
+	other := strings.Repeat("ab", 32)
+	if _, _, err := shard("--shard-index", "1", "--source-sha256", other); err == nil || !strings.Contains(err.Error(), "changed during the build") {
+		t.Errorf("shard with another sum: %v", err)
 	}
 }
