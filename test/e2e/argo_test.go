@@ -37,11 +37,13 @@ func (tg *target) argoCampaignYAML(name, db string) string {
 // testArgoStepPodDeleted: a campaign with spec.executor argo runs as an
 // Argo Workflow the real workflow controller turns into pods (argoexec's
 // init and wait containers beside the engine, in the namespace that
-// enforces the restricted Pod Security Standard). One step's pod is
+// enforces the restricted Pod Security Standard). The step's pod is
 // deleted while it holds a lease; Argo's retryStrategy runs the step
-// again, and the campaign completes with the unsharded search's bytes.
-// If the step had finished before its pod was deleted, the test says
-// the fault was not exercised instead of claiming it.
+// again in a new pod, which carries on from the ledger, and the campaign
+// completes with the unsharded search's bytes without the operator
+// replacing the partition. If the step had finished before its pod was
+// deleted, the test says the fault was not exercised instead of
+// claiming it.
 func testArgoStepPodDeleted(t *testing.T, tg *target, f *fixture, db string) {
 	name := tg.name("node-argo")
 	wf := name + "-p0-r0"
