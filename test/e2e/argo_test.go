@@ -72,8 +72,17 @@ func testArgoStepPodDeleted(t *testing.T, tg *target, f *fixture, db string) {
 	// Workflows are removed): how many step pods it ran, and whether one
 	// ended in error or failure (the deleted one).
 	podNodes, failedNodes := 0, 0
+	newPods := map[string]bool{} // UIDs of the Workflow's pods after the victim
 	var c *v1alpha1.SearchCampaign
 	for deadline := time.Now().Add(campaignTimeout); ; time.Sleep(250 * time.Millisecond) {
+		var now corev1.PodList
+		if err := tg.c.List(ctx, &now, client.InNamespace(tg.ns), client.MatchingLabels{"workflows.argoproj.io/workflow": wf}); err == nil {
+			for _, p := range now.Items {
+				if p.UID != victim.UID {
+					newPods[string(p.UID)] = true
+				}
+			}
+		}
 		w := &unstructured.Unstructured{}
 		w.SetGroupVersionKind(argowf.Workflow)
 		if err := tg.c.Get(ctx, client.ObjectKey{Namespace: tg.ns, Name: wf}, w); err == nil {
@@ -102,17 +111,19 @@ func testArgoStepPodDeleted(t *testing.T, tg *target, f *fixture, db string) {
 	}
 	t.Logf("%s Complete %s after apply", name, time.Since(t0).Round(time.Millisecond))
 	s := tg.verify(t, c, f, expect{maxAttempts: 3})
-	t.Logf("Workflow %s ran %d step pods for its one step, %d ended in error; %d partitions replaced, %d chunk retries",
-		wf, podNodes, failedNodes, c.Status.Partitions.Replaced, s.Retries)
+	t.Logf("Workflow %s: %d pods after the deleted one, %d step nodes of type Pod, %d in error; %d partitions replaced, %d chunk retries",
+		wf, len(newPods), podNodes, failedNodes, c.Status.Partitions.Replaced, s.Retries)
 	switch {
-	case podNodes >= 2 && c.Status.Partitions.Replaced == 0:
-		t.Logf("the deleted step ran again in a new pod (retryStrategy), which finished the campaign; nothing replaced")
 	case c.Status.Partitions.Replaced > 0:
-		t.Errorf("the Workflow failed after one pod deletion and the operator replaced it (%d step pods): Argo's retryStrategy should have run the step again", podNodes)
-	case podNodes == 1 && failedNodes == 0:
-		t.Logf("step pod %s had finished the campaign before its deletion: the fault was not exercised on this run (the result is still checked)", victim.Name)
+		t.Errorf("the Workflow failed after one pod deletion and the operator replaced it: Argo should have run the step again")
+	case len(newPods) > 0 && podNodes >= 2:
+		t.Logf("Argo's retryStrategy ran the step again in a new pod, which finished the campaign")
+	case len(newPods) > 0:
+		// Argo resubmits the pod of a node it still sees Pending (or
+		// started under 10 s ago) rather than failing the node.
+		t.Logf("Argo resubmitted the step's pod (the node had just started), which finished the campaign")
 	default:
-		t.Errorf("one step pod seen (%d in error) yet the campaign completed without a replacement", failedNodes)
+		t.Logf("step pod %s had finished the campaign before its deletion: the fault was not exercised on this run (the result is still checked)", victim.Name)
 	}
 }
 
