@@ -22,15 +22,15 @@ import (
 )
 
 // argoCampaignYAML is campaignYAML run by Argo Workflows: one partition
-// of one engine step (workers: 1) with two BLAST workers in process
-// (slotsPerWorker: 2), and chunks of one query (30 chunks), so the
+// of one engine step (workers: 1) with one BLAST worker in process
+// beside the master, and chunks of one query (30 chunks), so the
 // campaign lasts long enough on the cluster's unslowed BLAST for a pod
 // deletion to land mid-run, and cannot complete without the step running
 // again (or the partition replaced).
 func (tg *target) argoCampaignYAML(name, db string) string {
 	y := tg.campaignYAML(name, db, queriesKey)
 	y = strings.Replace(y, "spec:\n", "spec:\n  executor: argo\n", 1)
-	y = strings.Replace(y, "    count: 2\n    workers: 2\n    slotsPerWorker: 1\n", "    count: 1\n    workers: 1\n    slotsPerWorker: 2\n", 1)
+	y = strings.Replace(y, "    count: 2\n    workers: 2\n    slotsPerWorker: 1\n", "    count: 1\n    workers: 1\n    slotsPerWorker: 1\n", 1)
 	return strings.Replace(y, "    queries: 2\n", "    queries: 1\n", 1)
 }
 
@@ -51,6 +51,29 @@ func testArgoStepPodDeleted(t *testing.T, tg *target, f *fixture, db string) {
 	tg.apply(t, tg.argoCampaignYAML(name, db))
 	tg.midRun(t, name)
 	ctx := context.Background()
+	// Argo resubmits the pod of a node started under 10 s ago instead of
+	// failing it (RECENTLY_STARTED_POD_DURATION): wait past that, so the
+	// deletion fails the node and the retryStrategy is what runs it again.
+	waitFor(t, time.Minute, "the step's node running for 11 s", func() (bool, string) {
+		if ph := tg.campaign(t, name).Status.Phase; ph != v1alpha1.CampaignRunning {
+			return true, string(ph) // too late: said below
+		}
+		w := &unstructured.Unstructured{}
+		w.SetGroupVersionKind(argowf.Workflow)
+		if err := tg.c.Get(ctx, client.ObjectKey{Namespace: tg.ns, Name: wf}, w); err != nil {
+			return false, err.Error()
+		}
+		nodes, _, _ := unstructured.NestedMap(w.Object, "status", "nodes")
+		for _, n := range nodes {
+			m, _ := n.(map[string]any)
+			started, _ := m["startedAt"].(string)
+			at, err := time.Parse(time.RFC3339, started)
+			if m["type"] == "Pod" && m["phase"] == argowf.PhaseRunning && err == nil && time.Since(at) > 11*time.Second {
+				return true, ""
+			}
+		}
+		return false, "no Pod node Running for 11 s"
+	})
 	var pods corev1.PodList
 	if err := tg.c.List(ctx, &pods, client.InNamespace(tg.ns), client.MatchingLabels{"workflows.argoproj.io/workflow": wf}); err != nil {
 		t.Fatal(err)
