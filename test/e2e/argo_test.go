@@ -74,6 +74,11 @@ func testArgoStepPodDeleted(t *testing.T, tg *target, f *fixture, db string) {
 		}
 		return false, "no Pod node Running for 11 s"
 	})
+	if ph := tg.campaign(t, name).Status.Phase; ph != v1alpha1.CampaignRunning {
+		t.Logf("campaign %s was %s before its step had run 11 s: the pod deletion was not exercised on this run (the result is still checked)", name, ph)
+		tg.verify(t, tg.waitPhase(t, name, v1alpha1.CampaignComplete, campaignTimeout), f, expect{maxAttempts: 1})
+		return
+	}
 	var pods corev1.PodList
 	if err := tg.c.List(ctx, &pods, client.InNamespace(tg.ns), client.MatchingLabels{"workflows.argoproj.io/workflow": wf}); err != nil {
 		t.Fatal(err)
