@@ -18,9 +18,8 @@ type stack struct {
 }
 
 // stackLifetime bounds the stack if this test process dies without
-// stopping it (the supervisor also watches this process's pid); the
-// one-node cluster's test, Argo's subtests included, takes about 12 min
-// under make test's load.
+// stopping it (the supervisor also watches this process's pid); it
+// must outlast the one-node cluster's test, Argo's subtests included.
 const stackLifetime = 20 * time.Minute
 
 func localTarget(t *testing.T, f *fixture) *target {
