@@ -4,10 +4,12 @@ import (
 	corev1 "k8s.io/api/core/v1"
 )
 
-// Partitions is how many MPIJobs run a campaign and their shape. Each
-// partition runs workers x slotsPerWorker MPI ranks: rank 0 is the engine's
-// master (it schedules), the others search.
-// +kubebuilder:validation:XValidation:rule="self.workers * self.slotsPerWorker >= 2",message="a partition needs at least 2 MPI ranks (workers x slotsPerWorker): rank 0 schedules and the others search"
+// Partitions is how many MPIJobs (or Argo Workflows) run a campaign and
+// their shape. An MPIJob partition runs workers x slotsPerWorker MPI
+// ranks: rank 0 is the engine's master (it schedules), the others search
+// (SearchCampaignSpec checks there are at least 2). A Workflow runs
+// workers steps of slotsPerWorker searching workers each, the master
+// beside them.
 // +kubebuilder:validation:XValidation:rule="!has(self.min) || !has(self.max) || self.min <= self.max",message="partitions.min must not be above partitions.max"
 type Partitions struct {
 	// Count of partitions running at once. May change while the campaign
