@@ -114,14 +114,16 @@ test-soak: deps build
 demo: deps build
 	@hack/demo.sh
 
-## images: the operator, worker, MPI operator, MinIO and pause images from their Dockerfiles, with
+## images: the operator, worker, MPI operator, Kueue, Argo Workflows, MinIO and pause images from their Dockerfiles, with
 ## buildah and bases made from Debian packages (no Docker, no registry); archives in ~/.cache/blastfleet/images
 images: deps
 	@hack/build-images.sh
 
-## cluster: build the one-node cluster's kubelet, kube-controller-manager, kube-scheduler, kube-proxy, CoreDNS
+## cluster: build the one-node cluster's kubelet, kube-controller-manager, kube-scheduler, kube-proxy, CoreDNS,
+## and Argo Workflows' controller and executor (hack/install-argo.sh)
 cluster:
 	@hack/install-cluster.sh
+	@hack/install-argo.sh
 
 ## demo-cluster: make demo's campaign on a real one-node cluster (blastfleet dev up --cluster:
 ## containerd, kubelet, the real MPI operator and Job controller); needs root; the cluster stays up
