@@ -8,14 +8,13 @@
 # Prints the directory.
 # `blastfleet dev up --cluster --argo` installs them (images/argo packs the
 # binaries). No prebuilt binary is downloaded: these machines reach only
-# the package registries. Idempotent; first build about 5 minutes.
+# the package registries. Idempotent.
 #
 # The release: v3.7.18, the newest v3 the Go proxy serves (it refuses
 # v3.7.11 and v3.7.19 and later, and the v4 line except v4.0.2 and
-# v4.0.5); it carries the fixes of CVE-2026-31892 (podSpecPatch bypassing
-# a WorkflowTemplate's settings, fixed in v3.7.11) and CVE-2025-62157
-# (artifact repository credentials in the controller's logs). docs/install.md
-# says more.
+# v4.0.5); it carries the fix of CVE-2026-31892 (podSpecPatch bypassing
+# a WorkflowTemplate's settings, fixed in v3.7.11). docs/install.md says
+# more. First build measured there.
 set -euo pipefail
 ARGO_VERSION="${ARGO_VERSION:-v3.7.18}"
 CACHE="${BLASTFLEET_CACHE:-$HOME/.cache/blastfleet}"
