@@ -89,7 +89,14 @@ func (s *supervisor) installArgo(ctx context.Context, c client.Client) error {
 							Args: []string{"--configmap", "workflow-controller-configmap",
 								"--executor-image", image, "--executor-image-pull-policy", string(corev1.PullIfNotPresent)},
 							Env: []corev1.EnvVar{{Name: "LEADER_ELECTION_IDENTITY", ValueFrom: &corev1.EnvVarSource{
-								FieldRef: &corev1.ObjectFieldSelector{FieldPath: "metadata.name"}}}},
+								FieldRef: &corev1.ObjectFieldSelector{FieldPath: "metadata.name"}}},
+								// A step's pod deleted within this long of its start
+								// is resubmitted rather than failing its node (10 s
+								// by default, for informer lag on big clusters); on
+								// one node 2 s is plenty, and a deletion then goes
+								// through the step's retryStrategy as it would on a
+								// cluster after the first seconds.
+								{Name: "RECENTLY_STARTED_POD_DURATION", Value: "2s"}},
 							Ports: []corev1.ContainerPort{{Name: "metrics", ContainerPort: 9090}, {Name: "healthz", ContainerPort: 6060}},
 							Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
 								corev1.ResourceCPU: resource.MustParse("50m"), corev1.ResourceMemory: resource.MustParse("64Mi")}},
