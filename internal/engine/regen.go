@@ -156,6 +156,10 @@ func (w *worker) runRegenTask(ctx context.Context, a *assignMsg) (r taskResult) 
 		return r
 	}
 	for i, q := range a.Regen {
+		if err := injectedRegenFailure(a.IDs[i]); err != nil {
+			r.err = err
+			return r
+		}
 		subjects := make([]regen.Subject, len(q.Subjects))
 		for j, s := range q.Subjects {
 			id, err := w.subjectID(int(s.Shard), s.Ordinal)
