@@ -69,6 +69,17 @@ type SearchCampaignSpec struct {
 	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="topHits is immutable: the campaign's plan fixes it"
 	TopHits string `json:"topHits,omitempty"`
 
+	// Transfer is what partitions commit: full (the output), or metadata
+	// (ParaMEDIC): per query only the ordinals of its kept subjects, a
+	// few bytes where a report holds every alignment, for partitions far
+	// from the results' home. blastfleet results then regenerates the
+	// output with BLAST+ where it runs, byte for byte what full gives.
+	// +optional
+	// +kubebuilder:default=full
+	// +kubebuilder:validation:Enum=full;metadata
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="transfer is immutable: the campaign's plan fixes it"
+	Transfer string `json:"transfer,omitempty"`
+
 	// BlastOptions are further BLAST options. Only options that change how
 	// BLAST searches are allowed; those that change what it reads or
 	// writes, or how hits are identified, are not.

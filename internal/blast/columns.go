@@ -68,11 +68,11 @@ var ReportCodes = []int{0, 5, 7, 15, 16}
 // rather than merged line by line.
 func (f *Format) Regenerated() bool { return f.Code != 6 && f.Code != 10 }
 
-// ReportArg is the -outfmt argument of a report's regeneration: the
-// user's format, with its columns for 7.
+// ReportArg is the -outfmt argument of a regeneration: the user's
+// format, with its columns for the tabular ones (6, 7, 10).
 func (f *Format) ReportArg() string {
-	if f.Code == 7 {
-		return fmt.Sprintf("7 %s", strings.Join(f.User, " "))
+	if len(f.User) > 0 {
+		return fmt.Sprintf("%d %s", f.Code, strings.Join(f.User, " "))
 	}
 	return strconv.Itoa(f.Code)
 }

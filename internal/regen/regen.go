@@ -41,6 +41,25 @@ type Database struct {
 	Date string
 }
 
+// DatabaseDate is the date a report gives the database: the newest of
+// its shards' (BLAST prints the newest of an alias's volumes' dates);
+// empty if a shard's is not on record (built before the manifest kept
+// dates).
+func DatabaseDate(shards []manifest.Shard) string {
+	var newest time.Time
+	var date string
+	for _, s := range shards {
+		t, err := time.Parse(blastvol.DateLayout, s.Date)
+		if err != nil {
+			return ""
+		}
+		if date == "" || t.After(newest) {
+			newest, date = t, s.Date
+		}
+	}
+	return date
+}
+
 var nameRe = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 
 // CheckName says whether BLAST can be given name as a database: -db splits
