@@ -119,12 +119,11 @@ func Report(ctx context.Context, dir string, db Database, s Search, query []byte
 	}
 	date := db.Date
 	if date == "" && len(subjects) > 0 {
-		// A database built before its manifest kept the date.
-		h, err := blastvol.ReadHeader(subjects[0].DB + indexExt(db.Type))
-		if err != nil {
+		// A database whose manifest does not record dates: the date
+		// BLAST gives the first subject's shard.
+		if date, err = infoDate(ctx, subjects[0].DB); err != nil {
 			return nil, fmt.Errorf("the database's date: %w", err)
 		}
-		date = h.Date
 	}
 	if date != "" {
 		if err := blastvol.SetDate(filepath.Join(dir, noHitsDB+indexExt(db.Type)), date); err != nil {
@@ -152,6 +151,22 @@ func Report(ctx context.Context, dir string, db Database, s Search, query []byte
 		return nil, fmt.Errorf("regenerating: %w", err)
 	}
 	return out, nil
+}
+
+var infoDateRe = regexp.MustCompile(`(?m)^Date: ([^\t\n]+)`)
+
+// infoDate is the date blastdbcmd -info prints for db (a volume or an
+// alias: the newest of its volumes').
+func infoDate(ctx context.Context, db string) (string, error) {
+	out, err := command(ctx, "", "blastdbcmd", "-db", db, "-info")
+	if err != nil {
+		return "", err
+	}
+	m := infoDateRe.FindSubmatch(out)
+	if m == nil {
+		return "", fmt.Errorf("blastdbcmd -db %s -info printed no date", db)
+	}
+	return string(m[1]), nil
 }
 
 const (
