@@ -43,3 +43,19 @@ func (c S3Config) transport() (http.RoundTripper, error) {
 	t.TLSClientConfig.RootCAs = pool
 	return t, nil
 }
+
+// CheckCABundle says whether file ("" is none) is a readable PEM bundle,
+// for a program to refuse a wrong one at start rather than at each store.
+func CheckCABundle(file string) error {
+	if file == "" {
+		return nil
+	}
+	pem, err := os.ReadFile(file)
+	if err != nil {
+		return err
+	}
+	if !x509.NewCertPool().AppendCertsFromPEM(pem) {
+		return fmt.Errorf("%s: no PEM certificate in it", file)
+	}
+	return nil
+}

@@ -174,14 +174,30 @@ func (m *MinIO) Setenv(t testing.TB) {
 	t.Setenv("AWS_SESSION_TOKEN", "")
 }
 
-// Client returns a minio-go client for this server, for test setup.
+// Client returns a minio-go client for this server, for test setup; it
+// trusts m.CA when the server speaks TLS.
 func (m *MinIO) Client(t testing.TB) *minio.Client {
 	t.Helper()
-	c, err := minio.New(m.Host, &minio.Options{
+	opts := &minio.Options{
 		Creds:        credentials.NewStaticV4(m.AccessKey, m.SecretKey, ""),
 		Region:       "us-east-1",
 		BucketLookup: minio.BucketLookupPath,
-	})
+	}
+	if m.CA != "" {
+		pem, err := os.ReadFile(m.CA)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pool := x509.NewCertPool()
+		pool.AppendCertsFromPEM(pem)
+		tr, err := minio.DefaultTransport(true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr.TLSClientConfig = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
+		opts.Secure, opts.Transport = true, tr
+	}
+	c, err := minio.New(m.Host, opts)
 	if err != nil {
 		t.Fatalf("MinIO client: %v", err)
 	}
