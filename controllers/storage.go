@@ -13,10 +13,10 @@ import (
 	"github.com/blastfleet/blastfleet/internal/policy"
 )
 
+// +kubebuilder:rbac:groups="",resources=configmaps,verbs=get
+
 // StoreOpener opens object storage with credentials read from a Secret,
 // anonymously, or with the operator's own identity.
-//
-// +kubebuilder:rbac:groups="",resources=configmaps,verbs=get
 type StoreOpener struct {
 	// Secrets reads Secrets (and caBundle ConfigMaps) uncached, so the
 	// operator needs only get on them, never list or watch.
