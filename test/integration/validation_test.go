@@ -236,9 +236,9 @@ func TestSpecValidation(t *testing.T) {
 			[]string{"metadata.name must be a DNS-1035 label"}},
 
 		// search parameters
-		{"outfmt 5 (XML)", campaign("xml").withOutfmt("5"),
+		{"outfmt 11 (archive)", campaign("asn").withOutfmt("11"),
 			[]string{"spec.outfmt", "should match"}},
-		{"outfmt 7", campaign("fmt7").withOutfmt("7 qseqid"),
+		{"outfmt 5 with columns", campaign("fmt5").withOutfmt("5 qseqid"),
 			[]string{"spec.outfmt", "should match"}},
 		{"outfmt unknown column", campaign("fmt-col").withOutfmt("6 qseqid sseqid identity"),
 			[]string{"spec.outfmt", "should match"}},
