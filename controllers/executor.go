@@ -37,6 +37,9 @@ type PartitionRequest struct {
 	// Site names where the partition runs, in the ledger (DefaultSite if
 	// empty).
 	Site string
+	// Database is the campaign's database, whose store the ranks reach
+	// with its own variables; nil only in tests of other things.
+	Database *v1alpha1.BlastDatabase
 }
 
 // Phase of a partition.

@@ -215,7 +215,7 @@ func (run *campaignRun) reconcilePartitions(ctx context.Context) (bool, error) {
 // the executor refused it and the campaign failed.
 func (run *campaignRun) createPartition(ctx context.Context, index, restart int) (bool, error) {
 	c := run.c
-	spec := NewPartitionSpec(&PartitionRequest{Campaign: c, Index: index, Restart: restart, Location: run.loc, Image: run.r.image(c), Site: run.r.Site})
+	spec := NewPartitionSpec(&PartitionRequest{Campaign: c, Index: index, Restart: restart, Location: run.loc, Image: run.r.image(c), Site: run.r.Site, Database: run.db})
 	obj, err := run.r.Executor.Build(spec)
 	if err != nil {
 		return run.fail("InvalidPartition", err.Error())

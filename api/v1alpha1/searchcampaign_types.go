@@ -20,7 +20,8 @@ type SearchCampaignSpec struct {
 	DatabaseRef DatabaseReference `json:"databaseRef"`
 
 	// Queries is the query FASTA object (gzip if the key ends in .gz),
-	// read from the output storage's endpoint with its credentials.
+	// read from queries.storage, else from the output storage's endpoint
+	// with its credentials.
 	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="queries is immutable: the campaign's plan fixes it"
 	Queries Queries `json:"queries"`
 
@@ -171,8 +172,17 @@ type DatabaseReference struct {
 }
 
 // Queries is the campaign's query object.
+// +kubebuilder:validation:XValidation:rule="!has(self.storage) || !has(self.bucket)",message="with queries.storage, the bucket is storage.bucket: leave queries.bucket unset",fieldPath=".bucket"
 type Queries struct {
 	ObjectReference `json:",inline"`
+
+	// Storage is the store holding the queries when it is not the
+	// output's: its own endpoint and credentials (or anonymous, for a
+	// public bucket). The object is storage.bucket, key storage.prefix/key
+	// (prefix optional). Partitions and the planning Job reach it through
+	// the BLASTFLEET_QUERIES_ variables (docs/engine.md).
+	// +optional
+	Storage *ObjectStorage `json:"storage,omitempty"`
 
 	// Format of the object; FASTA is the one supported.
 	// +optional
