@@ -10,7 +10,7 @@ export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM := 1
 export OMPI_MCA_mpi_yield_when_idle := 1
 export OMPI_MCA_btl_vader_single_copy_mechanism := none
 
-.PHONY: all build deps test test-unit test-soak test-hpc vet fmt-check demo demo-engine demo-cluster images cluster bench bench-io bench-balance clean manifests generate verify-generated envtest \
+.PHONY: bench-regen all build deps test test-unit test-soak test-hpc vet fmt-check demo demo-engine demo-cluster images cluster bench bench-io bench-balance clean manifests generate verify-generated envtest \
 	helm chart-crds helm-lint docker-lint install-test verify-dashboards
 
 CONTROLLER_GEN = $$(hack/install-controller-gen.sh)
@@ -133,6 +133,10 @@ demo-cluster: deps build
 ## demo-engine: the engine alone under mpirun on the same data, without Kubernetes
 demo-engine: deps build
 	@hack/demo-engine.sh
+
+## bench-regen: metadata transfer's bytes and regeneration's cost, all-against-all proteins (docs/benchmarks.md)
+bench-regen: deps build
+	@bench/regen.sh
 
 ## bench: the engine against blastp side by side (docs/benchmarks.md)
 bench: deps build

@@ -146,7 +146,7 @@ func (e ArgoExecutor) Build(s *PartitionSpec) (client.Object, error) {
 		// gives a token to its own containers alone only from a
 		// service-account-token Secret, which the operator, reading
 		// Secrets only, does not create.)
-		ServiceAccountName:   argowf.ExecutorServiceAccount,
+		ServiceAccountName:   executorAccount(s.ServiceAccountName),
 		SecurityContext:      pod.Spec.SecurityContext,
 		PodMetadata:          map[string]any{"labels": toAny(s.PodLabels)},
 		PodPriorityClassName: s.PriorityClassName,
@@ -252,4 +252,14 @@ func toAny(m map[string]string) map[string]any {
 		out[k] = v
 	}
 	return out
+}
+
+// executorAccount is the ServiceAccount a Workflow's pods run as: the
+// campaign's spec.partitions.serviceAccountName (its identity reaches the
+// stores), else the executor's own. Prepare lets either record results.
+func executorAccount(sa string) string {
+	if sa != "" {
+		return sa
+	}
+	return argowf.ExecutorServiceAccount
 }

@@ -2,7 +2,10 @@ package controllers
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -13,22 +16,31 @@ import (
 	"github.com/blastfleet/blastfleet/internal/argowf"
 )
 
-// Prepare gives the namespace the ServiceAccount Argo's init and wait
-// containers run as, allowed what Argo's emissary executor needs and
-// nothing more: to record a step's result (workflowtaskresults create
-// and patch; Argo's manifests/quick-start executor Role). Created once,
-// left in place: other campaigns of the namespace use it.
-func (ArgoExecutor) Prepare(ctx context.Context, c client.Client, ns string) error {
+// Prepare gives the namespace what Argo's wait container needs and
+// nothing more: a Role to record a step's result (workflowtaskresults
+// create and patch; Argo's manifests/quick-start executor Role), bound to
+// the ServiceAccount the pods run as: the executor's own, created here,
+// or the campaign's spec.partitions.serviceAccountName (the user's, not
+// created). Created once, left in place: other campaigns of the
+// namespace use them.
+func (ArgoExecutor) Prepare(ctx context.Context, c client.Client, ns, serviceAccount string) error {
 	name := argowf.ExecutorServiceAccount
 	meta := metav1.ObjectMeta{Name: name, Namespace: ns, Labels: map[string]string{"app.kubernetes.io/managed-by": "blastfleet"}}
+	sa := executorAccount(serviceAccount)
+	binding := meta
+	if sa != name {
+		binding.Name = bindingName(name, sa)
+	}
 	objs := []client.Object{
-		&corev1.ServiceAccount{ObjectMeta: meta},
 		&rbacv1.Role{ObjectMeta: meta, Rules: []rbacv1.PolicyRule{{
 			APIGroups: []string{argowf.GroupVersion.Group}, Resources: []string{"workflowtaskresults"}, Verbs: []string{"create", "patch"},
 		}}},
-		&rbacv1.RoleBinding{ObjectMeta: meta,
+		&rbacv1.RoleBinding{ObjectMeta: binding,
 			RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: name},
-			Subjects: []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: name, Namespace: ns}}},
+			Subjects: []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: sa, Namespace: ns}}},
+	}
+	if sa == name {
+		objs = append([]client.Object{&corev1.ServiceAccount{ObjectMeta: meta}}, objs...)
 	}
 	for _, o := range objs {
 		if err := c.Create(ctx, o); err != nil && !apierrors.IsAlreadyExists(err) {
@@ -36,4 +48,15 @@ func (ArgoExecutor) Prepare(ctx context.Context, c client.Client, ns string) err
 		}
 	}
 	return nil
+}
+
+// bindingName names the RoleBinding of the executor Role to sa: within a
+// name's 253 characters, a hash telling long ones apart.
+func bindingName(role, sa string) string {
+	n := role + "-" + sa
+	if len(n) <= 253 {
+		return n
+	}
+	sum := sha256.Sum256([]byte(sa))
+	return strings.TrimRight(n[:242], "-.") + "-" + hex.EncodeToString(sum[:5])
 }

@@ -168,3 +168,21 @@ func TestArgoState(t *testing.T) {
 		t.Errorf("message %q, want status.message", st.Message)
 	}
 }
+
+// A campaign's own ServiceAccount runs its Workflow's pods (its identity
+// reaches the stores); the executor Role's binding to it fits any name.
+func TestArgoServiceAccount(t *testing.T) {
+	b := aCampaign()
+	b.c.Spec.Partitions.ServiceAccountName = "irsa-reader"
+	obj, err := ArgoExecutor{}.Build(NewPartitionSpec(b.request(0, 0)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sa, _, _ := unstructured.NestedString(obj.(*unstructured.Unstructured).Object, "spec", "serviceAccountName"); sa != "irsa-reader" {
+		t.Errorf("Workflow runs as %q, want the campaign's irsa-reader", sa)
+	}
+	long := strings.Repeat("a", 253)
+	if n := bindingName(argowf.ExecutorServiceAccount, long); len(n) > 253 || n == bindingName(argowf.ExecutorServiceAccount, long[:252]+"b") {
+		t.Errorf("binding name %q (%d chars) for a 253-character ServiceAccount", n, len(n))
+	}
+}

@@ -31,11 +31,6 @@ func (run *campaignRun) resolveDatabase(ctx context.Context) (bool, error) {
 		return run.fail("ProgramDatabaseMismatch",
 			fmt.Sprintf("spec.program: %s searches a %s database, and BlastDatabase %q is %s", c.Spec.Program, want, db.Name, db.Spec.Type))
 	}
-	if db.Spec.Storage.Endpoint != c.Spec.Output.Endpoint {
-		return run.fail("StorageMismatch",
-			fmt.Sprintf("spec.output.endpoint: partitions reach the database and the output with one set of credentials, so they must be on one endpoint (database %q is on %q, output on %q)",
-				db.Name, db.Spec.Storage.Endpoint, c.Spec.Output.Endpoint))
-	}
 	run.db = &db
 	return true, nil
 }

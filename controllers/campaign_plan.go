@@ -85,10 +85,22 @@ func (run *campaignRun) ensurePlan(ctx context.Context) (bool, error) {
 // queries object does not exist.
 func (run *campaignRun) checkQueries(ctx context.Context) (bool, error) {
 	c := run.c
-	url := objectURL(c.Spec.Output, c.Spec.Queries.ObjectReference)
+	url := queriesURL(c)
 	bucket, key := splitLocation(url)
-	st, err := run.r.Stores.Open(ctx, c.Namespace, c.Spec.Output, bucket, "")
+	store := c.Spec.Output
+	if qs := c.Spec.Queries.Storage; qs != nil {
+		if qs.CredentialsSecretRef == nil && !qs.Anonymous && !run.r.Stores.Policy.AllowOperatorIdentity {
+			// Only the pods' identity reaches them: the planning Job
+			// finds a missing object.
+			return true, nil
+		}
+		store = *qs
+	}
+	st, err := run.r.Stores.Open(ctx, c.Namespace, store, bucket, "")
 	if err != nil {
+		if qs := c.Spec.Queries.Storage; qs != nil {
+			return run.waitStore("spec.queries.storage", err)
+		}
 		return run.waitStorage(err)
 	}
 	if _, err := st.Stat(ctx, key); errors.Is(err, objstore.ErrNotExist) {
@@ -108,7 +120,7 @@ func planMismatch(p *ledger.Plan, c *v1alpha1.SearchCampaign, db *v1alpha1.Blast
 			diffs = append(diffs, fmt.Sprintf("%s is %q there, %q here", field, got, want))
 		}
 	}
-	check("queries", p.Queries.Location, objectURL(c.Spec.Output, c.Spec.Queries.ObjectReference))
+	check("queries", p.Queries.Location, queriesURL(c))
 	check("database", p.Database.Location, db.Status.Location)
 	check("program", string(p.Search.Program), string(c.Spec.Program))
 	return strings.Join(diffs, "; ")

@@ -21,7 +21,27 @@ func (run *campaignRun) policyViolation() error {
 		run.r.Policy.Placement("spec.partitions", policy.Placement{
 			PriorityClassName: p.PriorityClassName, NodeSelector: p.NodeSelector, Tolerations: p.Tolerations,
 		}),
+		run.r.Policy.ServiceAccount("spec.partitions.serviceAccountName", p.ServiceAccountName),
 	)
+}
+
+// checkStores applies the policy to the stores the campaign's pods reach
+// and the operator does not open itself: the queries' own store and the
+// database's (its Secret may have lost its label since it was sharded).
+// A refusal, or a Secret that is missing, waits like the output's.
+func (run *campaignRun) checkStores(ctx context.Context) (bool, error) {
+	c := run.c
+	check := func(field string, st v1alpha1.ObjectStorage) error {
+		return run.r.Stores.CheckAccess(ctx, c.Namespace, field, st)
+	}
+	err := check("BlastDatabase "+run.db.Name+" spec.storage", run.db.Spec.Storage)
+	if q := c.Spec.Queries.Storage; err == nil && q != nil {
+		err = check("spec.queries.storage", *q)
+	}
+	if err == nil {
+		return true, nil
+	}
+	return run.waitStore("storage", err)
 }
 
 // checkPolicy runs before partitions are created or replaced. The spec's
@@ -56,7 +76,12 @@ func (run *campaignRun) refuse(err error) (bool, error) {
 // refusal by the policy (the endpoint, or a Secret without the opt-in
 // label) is also told as an event.
 func (run *campaignRun) waitStorage(err error) (bool, error) {
-	reason, msg := storageReason(err), "spec.output: "+err.Error()
+	return run.waitStore("spec.output", err)
+}
+
+// waitStore is waitStorage for the store of field.
+func (run *campaignRun) waitStore(field string, err error) (bool, error) {
+	reason, msg := storageReason(err), field+": "+err.Error()
 	if policy.IsRefusal(reason) {
 		run.warnOnce(reason, msg)
 	}

@@ -49,6 +49,7 @@ func (run *campaignRun) reconcile(ctx context.Context) error {
 	for _, phase := range []func(context.Context) (bool, error){
 		run.resolveDatabase,
 		run.openStorage,
+		run.checkStores,
 		run.ensurePlan,
 		run.readLedger,
 		run.observePartitions,

@@ -52,6 +52,7 @@ func shardArgs(db *v1alpha1.BlastDatabase, src, loc string, shards int32) []stri
 func databaseJob(db *v1alpha1.BlastDatabase, name, component, image string, args []string) *batchv1.Job {
 	labels := databaseLabels(db, component)
 	vol, mount := scratchVolume()
+	st := singleStorage(db.Spec.Storage)
 	job := &batchv1.Job{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: db.Namespace, Labels: labels},
 		Spec: batchv1.JobSpec{
@@ -66,12 +67,12 @@ func databaseJob(db *v1alpha1.BlastDatabase, name, component, image string, args
 						Image:                    image,
 						Command:                  []string{"blastfleet"},
 						Args:                     args,
-						Env:                      storageEnv(db.Spec.Storage),
+						Env:                      st.Env,
 						Resources:                db.Spec.Resources,
-						VolumeMounts:             []corev1.VolumeMount{mount},
+						VolumeMounts:             append([]corev1.VolumeMount{mount}, st.Mounts...),
 						TerminationMessagePolicy: corev1.TerminationMessageFallbackToLogsOnError,
 					}},
-					Volumes: []corev1.Volume{vol},
+					Volumes: append([]corev1.Volume{vol}, st.Volumes...),
 				},
 			},
 		},

@@ -129,7 +129,7 @@ func (run *databaseRun) pipeline(ctx context.Context, src, loc string, shards in
 	err = run.r.Get(ctx, client.ObjectKeyFromObject(want), wf)
 	switch {
 	case apierrors.IsNotFound(err):
-		if err := (ArgoExecutor{}).Prepare(ctx, run.r.Client, db.Namespace); err != nil {
+		if err := (ArgoExecutor{}).Prepare(ctx, run.r.Client, db.Namespace, ""); err != nil {
 			return 0, err
 		}
 		if err := controllerutil.SetControllerReference(db, want, run.r.Scheme); err != nil {

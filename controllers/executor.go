@@ -28,10 +28,10 @@ type Executor interface {
 }
 
 // Preparer is an executor that needs something in a campaign's
-// namespace before its first partition there (Argo's executor
-// ServiceAccount).
+// namespace before its partitions run there as serviceAccount (empty:
+// the executor's own): Argo's wait container records results.
 type Preparer interface {
-	Prepare(ctx context.Context, c client.Client, namespace string) error
+	Prepare(ctx context.Context, c client.Client, namespace, serviceAccount string) error
 }
 
 // ErrArgoMissing: a campaign asks for executor argo on a cluster whose
@@ -62,6 +62,9 @@ type PartitionRequest struct {
 	// Site names where the partition runs, in the ledger (DefaultSite if
 	// empty).
 	Site string
+	// Database is the campaign's database, whose store the ranks reach
+	// with its own variables; nil only in tests of other things.
+	Database *v1alpha1.BlastDatabase
 }
 
 // Phase of a partition.

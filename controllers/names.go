@@ -66,6 +66,21 @@ func objectURL(st v1alpha1.ObjectStorage, ref v1alpha1.ObjectReference) string {
 	return "s3://" + b + "/" + strings.TrimPrefix(ref.Key, "/")
 }
 
+// queriesURL is the campaign's query object: in queries.storage's bucket
+// under its prefix when the queries have their own store, else in the
+// output's (or queries.bucket).
+func queriesURL(c *v1alpha1.SearchCampaign) string {
+	q := c.Spec.Queries
+	if q.Storage == nil {
+		return objectURL(c.Spec.Output, q.ObjectReference)
+	}
+	key := strings.TrimPrefix(q.Key, "/")
+	if p := strings.Trim(q.Storage.Prefix, "/"); p != "" {
+		key = p + "/" + key
+	}
+	return "s3://" + q.Storage.Bucket + "/" + key
+}
+
 // partitionOf reads a partition's index and restart from its labels.
 func partitionOf(labels map[string]string) (index, restart int, ok bool) {
 	i, err1 := strconv.Atoi(labels[LabelPartition])

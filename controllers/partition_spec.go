@@ -43,8 +43,11 @@ type PartitionSpec struct {
 	Resources corev1.ResourceRequirements
 
 	PriorityClassName string
-	NodeSelector      map[string]string
-	Tolerations       []corev1.Toleration
+	// ServiceAccountName runs every pod of the partition, for its
+	// identity (IRSA, pod identity) where stores name no Secret.
+	ServiceAccountName string
+	NodeSelector       map[string]string
+	Tolerations        []corev1.Toleration
 
 	// ActiveDeadlineSeconds is the campaign's bound on its running time,
 	// which no partition outlives (nil: none).
@@ -64,6 +67,7 @@ func NewPartitionSpec(p *PartitionRequest) *PartitionSpec {
 	name := PartitionName(c.Name, p.Index, p.Restart)
 	labels := partitionLabels(c, p.Index, p.Restart)
 	vol, mount := scratchVolume()
+	st := campaignStorage(c, p.Database)
 	return &PartitionSpec{
 		Name:           name,
 		Namespace:      c.Namespace,
@@ -77,10 +81,11 @@ func NewPartitionSpec(p *PartitionRequest) *PartitionSpec {
 			"--partition-id", name,
 			"--strategy", string(c.Spec.OutputStrategy),
 			"--cache-dir", scratchDir + "/shards"},
-		Env:                   append(storageEnv(c.Spec.Output), engineEnv(c.Namespace, c.Name, name, p.Site)...),
+		Env:                   append(st.Env, engineEnv(c.Namespace, c.Name, name, p.Site)...),
 		Ports:                 metricsPorts(spec.SlotsPerWorker),
-		Volumes:               []corev1.Volume{vol},
-		VolumeMounts:          []corev1.VolumeMount{mount},
+		Volumes:               append([]corev1.Volume{vol}, st.Volumes...),
+		VolumeMounts:          append([]corev1.VolumeMount{mount}, st.Mounts...),
+		ServiceAccountName:    spec.ServiceAccountName,
 		Resources:             spec.Resources,
 		PriorityClassName:     spec.PriorityClassName,
 		NodeSelector:          spec.NodeSelector,
@@ -98,11 +103,12 @@ func (s *PartitionSpec) PodTemplate(c corev1.Container, volumes ...corev1.Volume
 	t := corev1.PodTemplateSpec{
 		ObjectMeta: metav1.ObjectMeta{Labels: s.PodLabels},
 		Spec: corev1.PodSpec{
-			PriorityClassName: s.PriorityClassName,
-			NodeSelector:      s.NodeSelector,
-			Tolerations:       s.Tolerations,
-			Containers:        []corev1.Container{c},
-			Volumes:           volumes,
+			ServiceAccountName: s.ServiceAccountName,
+			PriorityClassName:  s.PriorityClassName,
+			NodeSelector:       s.NodeSelector,
+			Tolerations:        s.Tolerations,
+			Containers:         []corev1.Container{c},
+			Volumes:            volumes,
 		},
 	}
 	restrictPod(&t.Spec)

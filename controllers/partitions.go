@@ -218,7 +218,7 @@ func (run *campaignRun) reconcilePartitions(ctx context.Context) (bool, error) {
 // the executor refused it and the campaign failed.
 func (run *campaignRun) createPartition(ctx context.Context, index, restart int) (bool, error) {
 	c := run.c
-	spec := NewPartitionSpec(&PartitionRequest{Campaign: c, Index: index, Restart: restart, Location: run.loc, Image: run.r.image(c), Site: run.r.Site})
+	spec := NewPartitionSpec(&PartitionRequest{Campaign: c, Index: index, Restart: restart, Location: run.loc, Image: run.r.image(c), Site: run.r.Site, Database: run.db})
 	ex, err := run.r.executorFor(c)
 	if err != nil {
 		// Not a failure: installing Argo and restarting the operator
@@ -229,7 +229,7 @@ func (run *campaignRun) createPartition(ctx context.Context, index, restart int)
 		return false, nil
 	}
 	if p, ok := ex.(Preparer); ok {
-		if err := p.Prepare(ctx, run.r.Client, c.Namespace); err != nil {
+		if err := p.Prepare(ctx, run.r.Client, c.Namespace, spec.ServiceAccountName); err != nil {
 			return false, fmt.Errorf("preparing namespace %s for partition %s: %w", c.Namespace, spec.Name, err)
 		}
 	}

@@ -22,12 +22,13 @@ func planJob(c *v1alpha1.SearchCampaign, spec search.Spec, db *v1alpha1.BlastDat
 	req := spec.Request()
 	args := []string{"campaign", "plan",
 		"--name", c.Name,
-		"--queries", objectURL(s.Output, s.Queries.ObjectReference),
+		"--queries", queriesURL(c),
 		"--database", db.Status.Location,
 		"--program", req.Program,
 		"--outfmt", req.Outfmt,
 		"--max-target-seqs", strconv.Itoa(req.MaxTargetSeqs),
 		"--top-hits", req.TopHits,
+		"--transfer", req.Transfer,
 		"--max-attempts", strconv.Itoa(int(s.RetryPolicy.MaxAttempts)),
 		"--max-abandoned", strconv.Itoa(int(maxAbandoned(s.RetryPolicy))),
 		"--lease-seconds", strconv.Itoa(int(s.RetryPolicy.LeaseSeconds)),
@@ -47,6 +48,7 @@ func planJob(c *v1alpha1.SearchCampaign, spec search.Spec, db *v1alpha1.BlastDat
 		args = append(args, "--blast-option="+o)
 	}
 	labels := map[string]string{LabelCampaign: c.Name, LabelComponent: componentPlan, LabelManagedBy: managedByValue}
+	st := campaignStorage(c, db)
 	job := &batchv1.Job{
 		ObjectMeta: metav1.ObjectMeta{Name: PlanJobName(c.Name), Namespace: c.Namespace, Labels: labels},
 		Spec: batchv1.JobSpec{
@@ -55,18 +57,21 @@ func planJob(c *v1alpha1.SearchCampaign, spec search.Spec, db *v1alpha1.BlastDat
 			Template: corev1.PodTemplateSpec{
 				ObjectMeta: metav1.ObjectMeta{Labels: labels},
 				Spec: corev1.PodSpec{
-					RestartPolicy:     corev1.RestartPolicyNever,
-					PriorityClassName: s.Partitions.PriorityClassName,
-					NodeSelector:      s.Partitions.NodeSelector,
-					Tolerations:       s.Partitions.Tolerations,
+					RestartPolicy:      corev1.RestartPolicyNever,
+					ServiceAccountName: s.Partitions.ServiceAccountName,
+					PriorityClassName:  s.Partitions.PriorityClassName,
+					NodeSelector:       s.Partitions.NodeSelector,
+					Tolerations:        s.Partitions.Tolerations,
 					Containers: []corev1.Container{{
 						Name:                     "plan",
 						Image:                    image,
 						Command:                  []string{"blastfleet"},
 						Args:                     args,
-						Env:                      storageEnv(s.Output),
+						Env:                      st.Env,
+						VolumeMounts:             st.Mounts,
 						TerminationMessagePolicy: corev1.TerminationMessageFallbackToLogsOnError,
 					}},
+					Volumes: st.Volumes,
 				},
 			},
 		},

@@ -10,6 +10,7 @@ import (
 
 	"github.com/blastfleet/blastfleet/internal/argowf"
 	"github.com/blastfleet/blastfleet/internal/burst"
+	"github.com/blastfleet/blastfleet/internal/objstore"
 	"github.com/blastfleet/blastfleet/internal/policy"
 )
 
@@ -26,11 +27,16 @@ type Config struct {
 	Burst burst.Policy
 	// Policy restricts what campaigns and databases may ask for.
 	Policy policy.Policy
+	// CABundle: see StoreOpener.CABundle.
+	CABundle string
 }
 
 // Setup registers both reconcilers and the metrics with the manager.
 func Setup(mgr ctrl.Manager, cfg Config) error {
-	stores := StoreOpener{Secrets: mgr.GetAPIReader(), Policy: cfg.Policy}
+	if err := objstore.CheckCABundle(cfg.CABundle); err != nil {
+		return fmt.Errorf("--ca-bundle: %w", err)
+	}
+	stores := StoreOpener{Secrets: mgr.GetAPIReader(), Policy: cfg.Policy, CABundle: cfg.CABundle}
 	db := &DatabaseReconciler{
 		Client: mgr.GetClient(), Scheme: mgr.GetScheme(), Recorder: mgr.GetEventRecorder("blastfleet-database"),
 		Stores: stores, WorkerImage: cfg.WorkerImage, PollInterval: cfg.PollInterval, Policy: cfg.Policy,

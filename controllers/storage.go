@@ -13,14 +13,21 @@ import (
 	"github.com/blastfleet/blastfleet/internal/policy"
 )
 
-// StoreOpener opens object storage with credentials read from a Secret.
+// +kubebuilder:rbac:groups="",resources=configmaps,verbs=get
+
+// StoreOpener opens object storage with credentials read from a Secret,
+// anonymously, or with the operator's own identity.
 type StoreOpener struct {
-	// Secrets reads Secrets uncached, so the operator needs only get on
-	// them, never list or watch.
+	// Secrets reads Secrets (and caBundle ConfigMaps) uncached, so the
+	// operator needs only get on them, never list or watch.
 	Secrets client.Reader
 	// Policy decides which endpoints may be reached and which Secrets
 	// may be read as credentials, before either happens.
 	Policy policy.Policy
+	// CABundle is a PEM file of authorities the operator trusts for every
+	// store beside the system's (--ca-bundle), as well as a store's own
+	// caBundle.
+	CABundle string
 }
 
 // Open opens bucket/prefix on st's endpoint with its credentials.
@@ -41,7 +48,7 @@ func (o StoreOpener) config(ctx context.Context, namespace string, st v1alpha1.O
 	if err := o.Policy.Endpoint("endpoint", st.Endpoint); err != nil {
 		return objstore.S3Config{}, err
 	}
-	cfg := objstore.S3Config{Endpoint: "s3.amazonaws.com", Secure: true, Region: st.Region}
+	cfg := objstore.S3Config{Endpoint: "s3.amazonaws.com", Secure: true, Region: st.Region, CABundle: o.CABundle}
 	if cfg.Region == "" {
 		cfg.Region = "us-east-1"
 	}
@@ -52,9 +59,26 @@ func (o StoreOpener) config(ctx context.Context, namespace string, st v1alpha1.O
 		}
 		cfg.Endpoint, cfg.Secure, cfg.PathStyle = u.Host, u.Scheme == "https", true
 	}
+	if ca := st.CABundle; ca != nil {
+		pem, err := o.caBundle(ctx, namespace, ca)
+		if err != nil {
+			return cfg, err
+		}
+		cfg.CAPEM = pem
+	}
 	ref := st.CredentialsSecretRef
-	if ref == nil {
-		return cfg, fmt.Errorf("credentialsSecretRef is not set")
+	switch {
+	case st.Anonymous:
+		cfg.Credentials = objstore.CredentialsAnonymous
+		return cfg, nil
+	case ref == nil:
+		// The operator's own identity, not the campaign's service
+		// account: allowed only when the administrator says so.
+		if err := o.Policy.OperatorIdentity("credentialsSecretRef"); err != nil {
+			return cfg, err
+		}
+		cfg.Credentials, cfg.STSEndpoint = objstore.CredentialsIdentity, st.Endpoint
+		return cfg, nil
 	}
 	var sec corev1.Secret
 	if err := o.Secrets.Get(ctx, client.ObjectKey{Namespace: namespace, Name: ref.Name}, &sec); err != nil {
@@ -71,6 +95,43 @@ func (o StoreOpener) config(ctx context.Context, namespace string, st v1alpha1.O
 	return cfg, nil
 }
 
+// caBundle reads a store's CA bundle from its ConfigMap.
+func (o StoreOpener) caBundle(ctx context.Context, namespace string, ref *v1alpha1.ConfigMapKeyRef) ([]byte, error) {
+	var cm corev1.ConfigMap
+	if err := o.Secrets.Get(ctx, client.ObjectKey{Namespace: namespace, Name: ref.Name}, &cm); err != nil {
+		return nil, fmt.Errorf("caBundle ConfigMap %s/%s: %w", namespace, ref.Name, err)
+	}
+	key := caKey(ref)
+	pem := cm.Data[key]
+	if pem == "" {
+		return nil, fmt.Errorf("caBundle ConfigMap %s/%s has no key %s", namespace, ref.Name, key)
+	}
+	return []byte(pem), nil
+}
+
+// CheckAccess applies the policy to a store the operator does not open
+// itself (a campaign's queries, read by its pods): its endpoint, its
+// Secret's opt-in label, the use of the pods' own identity.
+func (o StoreOpener) CheckAccess(ctx context.Context, namespace, field string, st v1alpha1.ObjectStorage) error {
+	if err := o.Policy.Endpoint(field+".endpoint", st.Endpoint); err != nil {
+		return err
+	}
+	if ca := st.CABundle; ca != nil {
+		if _, err := o.caBundle(ctx, namespace, ca); err != nil {
+			return fmt.Errorf("%s.%w", field, err)
+		}
+	}
+	ref := st.CredentialsSecretRef
+	if ref == nil || st.Anonymous {
+		return nil
+	}
+	var sec corev1.Secret
+	if err := o.Secrets.Get(ctx, client.ObjectKey{Namespace: namespace, Name: ref.Name}, &sec); err != nil {
+		return fmt.Errorf("%s.credentialsSecretRef: credentials Secret %s/%s: %w", field, namespace, ref.Name, err)
+	}
+	return o.Policy.CredentialsSecret(field+".credentialsSecretRef", &sec)
+}
+
 func secretKeys(ref *v1alpha1.CredentialsSecretRef) (id, secret string) {
 	id, secret = ref.AccessKeyIDKey, ref.SecretAccessKeyKey
 	if id == "" {
@@ -80,35 +141,4 @@ func secretKeys(ref *v1alpha1.CredentialsSecretRef) (id, secret string) {
 		secret = "AWS_SECRET_ACCESS_KEY"
 	}
 	return id, secret
-}
-
-// storageEnv is how a pod reaches st: the endpoint and region as plain
-// variables, the keys by reference to the Secret, so credentials appear
-// in neither arguments nor the objects the operator writes.
-func storageEnv(st v1alpha1.ObjectStorage) []corev1.EnvVar {
-	env := []corev1.EnvVar{{Name: "AWS_REGION", Value: st.Region}}
-	if env[0].Value == "" {
-		env[0].Value = "us-east-1"
-	}
-	if st.Endpoint != "" {
-		env = append(env, corev1.EnvVar{Name: "AWS_ENDPOINT_URL", Value: st.Endpoint})
-	}
-	if ref := st.CredentialsSecretRef; ref != nil {
-		id, secret := secretKeys(ref)
-		for _, kv := range [][2]string{{"AWS_ACCESS_KEY_ID", id}, {"AWS_SECRET_ACCESS_KEY", secret}} {
-			env = append(env, corev1.EnvVar{Name: kv[0], ValueFrom: &corev1.EnvVarSource{
-				SecretKeyRef: &corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: ref.Name}, Key: kv[1]},
-			}})
-		}
-	}
-	return env
-}
-
-// storageEnvNames are the variables storageEnv sets, for mpirun -x.
-func storageEnvNames(st v1alpha1.ObjectStorage) []string {
-	var names []string
-	for _, e := range storageEnv(st) {
-		names = append(names, e.Name)
-	}
-	return names
 }

@@ -27,6 +27,10 @@ func storageReason(err error) string {
 		return "StorageAccessDenied"
 	}
 	if apierrors.IsNotFound(err) {
+		var se apierrors.APIStatus
+		if errors.As(err, &se) && se.Status().Details != nil && se.Status().Details.Kind == "configmaps" {
+			return "CABundleNotFound"
+		}
 		return "CredentialsSecretNotFound"
 	}
 	return "StorageUnavailable"

@@ -76,4 +76,15 @@ type Partitions struct {
 	// +optional
 	// +kubebuilder:validation:MaxLength=253
 	PriorityClassName string `json:"priorityClassName,omitempty"`
+
+	// ServiceAccountName runs the partitions' and the planning Job's pods
+	// as this service account of the campaign's namespace, for example
+	// one annotated for IRSA (eks.amazonaws.com/role-arn) or bound by EKS
+	// Pod Identity, whose identity reaches stores without a
+	// credentialsSecretRef. Empty: the namespace's default. The
+	// operator's policy may restrict it (--allowed-service-accounts).
+	// +optional
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$`
+	ServiceAccountName string `json:"serviceAccountName,omitempty"`
 }

@@ -22,7 +22,8 @@ type SearchCampaignSpec struct {
 	DatabaseRef DatabaseReference `json:"databaseRef"`
 
 	// Queries is the query FASTA object (gzip if the key ends in .gz),
-	// read from the output storage's endpoint with its credentials.
+	// read from queries.storage, else from the output storage's endpoint
+	// with its credentials.
 	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="queries is immutable: the campaign's plan fixes it"
 	Queries Queries `json:"queries"`
 
@@ -31,14 +32,18 @@ type SearchCampaignSpec struct {
 	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="program is immutable: the campaign's plan fixes it"
 	Program Program `json:"program"`
 
-	// Outfmt is BLAST's tabular output format and columns, as -outfmt:
-	// "6" or "6 qseqid sseqid evalue bitscore" (tab-separated), or 10 for
-	// the same comma-separated ("10 std stitle"). Columns are BLAST+'s
-	// tabular column names or std.
+	// Outfmt is BLAST's output format, as -outfmt: tabular "6" or
+	// "6 qseqid sseqid evalue bitscore" (tab-separated), 10 for the same
+	// comma-separated ("10 std stitle"), 7 for tabular with comments
+	// ("7 std"); or a report: 0 (pairwise), 5 (XML), 11 (BLAST archive),
+	// 15 (JSON), 16 (XML2).
+	// Columns are BLAST+'s tabular column names or std. Tabular lines are
+	// merged; reports are regenerated query by query, each BLAST's own
+	// (docs/concepts.md).
 	// +optional
 	// +kubebuilder:default="6"
 	// +kubebuilder:validation:MaxLength=512
-	// +kubebuilder:validation:Pattern=`^(6|10)( +(std|qseqid|qgi|qacc|qaccver|qlen|sseqid|sallseqid|sgi|sallgi|sacc|saccver|sallacc|slen|qstart|qend|sstart|send|qseq|sseq|evalue|bitscore|score|length|pident|nident|mismatch|positive|gapopen|gaps|ppos|frames|qframe|sframe|btop|staxid|ssciname|scomname|sblastname|sskingdom|staxids|sscinames|scomnames|sblastnames|sskingdoms|stitle|salltitles|sstrand|qcovs|qcovhsp|qcovus))*$`
+	// +kubebuilder:validation:Pattern=`^((6|7|10)( +(std|qseqid|qgi|qacc|qaccver|qlen|sseqid|sallseqid|sgi|sallgi|sacc|saccver|sallacc|slen|qstart|qend|sstart|send|qseq|sseq|evalue|bitscore|score|length|pident|nident|mismatch|positive|gapopen|gaps|ppos|frames|qframe|sframe|btop|staxid|ssciname|scomname|sblastname|sskingdom|staxids|sscinames|scomnames|sblastnames|sskingdoms|stitle|salltitles|sstrand|qcovs|qcovhsp|qcovus))*|0|5|11|15|16)$`
 	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="outfmt is immutable: the campaign's plan fixes it"
 	Outfmt string `json:"outfmt,omitempty"`
 
@@ -67,6 +72,17 @@ type SearchCampaignSpec struct {
 	// +kubebuilder:validation:Pattern=`^(auto|exact|overfetch(=[1-9][0-9]{0,5})?)$`
 	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="topHits is immutable: the campaign's plan fixes it"
 	TopHits string `json:"topHits,omitempty"`
+
+	// Transfer is what partitions commit: full (the output), or metadata
+	// (ParaMEDIC): per query only the ordinals of its kept subjects, a
+	// few bytes where a report holds every alignment, for partitions far
+	// from the results' home. blastfleet results then regenerates the
+	// output with BLAST+ where it runs, byte for byte what full gives.
+	// +optional
+	// +kubebuilder:default=full
+	// +kubebuilder:validation:Enum=full;metadata
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="transfer is immutable: the campaign's plan fixes it"
+	Transfer string `json:"transfer,omitempty"`
 
 	// BlastOptions are further BLAST options. Only options that change how
 	// BLAST searches are allowed; those that change what it reads or
@@ -179,8 +195,17 @@ type DatabaseReference struct {
 }
 
 // Queries is the campaign's query object.
+// +kubebuilder:validation:XValidation:rule="!has(self.storage) || !has(self.bucket)",message="with queries.storage, the bucket is storage.bucket: leave queries.bucket unset",fieldPath=".bucket"
 type Queries struct {
 	ObjectReference `json:",inline"`
+
+	// Storage is the store holding the queries when it is not the
+	// output's: its own endpoint and credentials (or anonymous, for a
+	// public bucket). The object is storage.bucket, key storage.prefix/key
+	// (prefix optional). Partitions and the planning Job reach it through
+	// the BLASTFLEET_QUERIES_ variables (docs/engine.md).
+	// +optional
+	Storage *ObjectStorage `json:"storage,omitempty"`
 
 	// Format of the object; FASTA is the one supported.
 	// +optional

@@ -3,6 +3,7 @@ package v1alpha1
 // ObjectStorage is a location in an S3-compatible object store (AWS S3,
 // MinIO, Ceph RGW, ...) and how to authenticate to it.
 // +kubebuilder:validation:XValidation:rule="!has(self.prefix) || !self.prefix.startsWith('/')",message="prefix must not start with '/'",fieldPath=".prefix"
+// +kubebuilder:validation:XValidation:rule="!(has(self.anonymous) && self.anonymous && has(self.credentialsSecretRef))",message="anonymous and credentialsSecretRef exclude each other: anonymous requests carry no credentials",fieldPath=".anonymous"
 type ObjectStorage struct {
 	// Endpoint is the S3 API's URL, scheme included, for example
 	// http://minio.minio.svc:9000: a scheme, a host and an optional port,
@@ -43,9 +44,42 @@ type ObjectStorage struct {
 
 	// CredentialsSecretRef names a Secret in the object's namespace that
 	// holds the access key. Its values reach pods as environment variables,
-	// never as arguments, and never appear in this object.
-	// +required
-	CredentialsSecretRef *CredentialsSecretRef `json:"credentialsSecretRef"`
+	// never as arguments, and never appear in this object. Unset (and not
+	// anonymous): the pods' own identity, through the standard chain (web
+	// identity such as IRSA from the service account,
+	// spec.partitions.serviceAccountName; EKS Pod Identity or a container
+	// credentials endpoint; the node's instance metadata), and the
+	// operator's own identity where the operator reads the store, if its
+	// policy allows (--allow-operator-identity, docs/security.md).
+	// +optional
+	CredentialsSecretRef *CredentialsSecretRef `json:"credentialsSecretRef,omitempty"`
+
+	// Anonymous sends unsigned requests, for a public bucket (NCBI's, for
+	// example): reading works, writing is refused by the store. Not with
+	// credentialsSecretRef.
+	// +optional
+	Anonymous bool `json:"anonymous,omitempty"`
+
+	// CABundle is a ConfigMap key holding the PEM certificate authorities
+	// that sign a private endpoint's certificate, trusted beside the
+	// system's by the pods (mounted read-only) and by the operator.
+	// +optional
+	CABundle *ConfigMapKeyRef `json:"caBundle,omitempty"`
+}
+
+// ConfigMapKeyRef is a key of a ConfigMap in the object's namespace.
+type ConfigMapKeyRef struct {
+	// Name of the ConfigMap.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	Name string `json:"name"`
+
+	// Key in the ConfigMap's data.
+	// +optional
+	// +kubebuilder:default=ca.crt
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:Pattern=`^[-._a-zA-Z0-9]+$`
+	Key string `json:"key,omitempty"`
 }
 
 // CredentialsSecretRef names a Secret and the keys in it that hold S3

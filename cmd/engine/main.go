@@ -31,24 +31,24 @@ import (
 )
 
 type flags struct {
-	database, queries, program, outfmt, output  string
-	maxTargetSeqs                               int
-	evalue                                      float64
-	blastOptions                                []string
-	blockLetters, threads, workers              int
-	blastBatches                                bool
-	cacheDir, cacheBytes, groupBytes            string
-	writeBuffer, topHits, strategy, summaryJSON string
-	campaign, partitionID, site                 string
-	databaseManifest, databaseSHA256            string // from the plan
-	taskTimeoutFactor                           float64
-	taskTimeoutMin, taskTimeoutMax              time.Duration
-	maxTaskOutput                               string
-	querySync                                   bool
-	verbose                                     int
-	backend, schedule                           string
-	sim                                         simFlags
-	metrics                                     metricsFlags
+	database, queries, program, outfmt, output            string
+	maxTargetSeqs                                         int
+	evalue                                                float64
+	blastOptions                                          []string
+	blockLetters, threads, workers                        int
+	blastBatches                                          bool
+	cacheDir, cacheBytes, groupBytes                      string
+	writeBuffer, topHits, transfer, strategy, summaryJSON string
+	campaign, partitionID, site                           string
+	databaseManifest, databaseSHA256                      string // from the plan
+	taskTimeoutFactor                                     float64
+	taskTimeoutMin, taskTimeoutMax                        time.Duration
+	maxTaskOutput                                         string
+	querySync                                             bool
+	verbose                                               int
+	backend, schedule                                     string
+	sim                                                   simFlags
+	metrics                                               metricsFlags
 	// changed reports whether the user gave a flag (not its default).
 	changed func(name string) bool
 }
@@ -96,6 +96,7 @@ the --sim-* flags), to measure strategies and --schedule with many ranks.`,
 	fl.StringVar(&f.cacheBytes, "cache-bytes", "0", "bound of each worker's shard cache, e.g. 8GiB (0: unbounded)")
 	fl.StringVar(&f.groupBytes, "group-bytes", "0", "database bytes one task searches (shards are grouped up to this; 0: the whole database, or --cache-bytes)")
 	fl.StringVar(&f.writeBuffer, "write-buffer", "4MiB", "bytes a writer gathers before writing (MBS; S3 parts are at least 5MiB)")
+	fl.StringVar(&f.transfer, "transfer", "full", "what a campaign's partitions commit: full (the output) or metadata (per query the ids of its kept subjects; blastfleet campaign results regenerates the output at home, docs/concepts.md)")
 	fl.StringVar(&f.topHits, "top-hits", "auto", "how shard groups are searched under --max-target-seqs: auto (with N as BLAST when one group holds the database, else overfetch), exact (untruncated: the exact global top N), overfetch[=F] (F x N, default 4)")
 	fl.StringVar(&f.strategy, "strategy", "worker-merge", "output strategy: "+strings.Join(output.Strategies, ", "))
 	fl.BoolVar(&f.querySync, "query-sync", false, "after each block's writes, every rank waits until the block is written (S3aSim's query sync; the wait is the summary's sync phase)")
@@ -170,7 +171,7 @@ func config(ctx context.Context, f *flags, rank int, log logr.Logger) (*engine.C
 			return nil, fmt.Errorf("--program is required")
 		}
 		if cfg.Spec, err = (search.Request{Program: f.program, Outfmt: f.outfmt, Options: f.blastOptions,
-			MaxTargetSeqs: f.maxTargetSeqs, Evalue: f.evalue, TopHits: f.topHits}).Parse(); err != nil {
+			MaxTargetSeqs: f.maxTargetSeqs, Evalue: f.evalue, TopHits: f.topHits, Transfer: f.transfer}).Parse(); err != nil {
 			return nil, err
 		}
 	}

@@ -39,6 +39,7 @@ type options struct {
 	site                   string
 	burst                  burst.Policy
 	policy                 policy.Policy
+	caBundle               string
 }
 
 func main() {
@@ -58,6 +59,7 @@ func main() {
 	flag.DurationVar(&o.burst.MinWindow, "burst-window", burst.DefaultPolicy.MinWindow, "least time a site's rate must be measured over before a deadline campaign's partitions follow it")
 	flag.Float64Var(&o.burst.Margin, "burst-margin", burst.DefaultPolicy.Margin, "share of the time left before a deadline by which the sites must finish early before partitions are removed")
 	bindPolicyFlags(flag.CommandLine, &o.policy)
+	flag.StringVar(&o.caBundle, "ca-bundle", "", "PEM file of certificate authorities the operator trusts, beside the system's, for every object store it reads (a private endpoint's CA); a store's own spec caBundle adds to it")
 	zopts := zap.Options{Development: false}
 	zopts.BindFlags(flag.CommandLine)
 	flag.Parse()
@@ -109,6 +111,7 @@ func run(o options) error {
 		WindDown:     o.windDown,
 		Burst:        o.burst,
 		Policy:       o.policy,
+		CABundle:     o.caBundle,
 	}); err != nil {
 		return err
 	}

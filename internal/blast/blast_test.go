@@ -95,20 +95,45 @@ func TestParseFormat(t *testing.T) {
 	}
 }
 
+// TestReportFormats: a report's search asks for the merge columns only,
+// and its regeneration for the user's format.
+func TestReportFormats(t *testing.T) {
+	for in, want := range map[string]string{"0": "0", "5": "5", "15": "15", "16": "16", "7": "7 " + strings.Join(stdColumns, " "),
+		"7 qseqid sseqid evalue": "7 qseqid sseqid evalue"} {
+		f, err := ParseFormat(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !f.Regenerated() || f.ReportArg() != want || f.UserArg() != want {
+			t.Errorf("%q: regenerated %v, report %q, user %q; want %q", in, f.Regenerated(), f.ReportArg(), f.UserArg(), want)
+		}
+		if !strings.HasPrefix(f.Arg(), "6 ") || !strings.Contains(f.Arg(), "sseqid") {
+			t.Errorf("%q: search argument %q", in, f.Arg())
+		}
+	}
+	for _, in := range []string{"6", "10 qseqid"} {
+		if f, _ := ParseFormat(in); f.Regenerated() {
+			t.Errorf("%q is merged line by line, not regenerated", in)
+		}
+	}
+}
+
 func TestParseFormatErrors(t *testing.T) {
 	tests := []struct {
 		in, wantErr string
 	}{
 		{"", "empty"},
 		{"   ", "empty"},
-		{"7", "only tabular"},
-		{"0", "only tabular"},
-		{"5", "only tabular"},
-		{"11 qseqid", "only tabular"},
+		{"1", "supported formats are 0 (pairwise)"},
+		{"11 qseqid", "outfmt 11 takes no columns"},
+		{"17", "supported formats"},
+		{"0 qseqid", "outfmt 0 takes no columns"},
+		{"5 std", "outfmt 5 takes no columns"},
+		{"7 qseqid nope", `unknown column "nope"`},
 		{"10 qseqid nope", `unknown column "nope"`},
 		{"6 qseqid frobnicate", `unknown column "frobnicate"`},
 		{"6 std QSEQID", `unknown column "QSEQID"`},
-		{"6,qseqid", "only tabular"},
+		{"6,qseqid", "supported formats"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {

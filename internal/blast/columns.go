@@ -2,6 +2,7 @@ package blast
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -28,11 +29,16 @@ func init() {
 // score, and the subject length its protein E-values depend on).
 var mergeColumns = []string{"qseqid", "sseqid", "evalue", "bitscore", "score", "slen"}
 
-// Format is a parsed tabular -outfmt: the columns the user sees and the
-// columns the engine asks BLAST for (the user's, then any merge column the
-// user did not ask for).
+// Format is a parsed -outfmt: the columns the user sees and the columns
+// the engine asks BLAST for (the user's, then any merge column the user
+// did not ask for). Tabular formats (6, 10) are merged line by line; the
+// others are reports that are regenerated query by query (Regenerated),
+// after a tabular search with the merge columns finds each query's hits.
 type Format struct {
-	Code    int      // 6: tab-separated; 10: comma-separated (CSV)
+	// 6: tab-separated; 10: comma-separated (CSV); a report format:
+	// 0 pairwise, 5 XML, 7 tabular with comments, 11 BLAST archive,
+	// 15 JSON, 16 XML2.
+	Code    int
 	User    []string // as BLAST prints them for the user's request (deduplicated)
 	Request []string // User followed by missing merge columns
 	// Index of each merge column within Request.
@@ -47,19 +53,48 @@ func ParseFormat(s string) (*Format, error) {
 	}
 	code, err := strconv.Atoi(fields[0])
 	if err != nil {
-		return nil, fmt.Errorf("outfmt %q: only tabular output (6, or 10 for CSV) is merged line-wise; other formats are not supported yet", fields[0])
+		return nil, fmt.Errorf("outfmt %q: %s", fields[0], supported)
 	}
 	return NewFormat(code, fields[1:])
+}
+
+// supported says which formats are.
+const supported = "supported formats are 0 (pairwise), 5 (XML), 6 (tabular), 7 (tabular with comments), 10 (CSV), 11 (BLAST archive), 15 (JSON) and 16 (XML2)"
+
+// ReportCodes are the formats regenerated query by query.
+var ReportCodes = []int{0, 5, 7, 11, 15, 16}
+
+// Regenerated reports whether the format is a report, made by searching
+// each query again against a database of its hits (docs/concepts.md),
+// rather than merged line by line.
+func (f *Format) Regenerated() bool { return f.Code != 6 && f.Code != 10 }
+
+// ReportArg is the -outfmt argument of a regeneration: the user's
+// format, with its columns for the tabular ones (6, 7, 10).
+func (f *Format) ReportArg() string {
+	if len(f.User) > 0 {
+		return fmt.Sprintf("%d %s", f.Code, strings.Join(f.User, " "))
+	}
+	return strconv.Itoa(f.Code)
 }
 
 // NewFormat is the format of that code with those columns (none: std),
 // as ParseFormat("code columns...") is.
 func NewFormat(code int, cols []string) (*Format, error) {
-	f := &Format{}
-	if code != 6 && code != 10 {
-		return nil, fmt.Errorf("outfmt %q: only tabular output (6, or 10 for CSV) is merged line-wise; other formats are not supported yet", strconv.Itoa(code))
+	f := &Format{Code: code}
+	switch {
+	case code == 6 || code == 10 || code == 7:
+	case slices.Contains(ReportCodes, code):
+		if len(cols) > 0 {
+			return nil, fmt.Errorf("outfmt %d takes no columns (only 6, 7 and 10 do), got %q", code, strings.Join(cols, " "))
+		}
+		// The search before regeneration needs the merge columns only.
+		f.Request = slices.Clone(mergeColumns)
+		f.setIndexes()
+		return f, nil
+	default:
+		return nil, fmt.Errorf("outfmt %d: %s", code, supported)
 	}
-	f.Code = code
 	if len(cols) == 0 {
 		cols = []string{"std"}
 	}
@@ -90,6 +125,11 @@ func NewFormat(code int, cols []string) (*Format, error) {
 			f.Request = append(f.Request, c)
 		}
 	}
+	f.setIndexes()
+	return f, nil
+}
+
+func (f *Format) setIndexes() {
 	index := func(c string) int {
 		for i, r := range f.Request {
 			if r == c {
@@ -101,7 +141,6 @@ func NewFormat(code int, cols []string) (*Format, error) {
 	f.QueryCol, f.SubjectCol = index("qseqid"), index("sseqid")
 	f.EvalueCol, f.BitscoreCol, f.ScoreCol = index("evalue"), index("bitscore"), index("score")
 	f.SLenCol = index("slen")
-	return f, nil
 }
 
 // Arg is the -outfmt argument the engine passes to BLAST: always
@@ -123,5 +162,8 @@ func (f *Format) Separator() byte {
 
 // UserArg is the -outfmt argument of the equivalent unsharded search.
 func (f *Format) UserArg() string {
+	if f.Regenerated() {
+		return f.ReportArg()
+	}
 	return fmt.Sprintf("%d %s", f.Code, strings.Join(f.User, " "))
 }

@@ -50,12 +50,19 @@ func Parse(out []byte, f *Format) ([]Line, error) {
 				return nil, fmt.Errorf("blast output line %d: column %s %q: %w", n, f.Request[col], fields[col], err)
 			}
 		}
-		// The user's columns come first, so their text is a prefix of the line.
+		// The user's columns come first, so their text is a prefix of the
+		// line. A report's search has none: its lines are never written.
+		var text []byte
+		if f.Regenerated() {
+			lines = append(lines, Line{Query: string(fields[f.QueryCol]), Subject: string(fields[f.SubjectCol]),
+				Evalue: ev, Bitscore: bs, Score: ints[0], SLen: ints[1]})
+			continue
+		}
 		end := 0
 		for i := 0; i < nUser; i++ {
 			end += len(fields[i]) + 1
 		}
-		text := make([]byte, end)
+		text = make([]byte, end)
 		copy(text, raw[:end-1])
 		text[end-1] = '\n'
 		if sep := f.Separator(); sep != '\t' {

@@ -34,12 +34,21 @@ type Invocation struct {
 	// Timeout bounds the run: past it BLAST is killed and Run returns a
 	// *TimeoutError. 0: none but ctx's.
 	Timeout time.Duration
+	// Report asks for the user's report format (Format.ReportArg) rather
+	// than the tabular lines the merge reads: a regeneration.
+	Report bool
+	// Dir is the working directory ("": the caller's), where a relative
+	// DB is looked for first.
+	Dir string
 }
 
 // Argv is the command line, program first.
 func (inv Invocation) Argv() []string {
-	argv := []string{string(inv.Program), "-db", inv.DB, "-query", inv.Query,
-		"-outfmt", inv.Format.Arg()}
+	outfmt := inv.Format.Arg()
+	if inv.Report {
+		outfmt = inv.Format.ReportArg()
+	}
+	argv := []string{string(inv.Program), "-db", inv.DB, "-query", inv.Query, "-outfmt", outfmt}
 	if inv.MaxTargetSeqs > 0 {
 		argv = append(argv, "-max_target_seqs", strconv.Itoa(inv.MaxTargetSeqs))
 	}
@@ -123,6 +132,7 @@ func Run(ctx context.Context, inv Invocation) ([]byte, error) {
 	// hold the pipes, and so Run, open after BLAST itself is dead.
 	cmd.WaitDelay = 10 * time.Second
 	cmd.Env = runEnv(inv.Batched)
+	cmd.Dir = inv.Dir
 	stdout := &cappedBuffer{max: inv.MaxOutput, kill: kill}
 	var stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = stdout, &stderr

@@ -63,6 +63,9 @@ func (c *Config) Validate() error {
 	if err := c.Spec.Validate(); err != nil {
 		return err
 	}
+	if err := c.checkRegenerating(); err != nil {
+		return err
+	}
 	if err := c.taskLimits().validate(); err != nil {
 		return err
 	}

@@ -15,7 +15,7 @@ import (
 // files. Every rank does this before any chunk is leased, so a database
 // changed since planning costs no attempt (manifest.ErrChanged).
 func openDatabase(ctx context.Context, cfg *Config) (*manifest.Manifest, objstore.Store, error) {
-	dbStore, err := objstore.Open(ctx, cfg.Database)
+	dbStore, err := objstore.OpenAs(ctx, objstore.RoleDatabase, cfg.Database)
 	if err != nil {
 		return nil, nil, fmt.Errorf("--database: %w", err)
 	}

@@ -500,11 +500,11 @@ func TestLookupTypedIDs(t *testing.T) {
 		"sp|P12345|NAME": 3,
 		"foo":            9,
 	} {
-		if got, ok := lookup(maps, id); !ok || got != want {
+		if got, _, ok := lookup(maps, id); !ok || got != want {
 			t.Errorf("lookup(%q) = %d, %v; want %d", id, got, ok, want)
 		}
 	}
-	if _, ok := lookup(maps, "gb|missing|"); ok {
+	if _, _, ok := lookup(maps, "gb|missing|"); ok {
 		t.Error("an unknown id must not be found")
 	}
 }

@@ -27,10 +27,17 @@ type blockState struct {
 	// assign is what every task of the block sends (ids, FASTA or lengths),
 	// built at its first task and dropped once its last is assigned.
 	assign *assignMsg
+	// Reports: the kept subjects per query, until the regeneration is
+	// assigned; its task; its pieces' sizes once done (regen.go).
+	regen       []regenQuery
+	regenTask   int
+	pieces      []int
+	regenerated bool
 }
 
 type taskInfo struct {
 	block, group, worker int
+	regen                bool // a regeneration (group -1)
 }
 
 type master struct {
@@ -54,6 +61,7 @@ type master struct {
 	nextID           int
 	retry            time.Time // when the source may have work again
 
+	regens []int // blocks whose regeneration waits for a worker
 	sched  *scheduler.Scheduler
 	own    map[int]*scheduler.Scheduler // static schedules: per worker
 	blocks []*blockState
@@ -361,8 +369,14 @@ func (m *master) handleEnvelope(ctx context.Context, from int, e *envelope) erro
 			m.idle = append(m.idle, from)
 			return m.dispatch(ctx)
 		}
-		err := fmt.Errorf("query block %d (queries %s..%s) against shard group %d (shards %v) on rank %d: %s",
-			t.block, m.queries[b.first].ID, m.queries[b.end-1].ID, t.group, m.groups[t.group], from, e.Failed.Error)
+		var err error
+		if t.regen {
+			err = fmt.Errorf("regenerating the reports of query block %d (queries %s..%s) on rank %d: %s",
+				t.block, m.queries[b.first].ID, m.queries[b.end-1].ID, from, e.Failed.Error)
+		} else {
+			err = fmt.Errorf("query block %d (queries %s..%s) against shard group %d (shards %v) on rank %d: %s",
+				t.block, m.queries[b.first].ID, m.queries[b.end-1].ID, t.group, m.groups[t.group], from, e.Failed.Error)
+		}
 		m.idle = append(m.idle, from)
 		if err := m.fail(ctx, b.unit, err, e.Failed); err != nil {
 			return err
@@ -419,6 +433,9 @@ func (m *master) setCached(w int, groups []int) {
 // (and taking new units of work) before the unassigned tasks run out, so
 // no worker waits at a block or chunk boundary.
 func (m *master) dispatch(ctx context.Context) error {
+	if err := m.dispatchRegens(); err != nil {
+		return err
+	}
 	if m.cfg.Schedule.static() {
 		return m.dispatchStatic(ctx)
 	}
@@ -579,20 +596,26 @@ func (m *master) newBlock(u *unit, first, end, owner int) {
 func (m *master) record(d *doneMsg) *unit {
 	t := m.tasks[d.Task]
 	b := m.blocks[t.block]
+	if t.regen {
+		return m.recordRegen(d, t, b)
+	}
 	m.sum.Tasks++
 	if b.unit.failed {
 		m.releaseNow(d.Task)
 		return nil
 	}
-	if d.Lines != nil {
+	if d.Lines != nil && !m.regenerating() {
 		m.held[d.Task] = d.Lines
 	}
 	m.taskStats.add(m.taskRecord(t, b, d.BlastSeconds))
 	for i, h := range d.Hits {
 		b.hits[h.Query] = append(b.hits[h.Query], merge.Hit{Evalue: h.Evalue, Bitscore: h.Bitscore,
-			Score: h.Score, SLen: h.SLen, Ordinal: h.Ordinal, Size: int(h.Size), Source: d.Task, Index: i})
+			Score: h.Score, SLen: h.SLen, Ordinal: h.Ordinal, Size: int(h.Size), Source: d.Task, Index: i, Shard: int(h.Shard)})
 	}
 	b.tasksLeft--
+	if b.tasksLeft == 0 && m.regenerating() {
+		m.queueRegen(t.block)
+	}
 	return b.unit
 }
 
@@ -654,7 +677,11 @@ const stopSummaryWait = 10 * time.Second
 
 // taskRecord describes a finished task for the summary's slowest tasks.
 func (m *master) taskRecord(t taskInfo, b *blockState, seconds float64) TaskRecord {
-	r := TaskRecord{Rank: t.worker, Group: t.group, Shards: m.groups[t.group], FirstQuery: m.queries[b.first].ID,
+	var shards []int
+	if t.group >= 0 {
+		shards = m.groups[t.group]
+	}
+	r := TaskRecord{Rank: t.worker, Group: t.group, Shards: shards, FirstQuery: m.queries[b.first].ID,
 		LastQuery: m.queries[b.end-1].ID, Queries: b.end - b.first, Letters: b.letters, Seconds: seconds}
 	if l := b.unit.lease; l != nil {
 		r.Chunk = l.Range.String()

@@ -12,8 +12,10 @@ import (
 //
 //	M->W setup     the output target, or an error that ends the run
 //	W->M hello     the shard groups the worker caches
-//	M->W assign    a task: a query block (its FASTA) against a shard group
+//	M->W assign    a task: a query block (its FASTA) against a shard group,
+//	               or (reports) the regeneration of a merged block's queries
 //	W->M done      per hit: query, E-value, bit score, subject ordinal, size
+//	               (a regeneration: per query, the size of its report piece)
 //	               (master-writing: and every line's text)
 //	W->M failed    a task's error; the master aborts the run
 //	M->W contribute  which of its lines a holder sends to a write's writer
@@ -62,6 +64,20 @@ type assignMsg struct {
 	FASTA  []byte
 	Lens   []int // simulate: the queries' lengths instead of their FASTA
 	Shards []int
+	// Regen, for a regeneration task: per query of the block, the kept
+	// subjects, in the database's order; Total is the number of queries
+	// of the whole search (a report's numbering and footer need it).
+	Regen []regenQuery
+	Total int
+}
+
+type regenQuery struct {
+	Subjects []regenSubject
+}
+
+type regenSubject struct {
+	Shard   int32
+	Ordinal int64
 }
 
 // hitMeta is what the master needs of a line: never its text.
@@ -73,6 +89,7 @@ type hitMeta struct {
 	SLen     int64
 	Ordinal  int64
 	Size     int32
+	Shard    int32 // the shard whose ids file knows the subject
 }
 
 type doneMsg struct {

@@ -62,9 +62,15 @@ func (u *unit) done() bool {
 // their writes.
 func (m *master) mergeReady(ctx context.Context, u *unit) error {
 	defer m.clock.span("merge")()
-	for !u.failed && u.merged < len(u.blocks) && m.blocks[u.blocks[u.merged]].tasksLeft == 0 {
+	for !u.failed && u.merged < len(u.blocks) && m.mergeable(m.blocks[u.blocks[u.merged]]) {
 		b := m.blocks[u.blocks[u.merged]]
-		for _, hits := range b.hits {
+		for q, hits := range b.hits {
+			if b.regenerated {
+				// A report: the query's piece is its one line.
+				t := b.regenTask
+				u.pending = append(u.pending, pendingLine{worker: m.tasks[t].worker, task: t, index: q, size: b.pieces[q]})
+				u.pendSize += int64(b.pieces[q])
+			}
 			for _, h := range merge.Merge(hits, m.mergeOpts) {
 				u.pending = append(u.pending, pendingLine{worker: m.tasks[h.Source].worker, task: h.Source, index: h.Index, size: h.Size})
 				u.pendSize += int64(h.Size)
@@ -87,7 +93,11 @@ func (m *master) mergeReady(ctx context.Context, u *unit) error {
 		}
 		// A task's lines may be freed once every kept line is on its way
 		// to a writer: now if nothing is pending, else at the next flush.
-		u.releasable = append(u.releasable, b.tasks...)
+		if b.regenerated {
+			u.releasable = append(u.releasable, b.regenTask)
+		} else {
+			u.releasable = append(u.releasable, b.tasks...)
+		}
 		if u.pendSize == 0 {
 			if err := m.release(u); err != nil {
 				return err
@@ -95,6 +105,11 @@ func (m *master) mergeReady(ctx context.Context, u *unit) error {
 		}
 	}
 	return m.maybeFinish(ctx, u)
+}
+
+// mergeable: a block's search is all in and, for a report, regenerated.
+func (m *master) mergeable(b *blockState) bool {
+	return b.tasksLeft == 0 && (b.regenerated || !m.regenerating())
 }
 
 // release frees the lines of a unit's merged tasks, held by the workers

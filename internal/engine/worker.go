@@ -45,8 +45,11 @@ type worker struct {
 	// ordinals maps, per shard, a subject id as BLAST prints it to the
 	// subject's ordinal in the unsharded database.
 	ordinals map[int]map[string]int64
-	aliases  map[int]string
-	pace     pace // how long BLAST takes here, for task deadlines
+	// subjectIDs maps, per shard, an ordinal to its subject's id
+	// (regenerations).
+	subjectIDs map[int]map[int64]string
+	aliases    map[int]string
+	pace       pace // how long BLAST takes here, for task deadlines
 
 	held    map[int][][]byte // task -> line texts
 	writes  map[writeKey]*pendingWrite
@@ -69,7 +72,8 @@ type worker struct {
 func runWorker(ctx context.Context, cfg *Config, tr transport.Transport) error {
 	metrics := cfg.Metrics.Rank(tr.Rank(), "worker")
 	w := &worker{cfg: cfg, tr: tr, rank: tr.Rank(), clock: newClock(metrics), metrics: metrics, ordinals: map[int]map[string]int64{},
-		aliases: map[int]string{}, held: map[int][][]byte{}, writes: map[writeKey]*pendingWrite{},
+		subjectIDs: map[int]map[int64]string{},
+		aliases:    map[int]string{}, held: map[int][][]byte{}, writes: map[writeKey]*pendingWrite{},
 		results: make(chan taskResult, 1), colls: map[int]*collState{}, released: map[int]bool{}}
 	w.sum.Rank, w.sum.Role = w.rank, "worker"
 	defer w.cleanup()
@@ -242,8 +246,11 @@ func (w *worker) start(ctx context.Context, a *assignMsg) {
 	tctx, cancel := context.WithCancel(ctx)
 	w.cancel = cancel
 	run := w.runTask
-	if w.cfg.Sim != nil {
+	switch {
+	case w.cfg.Sim != nil:
 		run = w.runSimTask
+	case a.Regen != nil:
+		run = w.runRegenTask
 	}
 	go func() { w.results <- run(tctx, a) }()
 }
@@ -253,7 +260,11 @@ func (w *worker) finishTask(ctx context.Context, r taskResult) error {
 	w.cancel = nil
 	if !r.ended.IsZero() {
 		w.clock.interval("distribution", r.started, r.fetched)
-		w.clock.interval("compute", r.fetched, r.ended)
+		phase := "compute"
+		if r.assign.Regen != nil {
+			phase = "regenerate"
+		}
+		w.clock.interval(phase, r.fetched, r.ended)
 	}
 	w.syncCacheMetrics()
 	// Reporting the task (done or failed) is asking for the next.
@@ -364,14 +375,14 @@ func (w *worker) runTask(ctx context.Context, a *assignMsg) (r taskResult) {
 			r.err = fmt.Errorf("blast output line %d: query %q is not in the block (or out of order)", i+1, l.Query)
 			return r
 		}
-		ord, ok := lookup(ordinals, l.Subject)
+		ord, in, ok := lookup(ordinals, l.Subject)
 		if !ok {
 			r.err = fmt.Errorf("blast output line %d: subject %q is not in the ids files of shards %v", i+1, l.Subject, a.Shards)
 			return r
 		}
 		r.lines[i] = l.Text
 		r.hits[i] = hitMeta{Query: int32(q), Evalue: l.Evalue, Bitscore: l.Bitscore, Score: l.Score,
-			SLen: l.SLen, Ordinal: ord, Size: int32(len(l.Text))}
+			SLen: l.SLen, Ordinal: ord, Size: int32(len(l.Text)), Shard: int32(a.Shards[in])}
 	}
 	return r
 }
@@ -386,27 +397,28 @@ func ordinalKey(id string) string { return strings.ToUpper(id) }
 // by ordinalKey. A -parse_seqids database may print a plain FASTA id as a
 // typed one (an id shaped like an accession, "abc00026", comes out as
 // "gb|abc00026|"), so the parts of a typed id are tried too.
-func lookup(maps []map[string]int64, id string) (int64, bool) {
-	find := func(key string) (int64, bool) {
-		for _, m := range maps {
+// It also says which map knew it.
+func lookup(maps []map[string]int64, id string) (int64, int, bool) {
+	find := func(key string) (int64, int, bool) {
+		for i, m := range maps {
 			if o, ok := m[ordinalKey(key)]; ok {
-				return o, true
+				return o, i, true
 			}
 		}
-		return 0, false
+		return 0, 0, false
 	}
-	if o, ok := find(id); ok {
-		return o, true
+	if o, i, ok := find(id); ok {
+		return o, i, true
 	}
 	for _, part := range strings.Split(id, "|") {
 		if part == "" || part == id {
 			continue
 		}
-		if o, ok := find(part); ok {
-			return o, true
+		if o, i, ok := find(part); ok {
+			return o, i, true
 		}
 	}
-	return 0, false
+	return 0, 0, false
 }
 
 // shardOrdinals loads a shard's ids file once.

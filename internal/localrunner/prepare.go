@@ -35,7 +35,8 @@ type podRequest struct {
 var errPending = errors.New("cannot start yet")
 
 // prepare turns a pod into a local command: env resolved, $(VAR) expanded,
-// emptyDir mount paths rewritten, the command found on this machine.
+// emptyDir and ConfigMap mount paths rewritten (ConfigMaps' files
+// written), the command found on this machine.
 func (r *Runner) prepare(ctx context.Context, req podRequest) (*launch, error) {
 	if len(req.spec.Containers) == 0 {
 		return nil, errors.New("the pod template has no container")
@@ -55,10 +56,16 @@ func (r *Runner) prepare(ctx context.Context, req podRequest) (*launch, error) {
 	}
 
 	mounts, skipped := emptyDirMounts(req.scratch, req.spec, c)
+	if err := writeConfigMaps(ctx, res, req.scratch, req.spec, c); err != nil {
+		return nil, fmt.Errorf("%w: %w", errPending, err)
+	}
 	for _, s := range req.mountsFrom {
 		if len(s.Containers) > 0 {
 			more, sk := emptyDirMounts(req.scratch, s, &s.Containers[0])
 			mounts, skipped = addMounts(mounts, more), append(skipped, sk...)
+			if err := writeConfigMaps(ctx, res, req.scratch, s, &s.Containers[0]); err != nil {
+				return nil, fmt.Errorf("%w: %w", errPending, err)
+			}
 		}
 	}
 	if len(skipped) > 0 {

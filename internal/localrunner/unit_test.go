@@ -47,10 +47,12 @@ func TestEmptyDirMounts(t *testing.T) {
 	spec := &corev1.PodSpec{Volumes: []corev1.Volume{
 		{Name: "scratch", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}},
 		{Name: "cfg", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{}}},
+		{Name: "keys", VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{}}},
 	}}
-	c := &corev1.Container{VolumeMounts: []corev1.VolumeMount{{Name: "scratch", MountPath: "/scratch/"}, {Name: "cfg", MountPath: "/etc/cfg"}}}
+	c := &corev1.Container{VolumeMounts: []corev1.VolumeMount{{Name: "scratch", MountPath: "/scratch/"}, {Name: "cfg", MountPath: "/etc/cfg"}, {Name: "keys", MountPath: "/etc/keys"}}}
 	ms, skipped := emptyDirMounts("/base", spec, c)
-	if len(ms) != 1 || ms[0].Path != "/scratch" || ms[0].Local != "/base/scratch" || len(skipped) != 1 || skipped[0] != "cfg" {
+	if len(ms) != 2 || ms[0].Path != "/scratch" || ms[0].Local != "/base/scratch" || ms[1].Path != "/etc/cfg" || ms[1].Local != "/base/cfg" ||
+		len(skipped) != 1 || skipped[0] != "keys" {
 		t.Fatalf("mounts %+v skipped %v", ms, skipped)
 	}
 }

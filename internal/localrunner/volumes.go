@@ -16,13 +16,14 @@ type mount struct {
 	Local string
 }
 
-// emptyDirMounts maps c's mounts of emptyDir volumes of spec to
-// directories under base (one per volume, subPath below it). Other volume
+// emptyDirMounts maps c's mounts of emptyDir and ConfigMap volumes of
+// spec to directories under base (one per volume, subPath below it); a
+// ConfigMap's files are written there by writeConfigMaps. Other volume
 // kinds have no local stand-in and are returned as skipped.
 func emptyDirMounts(base string, spec *corev1.PodSpec, c *corev1.Container) (mounts []mount, skipped []string) {
 	emptyDirs := map[string]bool{}
 	for _, v := range spec.Volumes {
-		if v.EmptyDir != nil {
+		if v.EmptyDir != nil || v.ConfigMap != nil {
 			emptyDirs[v.Name] = true
 		}
 	}

@@ -85,6 +85,9 @@ type Shard struct {
 	Sequences int64  `json:"sequences"`
 	Letters   int64  `json:"letters"`
 	Files     []File `json:"files"`
+	// Date is makeblastdb's date in the shard's volume ("Nov 26, 2026
+	// 4:59 AM"): regenerated reports print the newest as the database's.
+	Date string `json:"date,omitempty"`
 }
 
 // File is one object of a shard.

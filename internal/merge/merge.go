@@ -28,6 +28,7 @@ type Hit struct {
 	Size     int   // bytes of the line's text
 	Source   int
 	Index    int
+	Shard    int // the shard holding the subject (regeneration fetches it there)
 }
 
 // Options are the global cut-offs and how E-values behave.

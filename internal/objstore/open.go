@@ -11,8 +11,14 @@ import (
 const s3Scheme = "s3://"
 
 // Open returns the Store at location: s3://bucket[/prefix] or a directory
-// path, which is created if missing.
+// path, which is created if missing. An S3 location is reached with the
+// unprefixed AWS_* variables (RoleOutput).
 func Open(ctx context.Context, location string) (Store, error) {
+	return OpenAs(ctx, RoleOutput, location)
+}
+
+// OpenAs is Open with the role's storage variables.
+func OpenAs(ctx context.Context, role Role, location string) (Store, error) {
 	if location == "" {
 		return nil, errors.New("empty storage location")
 	}
@@ -21,7 +27,7 @@ func Open(ctx context.Context, location string) (Store, error) {
 		if err != nil {
 			return nil, err
 		}
-		return openS3(location, bucket, prefix)
+		return openS3(role, location, bucket, prefix)
 	}
 	if err := checkScheme(location); err != nil {
 		return nil, err
@@ -37,6 +43,11 @@ func Open(ctx context.Context, location string) (Store, error) {
 // /path/to/file) into the store holding it and its key there. A directory
 // parent is not created: writing the object creates it.
 func OpenObject(ctx context.Context, location string) (Store, string, error) {
+	return OpenObjectAs(ctx, RoleOutput, location)
+}
+
+// OpenObjectAs is OpenObject with the role's storage variables.
+func OpenObjectAs(ctx context.Context, role Role, location string) (Store, string, error) {
 	if location == "" {
 		return nil, "", errors.New("empty object location")
 	}
@@ -52,7 +63,7 @@ func OpenObject(ctx context.Context, location string) (Store, string, error) {
 		if i := strings.LastIndex(path, "/"); i >= 0 {
 			prefix, key = path[:i], path[i+1:]
 		}
-		st, err := openS3(location, bucket, prefix)
+		st, err := openS3(role, location, bucket, prefix)
 		if err != nil {
 			return nil, "", err
 		}
@@ -89,8 +100,8 @@ func splitS3(location string) (bucket, prefix string, err error) {
 	return bucket, prefix, nil
 }
 
-func openS3(location, bucket, prefix string) (*S3, error) {
-	cfg, err := S3ConfigFromEnv()
+func openS3(role Role, location, bucket, prefix string) (*S3, error) {
+	cfg, err := S3ConfigForRole(role)
 	if err != nil {
 		return nil, fmt.Errorf("storage location %q: %w", location, err)
 	}

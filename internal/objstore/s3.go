@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/minio/minio-go/v7"
-	"github.com/minio/minio-go/v7/pkg/credentials"
 	"github.com/minio/minio-go/v7/pkg/s3utils"
 )
 
@@ -47,7 +46,7 @@ func NewS3(cfg S3Config, bucket, prefix string) (*S3, error) {
 		return nil, err
 	}
 	core, err := minio.NewCore(cfg.Endpoint, &minio.Options{
-		Creds:        credentials.NewStaticV4(cfg.AccessKey, cfg.SecretKey, cfg.SessionToken),
+		Creds:        cfg.provider(),
 		Secure:       cfg.Secure,
 		Region:       cfg.Region,
 		BucketLookup: lookup,

@@ -1,12 +1,9 @@
 package objstore
 
 import (
-	"errors"
 	"fmt"
 	"net/url"
 	"os"
-
-	"github.com/minio/minio-go/v7/pkg/credentials"
 )
 
 // S3Config is how to reach an S3 endpoint. Its String method hides the
@@ -19,9 +16,22 @@ type S3Config struct {
 	AccessKey    string
 	SecretKey    string
 	SessionToken string
+	// Credentials says where requests' credentials come from when
+	// AccessKey is empty: CredentialsAnonymous (unsigned requests, for
+	// public buckets) or CredentialsIdentity (the standard chain).
+	Credentials CredentialsSource
+	// Profile is the shared credentials file's profile the identity
+	// chain reads ("" is AWS_PROFILE, else "default").
+	Profile string
+	// STSEndpoint is where a web identity token is exchanged for
+	// credentials (AWS_ENDPOINT_URL_STS); empty is AWS STS.
+	STSEndpoint string
 	// CABundle is a PEM file of certificate authorities trusted beside the
-	// system's, for a private endpoint's own CA (AWS_CA_BUNDLE).
+	// system's, for a private endpoint's own CA (AWS_CA_BUNDLE); CAPEM the
+	// same authorities in memory (the operator reads them from a
+	// ConfigMap). Both may be set.
 	CABundle string
+	CAPEM    []byte
 }
 
 func (c S3Config) String() string {
@@ -33,35 +43,40 @@ func (c S3Config) String() string {
 }
 
 // S3ConfigFromEnv reads the standard AWS variables: AWS_ACCESS_KEY_ID,
-// AWS_SECRET_ACCESS_KEY, optional AWS_SESSION_TOKEN and AWS_CA_BUNDLE (without the keys, the
-// AWS_PROFILE profile, else "default", of the shared credentials file), AWS_REGION (else
-// AWS_DEFAULT_REGION, else us-east-1) and AWS_ENDPOINT_URL, whose scheme
-// decides TLS (unset: AWS S3 over HTTPS).
+// AWS_SECRET_ACCESS_KEY, optional AWS_SESSION_TOKEN and AWS_CA_BUNDLE,
+// AWS_REGION (else AWS_DEFAULT_REGION, else us-east-1) and
+// AWS_ENDPOINT_URL, whose scheme decides TLS (unset: AWS S3 over HTTPS).
+// Without keys, credentials come from the identity chain (credentials.go):
+// the AWS_PROFILE profile of the shared credentials file, a web identity
+// token, a container credentials endpoint, or the instance's metadata
+// service; BLASTFLEET_S3_CREDENTIALS=anonymous sends unsigned requests.
 func S3ConfigFromEnv() (S3Config, error) {
+	return s3ConfigFrom(storeEnv{})
+}
+
+// s3ConfigFrom reads e's variables (store.go names them).
+func s3ConfigFrom(e storeEnv) (S3Config, error) {
 	c := S3Config{
 		Endpoint:     "s3.amazonaws.com",
 		Secure:       true,
-		Region:       firstNonEmpty(os.Getenv("AWS_REGION"), os.Getenv("AWS_DEFAULT_REGION"), "us-east-1"),
-		AccessKey:    os.Getenv("AWS_ACCESS_KEY_ID"),
-		SecretKey:    os.Getenv("AWS_SECRET_ACCESS_KEY"),
-		SessionToken: os.Getenv("AWS_SESSION_TOKEN"),
-		CABundle:     os.Getenv("AWS_CA_BUNDLE"),
+		Region:       firstNonEmpty(e.get("AWS_REGION"), e.get("AWS_DEFAULT_REGION"), "us-east-1"),
+		AccessKey:    e.get("AWS_ACCESS_KEY_ID"),
+		SecretKey:    e.get("AWS_SECRET_ACCESS_KEY"),
+		SessionToken: e.get("AWS_SESSION_TOKEN"),
+		CABundle:     e.get("AWS_CA_BUNDLE"),
+		Profile:      e.get("AWS_PROFILE"),
+		STSEndpoint:  e.get("AWS_ENDPOINT_URL_STS"),
 	}
-	if c.AccessKey == "" && c.SecretKey == "" {
-		if v, ok := sharedCredentials(); ok {
-			c.AccessKey, c.SecretKey, c.SessionToken = v.AccessKeyID, v.SecretAccessKey, v.SessionToken
-		}
+	if err := c.resolveCredentials(e); err != nil {
+		return c, err
 	}
-	if c.AccessKey == "" || c.SecretKey == "" {
-		return c, errors.New("s3 credentials missing: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE with a shared credentials file (~/.aws/credentials or AWS_SHARED_CREDENTIALS_FILE)")
-	}
-	if ep := os.Getenv("AWS_ENDPOINT_URL"); ep != "" {
+	if ep := e.get("AWS_ENDPOINT_URL"); ep != "" {
 		u, err := url.Parse(ep)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return c, fmt.Errorf("AWS_ENDPOINT_URL %q: want http://host[:port] or https://host[:port]", ep)
+			return c, fmt.Errorf("%s %q: want http://host[:port] or https://host[:port]", e.name("AWS_ENDPOINT_URL"), ep)
 		}
 		if u.Path != "" && u.Path != "/" {
-			return c, fmt.Errorf("AWS_ENDPOINT_URL %q: a path is not supported", ep)
+			return c, fmt.Errorf("%s %q: a path is not supported", e.name("AWS_ENDPOINT_URL"), ep)
 		}
 		c.Endpoint, c.Secure, c.PathStyle = u.Host, u.Scheme == "https", true
 	}
@@ -77,14 +92,15 @@ func firstNonEmpty(s ...string) string {
 	return ""
 }
 
-// sharedCredentials reads the AWS shared credentials file (what an HPC
-// site's users keep instead of keys in their environment): the file of
-// AWS_SHARED_CREDENTIALS_FILE, else ~/.aws/credentials, at profile
-// AWS_PROFILE, else "default".
-func sharedCredentials() (credentials.Value, bool) {
-	v, err := credentials.NewFileAWSCredentials("", os.Getenv("AWS_PROFILE")).Get()
-	if err != nil || v.AccessKeyID == "" || v.SecretAccessKey == "" {
-		return credentials.Value{}, false
+// identityHints are the variables by which a pod or host is given an
+// identity the chain can use without keys.
+var identityHints = []string{"AWS_WEB_IDENTITY_TOKEN_FILE", "AWS_CONTAINER_CREDENTIALS_FULL_URI", "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI"}
+
+func hasIdentityHint() bool {
+	for _, k := range identityHints {
+		if os.Getenv(k) != "" {
+			return true
+		}
 	}
-	return v, true
+	return false
 }

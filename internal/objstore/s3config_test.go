@@ -48,3 +48,47 @@ aws_session_token = tok
 		t.Errorf("no credentials: %v", err)
 	}
 }
+
+// Each role reads its own prefixed variables once any is set, else the
+// unprefixed ones; the credentials variable chooses anonymous or the
+// identity chain, and a wrong value or a missing source is named.
+func TestS3ConfigRoles(t *testing.T) {
+	clearS3Env(t)
+	t.Setenv("AWS_ACCESS_KEY_ID", "OUT")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "outsecret")
+	t.Setenv("AWS_ENDPOINT_URL", "http://out:9000")
+	c, err := S3ConfigForRole(RoleDatabase)
+	if err != nil || c.Endpoint != "out:9000" || c.AccessKey != "OUT" {
+		t.Errorf("database without its variables: %+v %v", c, err)
+	}
+	t.Setenv("BLASTFLEET_DATABASE_AWS_ENDPOINT_URL", "https://db.example.org")
+	t.Setenv("BLASTFLEET_DATABASE_AWS_REGION", "eu-west-1")
+	if _, err = S3ConfigForRole(RoleDatabase); err == nil || !strings.Contains(err.Error(), "BLASTFLEET_DATABASE_S3_CREDENTIALS=identity") {
+		t.Errorf("database with an endpoint and no credentials: %v", err)
+	}
+	t.Setenv("BLASTFLEET_DATABASE_S3_CREDENTIALS", "identity")
+	c, err = S3ConfigForRole(RoleDatabase)
+	if err != nil || c.Endpoint != "db.example.org" || !c.Secure || c.Region != "eu-west-1" || c.Credentials != CredentialsIdentity || c.AccessKey != "" {
+		t.Errorf("database on its identity: %+v %v", c, err)
+	}
+	t.Setenv("BLASTFLEET_DATABASE_S3_CREDENTIALS", "public")
+	if _, err = S3ConfigForRole(RoleDatabase); err == nil || !strings.Contains(err.Error(), "BLASTFLEET_DATABASE_S3_CREDENTIALS") {
+		t.Errorf("unknown credentials source: %v", err)
+	}
+	t.Setenv("BLASTFLEET_S3_CREDENTIALS", "anonymous")
+	c, err = S3ConfigForRole(RoleOutput)
+	if err != nil || c.Credentials != CredentialsAnonymous || c.AccessKey != "" {
+		t.Errorf("anonymous output: %+v %v", c, err)
+	}
+	if s := c.String(); strings.Contains(s, "outsecret") {
+		t.Errorf("config prints a secret: %s", s)
+	}
+	// Without keys, a web identity token is enough to choose the chain.
+	t.Setenv("BLASTFLEET_S3_CREDENTIALS", "")
+	t.Setenv("AWS_ACCESS_KEY_ID", "")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "")
+	t.Setenv("AWS_WEB_IDENTITY_TOKEN_FILE", "/var/run/secrets/eks.amazonaws.com/serviceaccount/token")
+	if c, err = S3ConfigFromEnv(); err != nil || c.Credentials != CredentialsIdentity {
+		t.Errorf("web identity token without keys: %+v %v", c, err)
+	}
+}

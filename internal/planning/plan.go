@@ -70,12 +70,12 @@ func Make(ctx context.Context, r Request) (*ledger.Plan, *manifest.Manifest, err
 // its bytes: the campaign pins both.
 func readDatabase(ctx context.Context, loc string) (ledger.Database, *manifest.Manifest, error) {
 	if !strings.HasPrefix(loc, "s3://") {
-		// objstore.Open would create a missing directory.
+		// objstore.OpenAs would create a missing directory.
 		if _, err := os.Stat(loc); err != nil {
 			return ledger.Database{}, nil, fmt.Errorf("--database: %w", err)
 		}
 	}
-	st, err := objstore.Open(ctx, loc)
+	st, err := objstore.OpenAs(ctx, objstore.RoleDatabase, loc)
 	if err != nil {
 		return ledger.Database{}, nil, fmt.Errorf("--database: %w", err)
 	}

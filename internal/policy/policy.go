@@ -41,6 +41,13 @@ type Policy struct {
 	// RequireCredentialsLabel: a Secret named as credentials must carry
 	// CredentialsLabel=true.
 	RequireCredentialsLabel bool
+	// AllowOperatorIdentity: a store without credentialsSecretRef (and
+	// not anonymous) is reached by the operator with its own identity.
+	AllowOperatorIdentity bool
+	// ServiceAccounts a campaign's pods may run as
+	// (spec.partitions.serviceAccountName); "" (the namespace's default)
+	// is always allowed.
+	ServiceAccounts []string
 }
 
 // Violation is a field asking for what the policy does not allow.
@@ -68,7 +75,7 @@ func (p Policy) Validate() error {
 	for _, lists := range []struct {
 		name    string
 		entries []string
-	}{{"images", p.Images}, {"priority classes", p.PriorityClasses}, {"node selectors", p.NodeSelectors}, {"toleration keys", p.TolerationKeys}} {
+	}{{"images", p.Images}, {"priority classes", p.PriorityClasses}, {"node selectors", p.NodeSelectors}, {"toleration keys", p.TolerationKeys}, {"service accounts", p.ServiceAccounts}} {
 		for _, e := range lists.entries {
 			if strings.TrimSpace(e) == "" || strings.ContainsAny(e, " \t\n") {
 				errs = append(errs, fmt.Errorf("policy: %s: entry %q is empty or has spaces", lists.name, e))

@@ -179,3 +179,27 @@ func TestValidate(t *testing.T) {
 		}
 	}
 }
+
+// The operator lends its own identity only when allowed; a campaign's
+// service account is checked against the list, the default always passes.
+func TestIdentityPolicies(t *testing.T) {
+	var p Policy
+	var v *Violation
+	if err := p.OperatorIdentity("spec.output.credentialsSecretRef"); !errors.As(err, &v) || v.Reason != ReasonViolation ||
+		!strings.Contains(err.Error(), "--allow-operator-identity") {
+		t.Errorf("operator identity by default: %v", err)
+	}
+	p.AllowOperatorIdentity = true
+	if err := p.OperatorIdentity("f"); err != nil {
+		t.Errorf("allowed: %v", err)
+	}
+	if err := p.ServiceAccount("f", "anything"); err != nil {
+		t.Errorf("no list: %v", err)
+	}
+	p.ServiceAccounts = []string{"blast-irsa"}
+	for name, ok := range map[string]bool{"": true, "blast-irsa": true, "admin": false} {
+		if err := p.ServiceAccount("spec.partitions.serviceAccountName", name); (err == nil) != ok {
+			t.Errorf("service account %q: %v", name, err)
+		}
+	}
+}

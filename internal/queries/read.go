@@ -26,11 +26,12 @@ type Stats struct {
 }
 
 // Read streams every query of the object at location (a path or an s3://
-// key) to each, in order, and returns the object's stats. Errors say
-// --queries and name the file, line and record.
+// key, reached with the queries' storage variables, objstore.RoleQueries)
+// to each, in order, and returns the object's stats. Errors say --queries
+// and name the file, line and record.
 func Read(ctx context.Context, location string, p blast.Program, each func(*fasta.Record) error) (Stats, error) {
 	var s Stats
-	st, key, err := objstore.OpenObject(ctx, location)
+	st, key, err := objstore.OpenObjectAs(ctx, objstore.RoleQueries, location)
 	if err != nil {
 		return s, fmt.Errorf("--queries: %w", err)
 	}

@@ -17,6 +17,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/blastfleet/blastfleet/internal/blastdoc"
 	"github.com/blastfleet/blastfleet/internal/fasta"
 )
 
@@ -31,16 +32,56 @@ func MakeDB(ctx context.Context, fasta, dbtype, dir string) (string, error) {
 	return out, nil
 }
 
+// MakeNamedDB builds the unsharded BLAST database of a FASTA file in dir
+// under name, its title too, and returns its path: what a regenerated
+// report names (package regen) is the database's name.
+func MakeNamedDB(ctx context.Context, fasta, dbtype, dir, name string) (string, error) {
+	out := filepath.Join(dir, name)
+	cmd := exec.CommandContext(ctx, "makeblastdb", "-in", fasta, "-dbtype", dbtype, "-parse_seqids", "-out", out, "-title", name)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("makeblastdb: %w: %s", err, b)
+	}
+	return out, nil
+}
+
 // Search runs program on db with the given -outfmt and extra arguments and
 // returns its output.
 func Search(ctx context.Context, program, db, queries, outfmt string, args ...string) ([]byte, error) {
+	return search(ctx, "", program, db, queries, outfmt, args...)
+}
+
+// search is Search run in dir.
+func search(ctx context.Context, dir, program, db, queries, outfmt string, args ...string) ([]byte, error) {
 	argv := append([]string{"-db", db, "-query", queries, "-outfmt", outfmt}, args...)
 	cmd := exec.CommandContext(ctx, program, argv...)
+	cmd.Dir = dir
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
 		return nil, fmt.Errorf("%s %s: %w: %s", program, strings.Join(argv, " "), err, stderr.String())
+	}
+	return out, nil
+}
+
+// ReportAlone is the reference of a report format (-outfmt code, with
+// outfmt its argument): each query searched alone on db, run in db's
+// directory with -db its name, as a user names a database; the reports
+// framed as BLAST+ frames one run of all queries (package blastdoc).
+func ReportAlone(ctx context.Context, program, db, queries string, code int, outfmt string, args ...string) ([]byte, error) {
+	docs, err := alone(ctx, queries, func(ctx context.Context, path string) ([]byte, error) {
+		return search(ctx, filepath.Dir(db), program, filepath.Base(db), path, outfmt, args...)
+	})
+	if err != nil {
+		return nil, err
+	}
+	var out []byte
+	for i, d := range docs {
+		p, err := blastdoc.Piece(code, d, i+1, len(docs))
+		if err != nil {
+			return nil, fmt.Errorf("query %d: %w", i+1, err)
+		}
+		out = append(out, p...)
 	}
 	return out, nil
 }
@@ -52,6 +93,18 @@ func Search(ctx context.Context, program, db, queries, outfmt string, args ...st
 // together, and a query's hits can change with its neighbours. Two
 // processes run at a time.
 func SearchAlone(ctx context.Context, program, db, queries, outfmt string, args ...string) ([]byte, error) {
+	outs, err := alone(ctx, queries, func(ctx context.Context, path string) ([]byte, error) {
+		return Search(ctx, program, db, path, outfmt, args...)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return bytes.Join(outs, nil), nil
+}
+
+// alone runs one search per query of the FASTA file queries, each in its
+// own process, two at a time, and returns their outputs in query order.
+func alone(ctx context.Context, queries string, run func(ctx context.Context, path string) ([]byte, error)) ([][]byte, error) {
 	f, err := os.Open(queries)
 	if err != nil {
 		return nil, err
@@ -80,7 +133,7 @@ func SearchAlone(ctx context.Context, program, db, queries, outfmt string, args 
 			return nil, err
 		}
 		g.Go(func() error {
-			out, err := Search(ctx, program, db, path, outfmt, args...)
+			out, err := run(ctx, path)
 			outs[i] = out
 			return err
 		})
@@ -88,7 +141,7 @@ func SearchAlone(ctx context.Context, program, db, queries, outfmt string, args 
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}
-	return bytes.Join(outs, nil), nil
+	return outs, nil
 }
 
 // TopN keeps, per query, the lines of the first n distinct subjects in the

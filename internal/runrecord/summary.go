@@ -12,8 +12,9 @@ import (
 	"time"
 )
 
-// Phases are S3aSim's names for where a rank's time goes.
-var Phases = []string{"setup", "distribution", "compute", "merge", "gather", "write", "sync", "other"}
+// Phases are S3aSim's names for where a rank's time goes, and ours for
+// the regeneration of reports (-outfmt 0, 5, 7, 15, 16).
+var Phases = []string{"setup", "distribution", "compute", "regenerate", "merge", "gather", "write", "sync", "other"}
 
 // RankSummary is one rank's account of the run.
 type RankSummary struct {
@@ -50,7 +51,10 @@ type Summary struct {
 	ShardGroups  int         `json:"shardGroups"`
 	Blocks       int         `json:"blocks"`
 	Tasks        int         `json:"tasks"`
-	Hits         int64       `json:"hits"`
+	// Regenerations are the tasks that made reports (-outfmt 0, 5, 7,
+	// 15, 16) of merged blocks, one BLAST run per query; not in Tasks.
+	Regenerations int   `json:"regenerations,omitempty"`
+	Hits          int64 `json:"hits"`
 	// QueriesWritten counts queries merged and handed to writers.
 	QueriesWritten  int `json:"queriesWritten"`
 	ChunksCommitted int `json:"chunksCommitted,omitempty"`

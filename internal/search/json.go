@@ -18,6 +18,8 @@ type wire struct {
 	Evalue        float64           `json:"evalue"`
 	Options       []json.RawMessage `json:"options"`
 	TopHits       string            `json:"topHits"`
+	// Transfer is absent (full) in plans before metadata transfer.
+	Transfer string `json:"transfer,omitempty"`
 }
 
 type wireFormat struct {
@@ -42,6 +44,9 @@ func (s Spec) MarshalJSON() ([]byte, error) {
 	}
 	w := wire{Program: string(s.Program), Outfmt: outfmt, MaxTargetSeqs: s.MaxTargetSeqs,
 		Evalue: s.Evalue, Options: []json.RawMessage{}, TopHits: s.TopHits.Arg()}
+	if s.Metadata {
+		w.Transfer = TransferMetadata
+	}
 	for _, o := range s.Options {
 		opt := option{Name: o.Name}
 		if o.Value != "" {
@@ -87,6 +92,9 @@ func (s *Spec) UnmarshalJSON(b []byte) error {
 	s.MaxTargetSeqs, s.Evalue = w.MaxTargetSeqs, w.Evalue
 	if err := s.checkCutoffs(); err != nil {
 		add("cut-offs", err)
+	}
+	if s.Metadata, err = ParseTransfer(w.Transfer); err != nil {
+		add("transfer", err)
 	}
 	return errors.Join(errs...)
 }

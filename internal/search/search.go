@@ -22,7 +22,17 @@ type Spec struct {
 	MaxTargetSeqs int
 	Evalue        float64 // 0: BLAST's default (10)
 	TopHits       merge.TopHits
+	// Metadata: partitions commit, per query, only the ids of its kept
+	// subjects (ParaMEDIC's metadata), and the output is regenerated at
+	// home (blastfleet campaign results); false: the output itself.
+	Metadata bool
 }
+
+// Transfers are the values of --transfer: what partitions commit.
+const (
+	TransferFull     = "full"
+	TransferMetadata = "metadata"
+)
 
 // Request is a search as given on a command line: the flags of the same
 // names of blastfleet-engine and campaign plan (and a SearchCampaign's
@@ -34,6 +44,7 @@ type Request struct {
 	MaxTargetSeqs int
 	Evalue        float64
 	TopHits       string // "" is auto
+	Transfer      string // "" is full
 }
 
 // Parse checks every field at once; the errors name the flag to fix.
@@ -63,7 +74,29 @@ func (r Request) Parse() (Spec, error) {
 	if err := s.checkCutoffs(); err != nil {
 		add(err)
 	}
+	if s.Metadata, err = ParseTransfer(r.Transfer); err != nil {
+		add(err)
+	}
 	return s, errors.Join(errs...)
+}
+
+// ParseTransfer reads --transfer: full (or empty) or metadata.
+func ParseTransfer(v string) (metadata bool, err error) {
+	switch v {
+	case "", TransferFull:
+		return false, nil
+	case TransferMetadata:
+		return true, nil
+	}
+	return false, fmt.Errorf("--transfer %q: want %s (the output) or %s (the ids of each query's hits, regenerated at home)", v, TransferFull, TransferMetadata)
+}
+
+// Transfer is --transfer's value for s.
+func (s Spec) Transfer() string {
+	if s.Metadata {
+		return TransferMetadata
+	}
+	return TransferFull
 }
 
 // Validate checks a Spec built in code (a test's, a benchmark's) as Parse
@@ -98,7 +131,8 @@ func (s Spec) checkCutoffs() error {
 // Request is s as flags again: Request().Parse() gives s back. The
 // operator's planning Job and the CLI's messages use it.
 func (s Spec) Request() Request {
-	r := Request{Program: string(s.Program), MaxTargetSeqs: s.MaxTargetSeqs, Evalue: s.Evalue, TopHits: s.TopHits.Arg()}
+	r := Request{Program: string(s.Program), MaxTargetSeqs: s.MaxTargetSeqs, Evalue: s.Evalue, TopHits: s.TopHits.Arg(),
+		Transfer: s.Transfer()}
 	if s.Format != nil {
 		r.Outfmt = s.Format.UserArg()
 	}

@@ -18,6 +18,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/blastfleet/blastfleet/internal/blastvol"
 	"github.com/blastfleet/blastfleet/internal/manifest"
 )
 
@@ -130,6 +131,10 @@ func (j *job) uploadAll(ctx context.Context, version, work string, ids []int) ([
 		if err != nil {
 			return fmt.Errorf("%s: %w", s.names.name, err)
 		}
+		date, err := volumeDate(filepath.Join(work, s.names.name), s.names.db)
+		if err != nil {
+			return fmt.Errorf("%s: %w", s.names.name, err)
+		}
 		shards[k] = manifest.Shard{
 			ID:        s.names.id,
 			Name:      s.names.name,
@@ -138,6 +143,7 @@ func (j *job) uploadAll(ctx context.Context, version, work string, ids []int) ([
 			Sequences: int64(len(s.ordinals)),
 			Letters:   s.letters,
 			Files:     files,
+			Date:      date,
 		}
 		if err := writeMarker(ctx, j.out, j.marker(version, shards[k])); err != nil {
 			return err
@@ -182,4 +188,20 @@ func (j *job) retire(ctx context.Context, old *manifest.Manifest) {
 			j.o.Log.Error(err, "removing files of the previous, unversioned database")
 		}
 	}
+}
+
+// volumeDate is the date makeblastdb wrote in the shard's (first) volume,
+// which regenerated reports print as the database's (package regen).
+func volumeDate(dir, db string) (string, error) {
+	for _, pat := range []string{db + ".[pn]in", db + ".00.[pn]in"} {
+		found, _ := filepath.Glob(filepath.Join(dir, pat))
+		if len(found) > 0 {
+			h, err := blastvol.ReadHeader(found[0])
+			if err != nil {
+				return "", err
+			}
+			return h.Date, nil
+		}
+	}
+	return "", fmt.Errorf("no index file of %s in %s", db, dir)
 }

@@ -31,6 +31,8 @@ type MinIO struct {
 	// CertsDir holds public.crt and private.key when the server speaks
 	// TLS (StartMinIOTLS), and CA the PEM of the authority that signed it.
 	CertsDir, CA string
+	// ExtraEnv is more of the server's configuration (StartMinIOEnv).
+	ExtraEnv []string
 }
 
 var (
@@ -53,11 +55,18 @@ func MinIOBinary() (string, error) {
 // credentials and an empty data directory, and waits until it is live.
 func StartMinIO(t testing.TB) *MinIO {
 	t.Helper()
+	return StartMinIOEnv(t)
+}
+
+// StartMinIOEnv is StartMinIO with more server variables (MINIO_...=...),
+// for example an OpenID provider's.
+func StartMinIOEnv(t testing.TB, env ...string) *MinIO {
+	t.Helper()
 	bin, err := MinIOBinary()
 	if err != nil {
 		skipOrFatal(t, "MinIO not available: %v", err)
 	}
-	m := &MinIO{AccessKey: "bf" + randomHex(t, 8), SecretKey: randomHex(t, 20), Dir: t.TempDir()}
+	m := &MinIO{AccessKey: "bf" + randomHex(t, 8), SecretKey: randomHex(t, 20), Dir: t.TempDir(), ExtraEnv: env}
 	// The free port can be taken between probing and binding; retry then.
 	var lastErr error
 	for attempt := 0; attempt < 3; attempt++ {
@@ -89,6 +98,7 @@ func (m *MinIO) startAt(t testing.TB, bin, name string) error {
 		"MINIO_UPDATE=off",
 		"MINIO_BROWSER=off",
 	)
+	cmd.Env = append(cmd.Env, m.ExtraEnv...)
 	dieWithParent(cmd)
 	out := &syncBuffer{}
 	cmd.Stdout, cmd.Stderr = out, out
@@ -164,14 +174,30 @@ func (m *MinIO) Setenv(t testing.TB) {
 	t.Setenv("AWS_SESSION_TOKEN", "")
 }
 
-// Client returns a minio-go client for this server, for test setup.
+// Client returns a minio-go client for this server, for test setup; it
+// trusts m.CA when the server speaks TLS.
 func (m *MinIO) Client(t testing.TB) *minio.Client {
 	t.Helper()
-	c, err := minio.New(m.Host, &minio.Options{
+	opts := &minio.Options{
 		Creds:        credentials.NewStaticV4(m.AccessKey, m.SecretKey, ""),
 		Region:       "us-east-1",
 		BucketLookup: minio.BucketLookupPath,
-	})
+	}
+	if m.CA != "" {
+		pem, err := os.ReadFile(m.CA)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pool := x509.NewCertPool()
+		pool.AppendCertsFromPEM(pem)
+		tr, err := minio.DefaultTransport(true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr.TLSClientConfig = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
+		opts.Secure, opts.Transport = true, tr
+	}
+	c, err := minio.New(m.Host, opts)
 	if err != nil {
 		t.Fatalf("MinIO client: %v", err)
 	}

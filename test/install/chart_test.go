@@ -629,3 +629,31 @@ func TestArgoDatabaseTemplate(t *testing.T) {
 		t.Errorf("pod securityContext %v, want restricted", psc)
 	}
 }
+
+// operator.caBundle mounts the ConfigMap's key read-only and points
+// --ca-bundle at it; the identity policy values reach their flags; by
+// default none of them is there.
+func TestHelmTemplateOperatorCAAndIdentity(t *testing.T) {
+	dep := find(t, render(t, chartDir, "--set", "operator.caBundle.configMap=corp-ca", "--set", "operator.caBundle.key=bundle.pem",
+		"--set", "policy.allowOperatorIdentity=true", "--set", "policy.allowedServiceAccounts={blast-irsa,blast-pod}"), "Deployment", release)
+	var d appsv1.Deployment
+	into(t, dep.Object, &d)
+	c := d.Spec.Template.Spec.Containers[0]
+	args := strings.Join(c.Args, " ")
+	for _, want := range []string{"--ca-bundle=/etc/blastfleet/operator-ca/ca.pem", "--allow-operator-identity=true", "--allowed-service-accounts=blast-irsa,blast-pod"} {
+		if !strings.Contains(args, want) {
+			t.Errorf("args %s lack %s", args, want)
+		}
+	}
+	vols := d.Spec.Template.Spec.Volumes
+	if len(vols) != 1 || vols[0].ConfigMap == nil || vols[0].ConfigMap.Name != "corp-ca" || vols[0].ConfigMap.Items[0].Key != "bundle.pem" ||
+		vols[0].ConfigMap.Items[0].Path != "ca.pem" || len(c.VolumeMounts) != 1 || c.VolumeMounts[0].MountPath != "/etc/blastfleet/operator-ca" || !c.VolumeMounts[0].ReadOnly {
+		t.Errorf("volumes %+v mounts %+v", vols, c.VolumeMounts)
+	}
+	var def appsv1.Deployment
+	into(t, find(t, render(t, chartDir), "Deployment", release).Object, &def)
+	if args := strings.Join(def.Spec.Template.Spec.Containers[0].Args, " "); strings.Contains(args, "--ca-bundle") || strings.Contains(args, "identity") ||
+		len(def.Spec.Template.Spec.Volumes) != 0 {
+		t.Errorf("defaults: args %s, volumes %+v", args, def.Spec.Template.Spec.Volumes)
+	}
+}

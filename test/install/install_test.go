@@ -268,6 +268,7 @@ func checkGrants(t *testing.T, c *cluster, user string) {
 	}
 	allowed := []access{
 		{"get", "", "secrets", "", "research"},
+		{"get", "", "configmaps", "", "research"}, // a store's caBundle, read uncached
 		{"get", "", "pods", "", "research"},
 		{"watch", "", "pods", "", ""},
 		{"create", "kubeflow.org", "mpijobs", "", "research"},
@@ -290,7 +291,9 @@ func checkGrants(t *testing.T, c *cluster, user string) {
 		{"create", "", "secrets", "", "research"},
 		{"create", "", "pods", "", "research"},
 		{"delete", "", "pods", "", "research"},
-		{"get", "", "configmaps", "", "research"},
+		{"list", "", "configmaps", "", "research"},
+		{"watch", "", "configmaps", "", "research"},
+		{"update", "", "configmaps", "", "research"},
 		{"update", "kubeflow.org", "mpijobs", "", "research"},
 		{"patch", "kubeflow.org", "mpijobs", "", "research"},
 		{"update", "batch", "jobs", "", "research"},

@@ -198,6 +198,12 @@ func (b *campaignBuilder) withPrefix(p string) *campaignBuilder {
 	return b
 }
 
+// withSet sets any field by its dotted path.
+func (b *campaignBuilder) withSet(path string, v any) *campaignBuilder {
+	b.set(path, v)
+	return b
+}
+
 func (b *campaignBuilder) withoutCredentials() *campaignBuilder {
 	b.unset("spec.output.credentialsSecretRef")
 	return b

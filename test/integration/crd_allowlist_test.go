@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -101,12 +102,21 @@ func TestCRDBlastOptionsMatchEngine(t *testing.T) {
 }
 
 // TestCRDOutfmtMatchesEngine: the outfmt pattern allows exactly the
-// columns the engine's ParseFormat knows, and std.
+// columns the engine's ParseFormat knows, and std, and its report formats.
 func TestCRDOutfmtMatchesEngine(t *testing.T) {
 	pattern := campaignSpecSchema(t).Properties["outfmt"].Pattern
-	m := regexp.MustCompile(`^\^\(6\|10\)\( \+\(([a-z_|]+)\)\)\*\$$`).FindStringSubmatch(pattern)
+	m := regexp.MustCompile(`^\^\(\(6\|7\|10\)\( \+\(([a-z_|]+)\)\)\*\|([0-9|]+)\)\$$`).FindStringSubmatch(pattern)
 	if m == nil {
-		t.Fatalf("outfmt pattern %q is not ^(6|10)( +(col|col|...))*$", pattern)
+		t.Fatalf("outfmt pattern %q is not ^((6|7|10)( +(col|col|...))*|code|code...)$", pattern)
+	}
+	var reports []string
+	for _, c := range blast.ReportCodes {
+		if c != 7 {
+			reports = append(reports, strconv.Itoa(c))
+		}
+	}
+	if m[2] != strings.Join(reports, "|") {
+		t.Errorf("the CRD's report formats %s differ from the engine's %v", m[2], blast.ReportCodes)
 	}
 	cols := strings.Split(m[1], "|")
 	slices.Sort(cols)
@@ -118,12 +128,13 @@ func TestCRDOutfmtMatchesEngine(t *testing.T) {
 	}
 	// The pattern as the API server applies it (Go's regexp).
 	re := regexp.MustCompile(pattern)
-	for _, ok := range []string{"6", "6 std", "6 qseqid sseqid evalue bitscore", "6 " + strings.Join(blast.OutfmtColumns(), " "), "10", "10 std stitle"} {
+	for _, ok := range []string{"6", "6 std", "6 qseqid sseqid evalue bitscore", "6 " + strings.Join(blast.OutfmtColumns(), " "), "10", "10 std stitle",
+		"0", "5", "7", "7 std", "7 qseqid sseqid evalue", "15", "16"} {
 		if !re.MatchString(ok) {
 			t.Errorf("outfmt %q does not match", ok)
 		}
 	}
-	for _, bad := range []string{"", "5", "7 std", "1", "100", "6 qseqidx", "6 qseqid,sseqid", "6 ", " 6"} {
+	for _, bad := range []string{"", "11 std", "17", "5 std", "0 qseqid", "1", "100", "6 qseqidx", "6 qseqid,sseqid", "6 ", " 6", "05", "150"} {
 		if re.MatchString(bad) {
 			t.Errorf("outfmt %q matches", bad)
 		}

@@ -133,6 +133,11 @@ func TestSpecValidation(t *testing.T) {
 		{"min and max without a deadline", campaign("burst-none").withBurst(3, 3)},
 		{"database by target size", database("by-size").cutBySize("1Gi")},
 		{"nucleotide database", database("nt").ofType("nucl").cutInto(64)},
+		{"no credentials Secret: the pods' identity", campaign("no-secret").withoutCredentials().withSet("spec.partitions.serviceAccountName", "blast-irsa")},
+		{"database without credentials", database("no-secret").withoutCredentials()},
+		{"queries in a public bucket behind a private CA", campaign("public-q").withSet("spec.queries.storage", map[string]any{
+			"endpoint": "https://s3.example.org", "bucket": "public", "prefix": "sets", "anonymous": true,
+			"caBundle": map[string]any{"name": "corp-ca"}})},
 	}
 	for _, tc := range accepted {
 		t.Run("accepts/"+tc.name, func(t *testing.T) {
@@ -231,9 +236,9 @@ func TestSpecValidation(t *testing.T) {
 			[]string{"metadata.name must be a DNS-1035 label"}},
 
 		// search parameters
-		{"outfmt 5 (XML)", campaign("xml").withOutfmt("5"),
+		{"outfmt 17 (SAM)", campaign("sam").withOutfmt("17"),
 			[]string{"spec.outfmt", "should match"}},
-		{"outfmt 7", campaign("fmt7").withOutfmt("7 qseqid"),
+		{"outfmt 5 with columns", campaign("fmt5").withOutfmt("5 qseqid"),
 			[]string{"spec.outfmt", "should match"}},
 		{"outfmt unknown column", campaign("fmt-col").withOutfmt("6 qseqid sseqid identity"),
 			[]string{"spec.outfmt", "should match"}},
@@ -255,8 +260,17 @@ func TestSpecValidation(t *testing.T) {
 			[]string{"spec.chunking", "set exactly one of letters and queries"}},
 
 		// object storage
-		{"no credentials Secret", campaign("no-secret").withoutCredentials(),
-			[]string{"spec.output.credentialsSecretRef", "Required value"}},
+		{"anonymous with a Secret", campaign("anon-secret").withSet("spec.output.anonymous", true),
+			[]string{"spec.output.anonymous", "anonymous and credentialsSecretRef exclude each other"}},
+		{"queries' own storage and queries.bucket", campaign("q-bucket").withSet("spec.queries.bucket", "other").
+			withSet("spec.queries.storage", map[string]any{"bucket": "public", "anonymous": true}),
+			[]string{"spec.queries.bucket", "leave queries.bucket unset"}},
+		{"queries' storage without a bucket", campaign("q-nobucket").withSet("spec.queries.storage", map[string]any{"anonymous": true}),
+			[]string{"spec.queries.storage.bucket", "Required value"}},
+		{"caBundle key with a slash", campaign("ca-key").withSet("spec.output.caBundle", map[string]any{"name": "ca", "key": "../ca.crt"}),
+			[]string{"spec.output.caBundle.key", "should match"}},
+		{"service account name", campaign("sa-name").withSet("spec.partitions.serviceAccountName", "Admin"),
+			[]string{"spec.partitions.serviceAccountName", "should match"}},
 		{"endpoint without scheme", campaign("no-scheme").withEndpoint("minio.minio.svc:9000"),
 			[]string{"spec.output.endpoint", "should match"}},
 		{"endpoint with a path", campaign("ep-path").withEndpoint("http://minio:9000/bucket"),
@@ -316,8 +330,6 @@ func TestSpecValidation(t *testing.T) {
 			[]string{"spec.storage.endpoint", "should match"}},
 		{"database bucket", database("bucket").withBucket("Sprot_DB"),
 			[]string{"spec.storage.bucket", "should match"}},
-		{"database without credentials", database("no-secret").withoutCredentials(),
-			[]string{"spec.storage.credentialsSecretRef", "Required value"}},
 	}
 	for _, tc := range rejected {
 		t.Run("rejects/"+tc.name, func(t *testing.T) {

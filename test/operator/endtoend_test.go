@@ -26,34 +26,17 @@ import (
 // under mpirun, all executed by the local runner. The result must equal
 // blastp of the unsharded database.
 func TestEndToEnd(t *testing.T) {
-	testenv.RequireTools(t, "makeblastdb", "blastp", "mpirun")
-	bins := testenv.BuiltBinaries(t)
-	h := newHarness(t)
+	h, dir := newRunningHarness(t)
 	ctx := context.Background()
-	dir := t.TempDir()
 
 	// Data: a synthetic protein set with real hits.
-	var db, queries bytes.Buffer
-	if err := synth.Write(synth.Options{Seed: 7, Protein: true, Families: 12, Members: 6, MinLen: 80, MaxLen: 200,
-		Mutation: 0.25, Queries: 9, QueryFrac: 0.8, Unrelated: 20}, &db, &queries); err != nil {
-		t.Fatal(err)
-	}
+	db, queries := synthProteins(t, synth.Options{Seed: 7, Families: 12, Members: 6, MinLen: 80, MaxLen: 200, Queries: 9, Unrelated: 20})
 	st := h.store("")
-	for key, data := range map[string][]byte{"fasta/e2e.fa": db.Bytes(), "queries/e2e.fa": queries.Bytes()} {
+	for key, data := range map[string][]byte{"fasta/e2e.fa": db, "queries/e2e.fa": queries} {
 		if err := st.Put(ctx, key, bytes.NewReader(data), int64(len(data))); err != nil {
 			t.Fatal(err)
 		}
 	}
-
-	runner, err := localrunner.New(localrunner.Options{WorkDir: filepath.Join(dir, "runner"), Engine: bins.Engine, CLI: bins.CLI,
-		Env: testenv.MPIEnv, RetryBackoff: 200 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := runner.Start(h.env.Config); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(runner.Stop)
 
 	h.create(&v1alpha1.BlastDatabase{
 		ObjectMeta: metav1.ObjectMeta{Name: "e2e", Namespace: h.ns},
@@ -85,11 +68,61 @@ func TestEndToEnd(t *testing.T) {
 	}
 
 	// The result equals blastp of the unsharded database.
-	var got bytes.Buffer
-	if err := h.ledgerOf("e2e").StreamResults(ctx, &got); err != nil {
+	h.checkAgainstBlastp("e2e", dir, db, queries)
+}
+
+// newRunningHarness is a harness whose Jobs and MPIJobs the local runner
+// executes on this machine (real BLAST+, MPI and engine) until the test
+// ends, with a scratch directory.
+func newRunningHarness(t *testing.T) (*harness, string) {
+	t.Helper()
+	testenv.RequireTools(t, "makeblastdb", "blastp", "mpirun")
+	bins := testenv.BuiltBinaries(t)
+	h := newHarness(t)
+	dir := t.TempDir()
+	h.startRunner(bins, dir)
+	return h, dir
+}
+
+// synthProteins is a synthetic protein database and queries with real
+// hits (mutated family members).
+func synthProteins(t *testing.T, o synth.Options) (db, queries []byte) {
+	t.Helper()
+	o.Protein, o.Mutation, o.QueryFrac = true, 0.25, 0.8
+	var d, q bytes.Buffer
+	if err := synth.Write(o, &d, &q); err != nil {
 		t.Fatal(err)
 	}
-	for name, data := range map[string][]byte{"db.fa": db.Bytes(), "q.fa": queries.Bytes()} {
+	return d.Bytes(), q.Bytes()
+}
+
+// startRunner runs the cluster's Jobs and MPIJobs on this machine until
+// the test ends.
+func (h *harness) startRunner(bins testenv.Binaries, dir string) {
+	h.t.Helper()
+	runner, err := localrunner.New(localrunner.Options{WorkDir: filepath.Join(dir, "runner"), Engine: bins.Engine, CLI: bins.CLI,
+		Env: testenv.MPIEnv, RetryBackoff: 200 * time.Millisecond})
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	if err := runner.Start(h.env.Config); err != nil {
+		h.t.Fatal(err)
+	}
+	h.t.Cleanup(runner.Stop)
+}
+
+// checkAgainstBlastp compares campaign's result with blastp of each
+// query alone on the unsharded protein database: with one shard group
+// (the default), byte for byte, tie order included.
+func (h *harness) checkAgainstBlastp(campaign, dir string, db, queries []byte) {
+	t := h.t
+	t.Helper()
+	ctx := context.Background()
+	var got bytes.Buffer
+	if err := h.ledgerOf(campaign).StreamResults(ctx, &got); err != nil {
+		t.Fatal(err)
+	}
+	for name, data := range map[string][]byte{"db.fa": db, "q.fa": queries} {
 		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -106,7 +139,6 @@ func TestEndToEnd(t *testing.T) {
 		t.Fatal("the reference search found no hits: the data has none to compare")
 	}
 	t.Logf("result: %d lines, reference: %d lines", bytes.Count(got.Bytes(), []byte("\n")), bytes.Count(want, []byte("\n")))
-	// One shard group (the default): byte for byte, tie order included.
 	if d := refsearch.Diff(got.Bytes(), want); d != "" {
 		t.Errorf("campaign result differs from blastp of each query alone on the unsharded database: %s", d)
 	}

@@ -27,10 +27,10 @@ type campaignPlanOptions struct {
 	chunkLetters, chunkQueries      int
 
 	// The search, as blastfleet-engine's flags of the same names.
-	program, outfmt, topHits string
-	maxTargetSeqs            int
-	evalue                   float64
-	blastOptions             []string
+	program, outfmt, topHits, transfer string
+	maxTargetSeqs                      int
+	evalue                             float64
+	blastOptions                       []string
 
 	maxAttempts, maxAbandoned, leaseSeconds, renewSeconds, skewSeconds int
 
@@ -87,6 +87,7 @@ database at the recorded locations.`,
 	f.IntVar(&o.maxTargetSeqs, "max-target-seqs", blast.DefaultMaxTargetSeqs, "keep at most this many subjects per query, applied globally after the merge")
 	f.Float64Var(&o.evalue, "evalue", 0, "E-value cut-off (default: BLAST's, 10)")
 	f.StringArrayVar(&o.blastOptions, "blast-option", nil, "extra BLAST option from the allowlist, e.g. --blast-option=-word_size=11 (repeatable)")
+	f.StringVar(&o.transfer, "transfer", "full", "what partitions commit: full (the output) or metadata (per query the ids of its kept subjects, regenerated at home by campaign results)")
 	f.StringVar(&o.topHits, "top-hits", "auto", "how shard groups are searched under --max-target-seqs: auto, exact or overfetch[=F] (see blastfleet-engine --help)")
 	f.IntVar(&o.maxAttempts, "max-attempts", ledger.DefaultMaxAttempts, "failed attempts per chunk before it is split in halves (a single query: recorded as failed)")
 	f.IntVar(&o.maxAbandoned, "max-abandoned", ledger.DefaultMaxAbandoned, "attempts per chunk that may end without a word (partition died, lease expired) before it is split; stopped attempts count toward no limit")
@@ -122,7 +123,7 @@ func (o *campaignPlanOptions) validate() (search.Spec, error) {
 		add(fmt.Errorf("--chunk-queries must be ≥ 1, not %d", o.chunkQueries))
 	}
 	spec, err := search.Request{Program: o.program, Outfmt: o.outfmt, Options: o.blastOptions,
-		MaxTargetSeqs: o.maxTargetSeqs, Evalue: o.evalue, TopHits: o.topHits}.Parse()
+		MaxTargetSeqs: o.maxTargetSeqs, Evalue: o.evalue, TopHits: o.topHits, Transfer: o.transfer}.Parse()
 	if err != nil {
 		add(err)
 	}
@@ -217,6 +218,9 @@ func printPlanSummary(w io.Writer, p *ledger.Plan, m *manifest.Manifest, loc str
 		line += " --blast-option=" + opt
 	}
 	line += " --top-hits " + s.TopHits
+	if s.Transfer == search.TransferMetadata {
+		line += " --transfer metadata"
+	}
 	fmt.Fprintf(w, "  search    %s\n", line)
 	var most, least int64 = 0, math.MaxInt64
 	for _, c := range p.Chunks {

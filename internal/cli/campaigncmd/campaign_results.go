@@ -12,7 +12,8 @@ import (
 )
 
 type campaignResultsOptions struct {
-	output string
+	output  string
+	results cli.ResultsOptions
 }
 
 func newCampaignResultsCmd(root *cli.Options) *cobra.Command {
@@ -41,6 +42,7 @@ and will be redone by the partitions.`,
 		},
 	}
 	cmd.Flags().StringVarP(&o.output, "output", "o", "", "write to FILE instead of standard output")
+	o.results.AddFlags(cmd.Flags())
 	return cmd
 }
 
@@ -58,7 +60,7 @@ func (o *campaignResultsOptions) run(ctx context.Context, cmd *cobra.Command, lo
 	if !s.Complete {
 		return incompleteError(loc, s.Missing)
 	}
-	n, missing, err := cli.StreamResults(ctx, cmd.OutOrStdout(), l, o.output)
+	n, missing, err := cli.WriteResults(ctx, cmd.OutOrStdout(), l, o.output, o.results, cmd.ErrOrStderr())
 	if err != nil {
 		return fmt.Errorf("campaign %s: %w", loc, err)
 	}

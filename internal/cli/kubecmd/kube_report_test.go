@@ -56,7 +56,7 @@ func testReport(t *testing.T, f *kubeFixture) {
 		t.Errorf("no plan: %v", err)
 	}
 	// No credentials: said as for results.
-	if _, _, err := f.cli("report", "rep"); err == nil || !strings.Contains(err.Error(), "set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or add --from-secret") {
+	if _, _, err := f.cli("report", "rep"); err == nil || !strings.Contains(err.Error(), "s3 credentials missing: set AWS_ACCESS_KEY_ID") || !strings.Contains(err.Error(), "or add --from-secret") {
 		t.Errorf("without credentials: %v", err)
 	}
 }

@@ -15,9 +15,12 @@ import (
 
 // clearAWS unsets the AWS variables for the rest of the test.
 func clearAWS(t *testing.T) {
-	for _, k := range []string{"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_ENDPOINT_URL", "AWS_REGION", "AWS_DEFAULT_REGION"} {
+	for _, k := range []string{"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_ENDPOINT_URL", "AWS_REGION", "AWS_DEFAULT_REGION",
+		"AWS_PROFILE", "AWS_WEB_IDENTITY_TOKEN_FILE", "AWS_CONTAINER_CREDENTIALS_FULL_URI", "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI", "BLASTFLEET_S3_CREDENTIALS"} {
 		t.Setenv(k, "")
 	}
+	// Nor a shared credentials file of the machine's user.
+	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", filepath.Join(t.TempDir(), "none"))
 }
 
 func testResults(t *testing.T, f *kubeFixture) {
@@ -53,7 +56,7 @@ func testResults(t *testing.T, f *kubeFixture) {
 	// No credentials: say how to get them; --from-secret reads the
 	// campaign's Secret and its endpoint.
 	clearAWS(t)
-	if _, _, err := f.cli("results", "res"); err == nil || !strings.Contains(err.Error(), "set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or add --from-secret") {
+	if _, _, err := f.cli("results", "res"); err == nil || !strings.Contains(err.Error(), "s3 credentials missing: set AWS_ACCESS_KEY_ID") || !strings.Contains(err.Error(), "or add --from-secret") {
 		t.Errorf("without credentials: %v", err)
 	}
 	if out := f.mustCLI("results", "res", "--from-secret", "--endpoint", f.minio.Endpoint); out != want {

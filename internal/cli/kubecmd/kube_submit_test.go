@@ -225,3 +225,43 @@ func testSubmitRefused(t *testing.T, f *kubeFixture) {
 		t.Errorf("a refused campaign exists: %v", err)
 	}
 }
+
+// The queries on a store of their own (a public bucket elsewhere, read
+// anonymously, behind a private CA), the pods on a service account, the
+// output's CA: each flag reaches its field, and the API server accepts
+// the result; a local file with --queries-* flags is refused.
+func testSubmitStores(t *testing.T, f *kubeFixture) {
+	_, errOut, err := f.cli("submit", "--name", "stores1", "--database", fxDB, "--program", "blastp",
+		"--queries", "s3://ncbi-public/sets/q.fa", "--queries-endpoint", "https://s3.example.org", "--queries-anonymous",
+		"--queries-ca-configmap", "corp-ca:bundle.pem", "--service-account", "blast-irsa", "--ca-configmap", "out-ca")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, errOut)
+	}
+	sp := f.get("default", "stores1").Spec
+	q := sp.Queries
+	if q.Storage == nil || q.Bucket != "" || q.Key != "sets/q.fa" || q.Storage.Bucket != "ncbi-public" || q.Storage.Endpoint != "https://s3.example.org" ||
+		!q.Storage.Anonymous || q.Storage.CredentialsSecretRef != nil || q.Storage.CABundle == nil || *q.Storage.CABundle != (v1alpha1.ConfigMapKeyRef{Name: "corp-ca", Key: "bundle.pem"}) {
+		t.Errorf("queries %+v storage %+v", q, q.Storage)
+	}
+	if sp.Partitions.ServiceAccountName != "blast-irsa" || sp.Output.CABundle == nil || *sp.Output.CABundle != (v1alpha1.ConfigMapKeyRef{Name: "out-ca", Key: "ca.crt"}) {
+		t.Errorf("service account %q, output CA %+v", sp.Partitions.ServiceAccountName, sp.Output.CABundle)
+	}
+	if sp.Output.CredentialsSecretRef == nil || sp.Output.CredentialsSecretRef.Name != fxSecret {
+		t.Errorf("output Secret %+v, want the database's", sp.Output.CredentialsSecretRef)
+	}
+
+	local := writeTemp(t, ">q\nMKV\n")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--queries", "q.fa", "--queries-anonymous"}, "want s3://bucket/key on that store"},
+		{[]string{"--queries", "s3://b/q.fa", "--queries-anonymous", "--queries-credentials-secret", "s"}, "exclude each other"},
+		{[]string{"--queries", local, "--queries-endpoint", "https://s3.example.org"}, "is a file here"},
+	} {
+		args := append([]string{"submit", "--name", "stores2", "--database", fxDB, "--program", "blastp"}, tc.args...)
+		if _, errOut, err := f.cli(args...); err == nil || !strings.Contains(errOut+err.Error(), tc.want) {
+			t.Errorf("%v: %v %s, want %q", tc.args, err, errOut, tc.want)
+		}
+	}
+}

@@ -20,6 +20,7 @@ func TestClusterCommands(t *testing.T) {
 		{"submit/dry-run", testSubmitDryRun},
 		{"submit/refused", testSubmitRefused},
 		{"submit/upload", testSubmitUpload},
+		{"submit/stores", testSubmitStores},
 		{"get", testGet},
 		{"status", testStatus},
 		{"status/json", testStatusJSON},

@@ -14,7 +14,8 @@ import (
 )
 
 type resultsOptions struct {
-	output string
+	output  string
+	results cli.ResultsOptions
 	storageFlags
 }
 
@@ -47,6 +48,7 @@ port-forward it and give --endpoint http://127.0.0.1:9000).`,
 		RunE: kubeRun(k, o.run),
 	}
 	cmd.Flags().StringVarP(&o.output, "output", "o", "", "write to FILE instead of standard output")
+	o.results.AddFlags(cmd.Flags())
 	o.storageFlags.addFlags(cmd)
 	k.addFlags(cmd)
 	return cmd
@@ -69,7 +71,7 @@ func (o *resultsOptions) run(ctx context.Context, cmd *cobra.Command, kc *kube, 
 	if !s.Complete {
 		return o.incomplete(kc, c, s.Missing)
 	}
-	n, missing, err := cli.StreamResults(ctx, cmd.OutOrStdout(), l, o.output)
+	n, missing, err := cli.WriteResults(ctx, cmd.OutOrStdout(), l, o.output, o.results, cmd.ErrOrStderr())
 	if err != nil {
 		return storageError(fmt.Errorf("campaign %s: %w", c.Name, err))
 	}

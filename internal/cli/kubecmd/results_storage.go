@@ -34,9 +34,10 @@ func (f *storageFlags) addFlags(cmd *cobra.Command) {
 // Endpoint: --endpoint, else AWS_ENDPOINT_URL, else spec.output.endpoint,
 // else AWS S3: the spec's endpoint is often a name only the cluster
 // resolves (http://minio.minio.svc:9000), so the user's own settings win.
-// Credentials: the AWS_* variables, or with fromSecret the campaign's
+// Credentials: this machine's (objstore.S3ConfigFromEnv: the AWS_*
+// variables, a profile, an identity), or with fromSecret the campaign's
 // credentials Secret read through the API server (which needs get on
-// Secrets in that namespace).
+// Secrets in that namespace). AWS_CA_BUNDLE is trusted either way.
 func (f *storageFlags) s3Config(ctx context.Context, kc *kube, c *v1alpha1.SearchCampaign) (objstore.S3Config, error) {
 	out := c.Spec.Output
 	cfg := objstore.S3Config{
@@ -51,13 +52,16 @@ func (f *storageFlags) s3Config(ctx context.Context, kc *kube, c *v1alpha1.Searc
 		}
 		cfg.Endpoint, cfg.Secure, cfg.PathStyle = u.Host, u.Scheme == "https", true
 	}
+	cfg.CABundle = os.Getenv("AWS_CA_BUNDLE")
 	if !f.fromSecret {
-		cfg.AccessKey, cfg.SecretKey = os.Getenv("AWS_ACCESS_KEY_ID"), os.Getenv("AWS_SECRET_ACCESS_KEY")
-		cfg.SessionToken = os.Getenv("AWS_SESSION_TOKEN")
-		if cfg.AccessKey == "" || cfg.SecretKey == "" {
-			return cfg, fmt.Errorf("no S3 credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, " +
-				"or add --from-secret to use the campaign's credentials Secret through the API server")
+		// This machine's own credentials, as every other command reads
+		// them: keys, a profile, an identity, or anonymous.
+		env, err := objstore.S3ConfigFromEnv()
+		if err != nil {
+			return cfg, fmt.Errorf("%w; or add --from-secret to use the campaign's credentials Secret through the API server", err)
 		}
+		cfg.AccessKey, cfg.SecretKey, cfg.SessionToken = env.AccessKey, env.SecretKey, env.SessionToken
+		cfg.Credentials, cfg.Profile, cfg.STSEndpoint = env.Credentials, env.Profile, env.STSEndpoint
 		return cfg, nil
 	}
 	ref := out.CredentialsSecretRef

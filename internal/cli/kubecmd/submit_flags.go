@@ -2,6 +2,7 @@ package kubecmd
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -34,7 +35,19 @@ type submitSpec struct {
 	finishBy                                                  string
 
 	endpoint, region, bucket, prefix, credentialsSecret string
+	caConfigMap, serviceAccount                         string
+	queriesStore                                        storeFlags
 }
+
+// storeFlags describe the queries' own store (spec.queries.storage).
+type storeFlags struct {
+	endpoint, region, credentialsSecret, caConfigMap string
+	anonymous                                        bool
+}
+
+// queriesStoreFlags are the flags that give the queries a store of their
+// own.
+var queriesStoreFlags = []string{"queries-endpoint", "queries-region", "queries-credentials-secret", "queries-anonymous", "queries-ca-configmap"}
 
 // submitSpecFlags are the flags that describe a campaign, which -f
 // excludes: the file says it all.
@@ -42,6 +55,8 @@ var submitSpecFlags = []string{
 	"name", "database", "queries", "program", "outfmt", "evalue", "top-hits", "max-target-seqs", "blast-option",
 	"chunk-letters", "chunk-queries", "partitions", "workers", "slots", "image", "queue", "suspend", "deadline",
 	"finish-by", "min-partitions", "max-partitions", "endpoint", "region", "bucket", "prefix", "credentials-secret",
+	"ca-configmap", "service-account", "queries-endpoint", "queries-region", "queries-credentials-secret", "queries-anonymous",
+	"queries-ca-configmap",
 }
 
 func (s *submitSpec) addFlags(cmd *cobra.Command) {
@@ -71,7 +86,15 @@ func (s *submitSpec) addFlags(cmd *cobra.Command) {
 	f.StringVar(&s.region, "region", "", "region of the output bucket (default: the database's)")
 	f.StringVar(&s.bucket, "bucket", "", "bucket of the output (default: the database's)")
 	f.StringVar(&s.prefix, "prefix", "campaigns", "key prefix of the output; the ledger goes to <prefix>/<namespace>/<name>/")
-	f.StringVar(&s.credentialsSecret, "credentials-secret", "", "Secret holding AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (default: the database's)")
+	f.StringVar(&s.credentialsSecret, "credentials-secret", "", "Secret holding AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (default: the database's; none: the pods' identity)")
+	f.StringVar(&s.caConfigMap, "ca-configmap", "", "ConfigMap[:key] (key default ca.crt) with the PEM CA of a private output endpoint (default: the database's when the endpoint is)")
+	f.StringVar(&s.serviceAccount, "service-account", "", "service account the campaign's pods run as, e.g. one with an IRSA role for stores without a Secret")
+	q := &s.queriesStore
+	f.StringVar(&q.endpoint, "queries-endpoint", "", "S3 endpoint of the queries when they are on their own store (--queries s3://bucket/key); empty with another --queries-* flag: AWS S3")
+	f.StringVar(&q.region, "queries-region", "", "region of the queries' bucket")
+	f.StringVar(&q.credentialsSecret, "queries-credentials-secret", "", "Secret with the keys of the queries' store (none: the pods' identity)")
+	f.BoolVar(&q.anonymous, "queries-anonymous", false, "read the queries unsigned, from a public bucket")
+	f.StringVar(&q.caConfigMap, "queries-ca-configmap", "", "ConfigMap[:key] with the PEM CA of the queries' private endpoint")
 }
 
 // checkRequired names the flags a campaign cannot do without.
@@ -98,6 +121,11 @@ func (s *submitSpec) object(given given, namespace string, storage *v1alpha1.Obj
 	if err != nil {
 		return nil, err
 	}
+	if ownStore(given) {
+		if queries, err = s.queriesStore.spec(s.queries); err != nil {
+			return nil, err
+		}
+	}
 	spec := map[string]any{
 		"databaseRef": map[string]any{"name": s.database},
 		"queries":     queries,
@@ -120,6 +148,7 @@ func (s *submitSpec) object(given given, namespace string, storage *v1alpha1.Obj
 	put("min-partitions", int64(s.minPartitions), "partitions", "min")
 	put("max-partitions", int64(s.maxPartitions), "partitions", "max")
 	put("image", s.image, "partitions", "image")
+	put("service-account", s.serviceAccount, "partitions", "serviceAccountName")
 	put("queue", s.queue, "queueName")
 	put("suspend", s.suspend, "suspend")
 	// Rounded up: a deadline under a second still bounds the campaign.
@@ -152,8 +181,8 @@ func (s *submitSpec) object(given given, namespace string, storage *v1alpha1.Obj
 }
 
 // output is the output storage: the flags given, the rest from the
-// database's storage (the operator requires the same endpoint), and the
-// prefix "campaigns" unless given.
+// database's storage (its CA too while its endpoint is the output's),
+// and the prefix "campaigns" unless given.
 func (s *submitSpec) output(given given, db *v1alpha1.ObjectStorage) map[string]any {
 	out := map[string]any{}
 	pick := func(flag, value, fromDB string) string {
@@ -176,6 +205,12 @@ func (s *submitSpec) output(given given, db *v1alpha1.ObjectStorage) map[string]
 		if v != "" {
 			out[key] = v
 		}
+	}
+	switch {
+	case given("ca-configmap"):
+		out["caBundle"] = configMapKey(s.caConfigMap)
+	case db != nil && db.CABundle != nil && !given("endpoint"):
+		out["caBundle"] = map[string]any{"name": db.CABundle.Name, "key": db.CABundle.Key}
 	}
 	switch {
 	case given("credentials-secret"):
@@ -265,4 +300,53 @@ func setPath(m map[string]any, value any, path ...string) {
 		m = next
 	}
 	m[path[len(path)-1]] = value
+}
+
+// ownStore: some --queries-* flag gives the queries their own store.
+func ownStore(given given) bool {
+	for _, f := range queriesStoreFlags {
+		if given(f) {
+			return true
+		}
+	}
+	return false
+}
+
+// spec is spec.queries on the queries' own store: --queries must then be
+// s3://bucket/key, the bucket being the store's.
+func (q storeFlags) spec(location string) (map[string]any, error) {
+	rest, ok := strings.CutPrefix(location, "s3://")
+	bucket, key, _ := strings.Cut(rest, "/")
+	if !ok || bucket == "" || key == "" {
+		return nil, fmt.Errorf("--queries %q: with --queries-endpoint and the other --queries-* flags, want s3://bucket/key on that store", location)
+	}
+	if q.anonymous && q.credentialsSecret != "" {
+		return nil, errors.New("--queries-anonymous and --queries-credentials-secret exclude each other")
+	}
+	st := map[string]any{"bucket": bucket}
+	for k, v := range map[string]string{"endpoint": q.endpoint, "region": q.region} {
+		if v != "" {
+			st[k] = v
+		}
+	}
+	if q.credentialsSecret != "" {
+		st["credentialsSecretRef"] = map[string]any{"name": q.credentialsSecret}
+	}
+	if q.anonymous {
+		st["anonymous"] = true
+	}
+	if q.caConfigMap != "" {
+		st["caBundle"] = configMapKey(q.caConfigMap)
+	}
+	return map[string]any{"key": key, "storage": st}, nil
+}
+
+// configMapKey reads NAME[:KEY] as a caBundle reference.
+func configMapKey(v string) map[string]any {
+	name, key, ok := strings.Cut(v, ":")
+	ref := map[string]any{"name": name}
+	if ok && key != "" {
+		ref["key"] = key
+	}
+	return ref
 }

@@ -1,0 +1,159 @@
+// Package blastdoc splits a BLAST+ report of one query into its frame
+// (what BLAST prints once per run) and its body (what it prints per
+// query), and puts bodies of many queries back into one report, the way
+// BLAST+ 2.12 frames a batch: one header, the bodies in query order with
+// the queries numbered Query_1, Query_2, ... across the run, one footer.
+//
+// A regenerated campaign is searched query by query (DESIGN.md section 3:
+// each query as if alone), so every body is BLAST's own; only the frame
+// and the numbering come from here. The rules were read off BLAST+ 2.12's
+// batch output and are checked against it by this package's tests.
+package blastdoc
+
+import (
+	"bytes"
+	"fmt"
+	"strconv"
+)
+
+// Codes are the -outfmt codes this package frames. The BLAST archive
+// (11) is not framed: a run's archive is its queries' one-query archives
+// in order, which blast_formatter reads whole (see Split).
+var Codes = []int{0, 5, 7, 11, 15, 16}
+
+// Framed reports whether code is a report this package frames.
+func Framed(code int) bool {
+	for _, c := range Codes {
+		if c == code {
+			return true
+		}
+	}
+	return false
+}
+
+// Parts is one query's report cut in three: Header+Body+Footer is the
+// report.
+type Parts struct {
+	Header, Body, Footer []byte
+}
+
+// Split cuts a one-query report of format code.
+func Split(code int, doc []byte) (Parts, error) {
+	cut := func(h, f int) (Parts, error) {
+		if h < 0 || f < h {
+			return Parts{}, fmt.Errorf("outfmt %d: not a one-query BLAST report (%d bytes)", code, len(doc))
+		}
+		return Parts{Header: doc[:h], Body: doc[h:f], Footer: doc[f:]}, nil
+	}
+	after := func(marker string) int {
+		i := bytes.Index(doc, []byte(marker))
+		if i < 0 {
+			return -1
+		}
+		return i + len(marker)
+	}
+	switch code {
+	case 0:
+		// The body runs from "Query=" to the blank lines after the last
+		// "Effective search space used"; the footer from the
+		// database's description.
+		h := after("\nQuery= ")
+		if h >= 0 {
+			h -= len("Query= ")
+		}
+		return cut(h, bytes.LastIndex(doc, []byte("\n  Database: "))+1)
+	case 5:
+		return cut(after("<BlastOutput_iterations>\n"), bytes.LastIndex(doc, []byte("</BlastOutput_iterations>")))
+	case 7:
+		return cut(0, bytes.LastIndex(doc, []byte("# BLAST processed ")))
+	case 11:
+		// BLAST+'s archive of a batch interleaves its queries in several
+		// sections (queries, alignments, masks, the request's masks) and
+		// keeps the first query's statistics; a sequence of one-query
+		// archives is what blast_formatter reads as it is, each query
+		// formatted as searched alone (docs/concepts.md).
+		if !bytes.HasPrefix(doc, []byte("Blast4-archive ::= {")) {
+			return cut(-1, 0)
+		}
+		return cut(0, len(doc))
+	case 15:
+		return cut(after("\"BlastOutput2\": [\n"), bytes.LastIndex(doc, []byte("]\n}")))
+	case 16:
+		h := -1
+		if i := bytes.Index(doc, []byte("<BlastXML2")); i >= 0 {
+			if j := bytes.Index(doc[i:], []byte(">\n")); j >= 0 {
+				h = i + j + 2
+			}
+		}
+		return cut(h, bytes.LastIndex(doc, []byte("</BlastXML2>")))
+	}
+	return Parts{}, fmt.Errorf("outfmt %d is not a framed report", code)
+}
+
+// Separator is what BLAST prints between two queries' bodies.
+func Separator(code int) []byte {
+	switch code {
+	case 15:
+		return []byte(",\n")
+	case 16:
+		return []byte("\n")
+	}
+	return nil
+}
+
+// Renumber makes a one-query body (where the query is Query_1) the body
+// of the k-th query (from 1) of a run. Only the fields that carry the
+// number change: an exact tag or key, never free text.
+func Renumber(code int, body []byte, k int) []byte {
+	if k == 1 {
+		return body
+	}
+	n := strconv.Itoa(k)
+	var pairs [][2]string
+	switch code {
+	case 5:
+		pairs = [][2]string{
+			{"<Iteration_iter-num>1</Iteration_iter-num>", "<Iteration_iter-num>" + n + "</Iteration_iter-num>"},
+			{"<Iteration_query-ID>Query_1</Iteration_query-ID>", "<Iteration_query-ID>Query_" + n + "</Iteration_query-ID>"},
+		}
+	case 15:
+		pairs = [][2]string{{`"query_id": "Query_1"`, `"query_id": "Query_` + n + `"`}}
+	case 16:
+		pairs = [][2]string{{"<query-id>Query_1</query-id>", "<query-id>Query_" + n + "</query-id>"}}
+	}
+	for _, p := range pairs {
+		body = bytes.Replace(body, []byte(p[0]), []byte(p[1]), 1)
+	}
+	return body
+}
+
+// Footer is the footer of a run of n queries, given the one-query
+// report's footer: only -outfmt 7 counts the queries.
+func Footer(code int, footer []byte, n int) []byte {
+	if code == 7 {
+		return fmt.Appendf(nil, "# BLAST processed %d queries\n", n)
+	}
+	return footer
+}
+
+// Piece is what query k (from 1) of a run of n contributes to the run's
+// report: the header if it is the first, the separator if not, its
+// renumbered body, and the footer if it is the last. The run's report is
+// its pieces in query order.
+func Piece(code int, doc []byte, k, n int) ([]byte, error) {
+	p, err := Split(code, doc)
+	if err != nil {
+		return nil, err
+	}
+	var out []byte
+	if k == 1 {
+		out = append(out, p.Header...)
+	} else {
+		out = append(out, Separator(code)...)
+	}
+	out = append(out, Renumber(code, p.Body, k)...)
+	if k == n {
+		out = append(out, Footer(code, p.Footer, n)...)
+	}
+	return out, nil
+}

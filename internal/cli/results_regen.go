@@ -1,0 +1,123 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/blastfleet/blastfleet/internal/cache"
+	"github.com/blastfleet/blastfleet/internal/fasta"
+	"github.com/blastfleet/blastfleet/internal/ledger"
+	"github.com/blastfleet/blastfleet/internal/manifest"
+	"github.com/blastfleet/blastfleet/internal/objstore"
+	"github.com/blastfleet/blastfleet/internal/queries"
+	"github.com/blastfleet/blastfleet/internal/regen"
+)
+
+// RegenerateResults is StreamResults for a campaign whose partitions
+// committed metadata (--transfer metadata): the committed lines are read
+// in query order and each query's output is regenerated here with BLAST+
+// from the database's shards, fetched into cacheDir ("": a temporary
+// directory, removed after). progress hears a line every few seconds.
+func RegenerateResults(ctx context.Context, stdout io.Writer, l *ledger.Ledger, output, cacheDir string, progress io.Writer) (int64, []ledger.Range, error) {
+	p := l.Plan()
+	dbStore, err := objstore.Open(ctx, p.Database.Location)
+	if err != nil {
+		return 0, nil, fmt.Errorf("the campaign's database: %w", err)
+	}
+	db, _, err := manifest.LoadPinned(ctx, dbStore, p.Database.Manifest, p.Database.ManifestSHA256)
+	if err != nil {
+		return 0, nil, fmt.Errorf("the campaign's database: %w", err)
+	}
+	files, err := db.Files(dbStore)
+	if err != nil {
+		return 0, nil, err
+	}
+	var recs [][]byte
+	if _, err := queries.Read(ctx, p.Queries.Location, p.Search.Program, func(r *fasta.Record) error {
+		var b bytes.Buffer
+		if err := fasta.Write(&b, r); err != nil {
+			return err
+		}
+		recs = append(recs, b.Bytes())
+		return nil
+	}); err != nil {
+		return 0, nil, fmt.Errorf("the campaign's queries: %w", err)
+	}
+	if cacheDir == "" {
+		if cacheDir, err = os.MkdirTemp("", "blastfleet-regenerate-"); err != nil {
+			return 0, nil, err
+		}
+		defer os.RemoveAll(cacheDir)
+	}
+	c, err := cache.New(cacheDir, 0, files, db)
+	if err != nil {
+		return 0, nil, fmt.Errorf("shard cache: %w", err)
+	}
+	s := p.Search
+	started, last := time.Now(), time.Now()
+	home := &regen.Home{DB: db, Cache: c, Total: len(recs),
+		Search: regen.Search{Program: s.Program, Format: s.Format, MaxTargetSeqs: s.MaxTargetSeqs, Evalue: s.Evalue, Options: s.Options, Threads: 1},
+		Query: func(i int) ([]byte, error) {
+			if i < 1 || i > len(recs) {
+				return nil, fmt.Errorf("query %d: the campaign has %d", i, len(recs))
+			}
+			return recs[i-1], nil
+		},
+		Progress: func(done int) {
+			if progress != nil && time.Since(last) > 5*time.Second {
+				last = time.Now()
+				fmt.Fprintf(progress, "regenerated %d of %d queries (%s)\n", done, len(recs), time.Since(started).Round(time.Second))
+			}
+		}}
+	n, err := writeOutput(stdout, output, func(w io.Writer) error {
+		pr, pw := io.Pipe()
+		streamed := make(chan error, 1)
+		go func() {
+			err := l.StreamResults(ctx, pw)
+			pw.CloseWithError(err)
+			streamed <- err
+		}()
+		_, herr := home.Write(ctx, pr, w)
+		pr.CloseWithError(errors.New("regeneration stopped"))
+		serr := <-streamed
+		if serr != nil {
+			return serr
+		}
+		return herr
+	})
+	var ie *ledger.IncompleteError
+	if errors.As(err, &ie) && err == error(ie) {
+		return n, ie.Missing, nil
+	}
+	return n, nil, err
+}
+
+// ResultsOptions are the flags of the results commands for campaigns
+// that transfer metadata.
+type ResultsOptions struct {
+	Metadata bool   // write the committed metadata as it is
+	CacheDir string // where regeneration keeps the shards
+}
+
+// AddFlags adds --metadata and --cache-dir.
+func (r *ResultsOptions) AddFlags(fs *pflag.FlagSet) {
+	fs.BoolVar(&r.Metadata, "metadata", false, "for a campaign with spec.transfer metadata: write the committed metadata (per query the ordinals of its kept subjects) instead of regenerating the output")
+	fs.StringVar(&r.CacheDir, "cache-dir", "", "for a campaign with spec.transfer metadata: where regeneration keeps the database's shards (default: a temporary directory, removed after)")
+}
+
+// WriteResults streams a complete campaign's results, or regenerates them
+// if its partitions committed metadata (unless r.Metadata).
+func WriteResults(ctx context.Context, stdout io.Writer, l *ledger.Ledger, output string, r ResultsOptions, errw io.Writer) (int64, []ledger.Range, error) {
+	if l.Plan() != nil && l.Plan().Search.Metadata && !r.Metadata {
+		Hint(errw, "the campaign's partitions committed metadata: regenerating its output here with BLAST+ (--metadata writes the metadata)")
+		return RegenerateResults(ctx, stdout, l, output, r.CacheDir, errw)
+	}
+	return StreamResults(ctx, stdout, l, output)
+}

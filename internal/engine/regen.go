@@ -1,0 +1,253 @@
+package engine
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/blastfleet/blastfleet/internal/blastdoc"
+	"github.com/blastfleet/blastfleet/internal/merge"
+	"github.com/blastfleet/blastfleet/internal/regen"
+)
+
+// Reports (-outfmt 0, 5, 7, 15, 16) cannot be merged line by line. Their
+// blocks are searched as tabular blocks are, for the merge columns; once
+// a block is merged its kept subjects are known, and one more task, a
+// regeneration, searches each of its queries again against just those
+// subjects (package regen) and cuts BLAST's report into the query's piece
+// of the search's report (package blastdoc). The pieces are the block's
+// lines: they are written as tabular lines are, by any strategy.
+
+// regenerating: the search's format is a report, or its output is
+// metadata (a regeneration task then writes each query's metadata line).
+func (m *master) regenerating() bool {
+	return m.cfg.Metadata || (m.cfg.Format != nil && m.cfg.Format.Regenerated())
+}
+
+// queueRegen queues the regeneration of a block whose search tasks are
+// all in: its kept subjects are merged now, and the search's lines,
+// which no report needs, are freed.
+func (m *master) queueRegen(id int) {
+	b := m.blocks[id]
+	b.regen = make([]regenQuery, len(b.hits))
+	for q, hits := range b.hits {
+		kept := merge.Merge(hits, m.mergeOpts)
+		m.sum.Hits += int64(len(kept))
+		seen := map[int64]bool{}
+		for _, h := range kept {
+			if !seen[h.Ordinal] {
+				seen[h.Ordinal] = true
+				b.regen[q].Subjects = append(b.regen[q].Subjects, regenSubject{Shard: int32(h.Shard), Ordinal: h.Ordinal})
+			}
+		}
+		slices.SortFunc(b.regen[q].Subjects, func(a, c regenSubject) int { return cmp.Compare(a.Ordinal, c.Ordinal) })
+	}
+	b.hits = make([][]merge.Hit, len(b.hits))
+	for _, t := range b.tasks {
+		m.releaseNow(t)
+	}
+	m.regens = append(m.regens, id)
+}
+
+// dispatchRegens hands queued regenerations to idle workers first: they
+// hold up the output. Each goes to the idle worker that caches most of
+// its subjects' shard groups (Algorithm 1's locality).
+func (m *master) dispatchRegens() error {
+	for len(m.regens) > 0 && len(m.idle) > 0 && !m.syncing() {
+		id := m.regens[0]
+		m.regens = m.regens[1:]
+		b := m.blocks[id]
+		if b.unit.failed {
+			continue
+		}
+		need := map[int]bool{}
+		for _, q := range b.regen {
+			for _, s := range q.Subjects {
+				need[m.groupOf(int(s.Shard))] = true
+			}
+		}
+		best, score := 0, -1
+		for i, w := range m.idle {
+			n := 0
+			for g := range need {
+				if m.cached[w][g] {
+					n++
+				}
+			}
+			if n > score {
+				best, score = i, n
+			}
+		}
+		w := m.idle[best]
+		m.idle = slices.Delete(m.idle, best, best+1)
+		task := len(m.tasks)
+		m.tasks = append(m.tasks, taskInfo{block: id, group: -1, worker: w, regen: true})
+		b.regenTask = task
+		a := m.blockAssign(id, b)
+		a.Task, a.Group, a.Regen, a.Total = task, -1, b.regen, len(m.queries)
+		b.regen = nil
+		if err := m.send(w, &envelope{Assign: a}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// groupOf is the shard group that holds shard s.
+func (m *master) groupOf(s int) int {
+	for g, shards := range m.groups {
+		if slices.Contains(shards, s) {
+			return g
+		}
+	}
+	return -1
+}
+
+// recordRegen keeps a regeneration's piece sizes (under master-writing,
+// the pieces): the block is ready to write.
+func (m *master) recordRegen(d *doneMsg, t taskInfo, b *blockState) *unit {
+	m.sum.Regenerations++
+	if b.unit.failed {
+		m.releaseNow(d.Task)
+		return nil
+	}
+	if d.Lines != nil {
+		m.held[d.Task] = d.Lines
+	}
+	m.taskStats.add(m.taskRecord(t, b, d.BlastSeconds))
+	b.pieces = make([]int, len(d.Hits))
+	for _, h := range d.Hits {
+		b.pieces[h.Query] = int(h.Size)
+	}
+	b.regenerated = true
+	return b.unit
+}
+
+// runRegenTask regenerates the reports of a block's queries, one BLAST
+// run per query, and keeps their pieces as the task's lines.
+func (w *worker) runRegenTask(ctx context.Context, a *assignMsg) (r taskResult) {
+	r.assign = a
+	r.started = time.Now()
+	if w.cfg.Metadata {
+		// ParaMEDIC's metadata: the report is regenerated at home.
+		r.fetched = r.started
+		for i, q := range a.Regen {
+			md := regen.Metadata{Index: a.First + i + 1, Query: a.IDs[i]}
+			for _, s := range q.Subjects {
+				md.Subjects = append(md.Subjects, regen.MetaSubject{Ordinal: s.Ordinal, Shard: int(s.Shard)})
+			}
+			line := md.Append(nil)
+			r.lines = append(r.lines, line)
+			r.hits = append(r.hits, hitMeta{Query: int32(i), Size: int32(len(line))})
+		}
+		r.ended = time.Now()
+		return r
+	}
+	shards := map[int]bool{}
+	for _, q := range a.Regen {
+		for _, s := range q.Subjects {
+			shards[int(s.Shard)] = true
+		}
+	}
+	for s := range shards {
+		if _, err := w.cache.Acquire(ctx, s); err != nil {
+			r.err = fmt.Errorf("fetching shard %d: %w", s, err)
+			return r
+		}
+		defer w.cache.Release(s)
+	}
+	r.fetched = time.Now()
+	db := regen.Database{Name: w.db.Name, Type: w.db.Type, Sequences: w.db.Sequences, Letters: w.db.Letters, Date: regen.DatabaseDate(w.db.Shards)}
+	limits := w.cfg.taskLimits()
+	queries := splitBlock(a.FASTA)
+	if len(queries) != len(a.Regen) {
+		r.err = fmt.Errorf("regenerating block %d: %d queries in its FASTA, %d in its request", a.Block, len(queries), len(a.Regen))
+		return r
+	}
+	for i, q := range a.Regen {
+		if err := injectedRegenFailure(a.IDs[i]); err != nil {
+			r.err = err
+			return r
+		}
+		subjects := make([]regen.Subject, len(q.Subjects))
+		for j, s := range q.Subjects {
+			id, err := w.subjectID(int(s.Shard), s.Ordinal)
+			if err != nil {
+				r.err = err
+				return r
+			}
+			subjects[j] = regen.Subject{DB: filepath.Join(w.dir, w.db.Shards[s.Shard].DBName), ID: id, Ordinal: s.Ordinal}
+		}
+		search := regen.Search{Program: w.cfg.Program, Format: w.cfg.Format, MaxTargetSeqs: w.cfg.MaxTargetSeqs,
+			Evalue: w.cfg.Evalue, Options: w.cfg.Options, Threads: w.cfg.Threads,
+			Timeout: w.pace.timeout(limits, len(queries[i])), MaxOutput: limits.MaxOutput}
+		doc, err := regen.Report(ctx, filepath.Join(w.dir, "regen"), db, search, queries[i], subjects)
+		if err != nil {
+			r.err = fmt.Errorf("query %s: %w", a.IDs[i], err)
+			return r
+		}
+		piece, err := blastdoc.Piece(w.cfg.Format.Code, doc, a.First+i+1, a.Total)
+		if err != nil {
+			r.err = fmt.Errorf("query %s: %w", a.IDs[i], err)
+			return r
+		}
+		r.lines = append(r.lines, piece)
+		r.hits = append(r.hits, hitMeta{Query: int32(i), Size: int32(len(piece))})
+	}
+	r.ended = time.Now()
+	return r
+}
+
+// splitBlock cuts a block's FASTA into its queries' records.
+func splitBlock(fasta []byte) [][]byte {
+	var recs [][]byte
+	start := -1
+	for i := 0; i < len(fasta); i++ {
+		if fasta[i] == '>' && (i == 0 || fasta[i-1] == '\n') {
+			if start >= 0 {
+				recs = append(recs, fasta[start:i])
+			}
+			start = i
+		}
+	}
+	if start >= 0 {
+		recs = append(recs, fasta[start:])
+	}
+	return recs
+}
+
+// subjectID is the id of the subject at ordinal in shard s, from the
+// shard's ids file (read once, on the first regeneration that needs it).
+func (w *worker) subjectID(s int, ordinal int64) (string, error) {
+	ids, ok := w.subjectIDs[s]
+	if !ok {
+		sh := w.db.Shards[s]
+		var err error
+		if ids, err = regen.ReadIDs(filepath.Join(w.dir, sh.IDsFile)); err != nil {
+			return "", fmt.Errorf("shard %s: %w", sh.Name, err)
+		}
+		w.subjectIDs[s] = ids
+	}
+	id, ok := ids[ordinal]
+	if !ok {
+		return "", fmt.Errorf("shard %d: no subject of ordinal %d in its ids file", s, ordinal)
+	}
+	return id, nil
+}
+
+// checkRegenerating refuses what a report cannot be made with.
+func (c *Config) checkRegenerating() error {
+	if c.Sim != nil && c.Metadata {
+		return fmt.Errorf("--transfer metadata: --backend simulate has no subjects to name")
+	}
+	if c.Format == nil || !c.Format.Regenerated() {
+		return nil
+	}
+	if c.Sim != nil {
+		return fmt.Errorf("--outfmt %d is regenerated by BLAST+; --backend simulate models tabular output only", c.Format.Code)
+	}
+	return nil
+}

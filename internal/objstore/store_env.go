@@ -1,0 +1,68 @@
+package objstore
+
+import (
+	"os"
+	"strings"
+)
+
+// Role is which of a campaign's stores a location is: the queries, the
+// database or the output (campaign ledger and results). Each may be on
+// its own endpoint with its own credentials, read from variables with the
+// role's prefix (docs/engine.md, "Storage variables").
+type Role string
+
+const (
+	// RoleOutput is the campaign's own location: the unprefixed AWS_*
+	// variables.
+	RoleOutput Role = ""
+	// RoleQueries reads BLASTFLEET_QUERIES_AWS_* when any
+	// BLASTFLEET_QUERIES_ variable is set.
+	RoleQueries Role = "QUERIES"
+	// RoleDatabase reads BLASTFLEET_DATABASE_AWS_* when any
+	// BLASTFLEET_DATABASE_ variable is set.
+	RoleDatabase Role = "DATABASE"
+)
+
+// EnvPrefix is the prefix of the role's variables; "" for RoleOutput.
+func (r Role) EnvPrefix() string {
+	if r == RoleOutput {
+		return ""
+	}
+	return "BLASTFLEET_" + string(r) + "_"
+}
+
+// CredentialsEnv is the variable choosing the role's credentials source
+// (CredentialsSource values).
+func (r Role) CredentialsEnv() string {
+	if r == RoleOutput {
+		return "BLASTFLEET_S3_CREDENTIALS"
+	}
+	return r.EnvPrefix() + "S3_CREDENTIALS"
+}
+
+// storeEnv reads one role's variables.
+type storeEnv struct{ role Role }
+
+func (e storeEnv) name(v string) string { return e.role.EnvPrefix() + v }
+func (e storeEnv) get(v string) string  { return os.Getenv(e.name(v)) }
+
+// envFor is the role's variables if any is set (not empty), else the
+// unprefixed ones: a site with one store for everything sets AWS_* only.
+func envFor(r Role) storeEnv {
+	if r == RoleOutput {
+		return storeEnv{}
+	}
+	p := r.EnvPrefix()
+	for _, kv := range os.Environ() {
+		if k, v, _ := strings.Cut(kv, "="); strings.HasPrefix(k, p) && v != "" {
+			return storeEnv{role: r}
+		}
+	}
+	return storeEnv{}
+}
+
+// S3ConfigForRole is S3ConfigFromEnv for the role's variables, or the
+// unprefixed ones when the role has none.
+func S3ConfigForRole(r Role) (S3Config, error) {
+	return s3ConfigFrom(envFor(r))
+}

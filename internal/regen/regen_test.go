@@ -1,0 +1,173 @@
+package regen
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/blastfleet/blastfleet/internal/blast"
+	"github.com/blastfleet/blastfleet/internal/blastvol"
+	"github.com/blastfleet/blastfleet/internal/manifest"
+	"github.com/blastfleet/blastfleet/internal/synth"
+)
+
+func sh(t *testing.T, dir string, argv ...string) []byte {
+	t.Helper()
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), blast.AloneEnv, "BLAST_USAGE_REPORT=false")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%v: %v: %s", argv, err, stderr.String())
+	}
+	return out
+}
+
+type record struct{ id, text string }
+
+func records(fasta string) []record {
+	var recs []record
+	for _, r := range strings.SplitAfter(fasta, "\n>") {
+		r = strings.TrimPrefix(r, ">")
+		r = strings.TrimSuffix(r, ">")
+		if r == "" {
+			continue
+		}
+		id, _, _ := strings.Cut(r, " ")
+		id, _, _ = strings.Cut(id, "\n")
+		recs = append(recs, record{id: id, text: ">" + r})
+	}
+	return recs
+}
+
+// TestReportEqualsWholeDatabase: a report regenerated from shards that
+// reorder the database equals BLAST+'s report of the query on the whole
+// database, byte for byte, in every report format, for blastn and
+// blastp, with tied subjects and a query without hits.
+func TestReportEqualsWholeDatabase(t *testing.T) {
+	if _, err := exec.LookPath("blastdbcmd"); err != nil {
+		t.Skip("BLAST+ not installed")
+	}
+	for _, protein := range []bool{false, true} {
+		program, dbtype := blast.Program("blastn"), manifest.Nucleotide
+		if protein {
+			program, dbtype = "blastp", manifest.Protein
+		}
+		t.Run(string(program), func(t *testing.T) {
+			dir := t.TempDir()
+			var dbFA, qFA bytes.Buffer
+			o := synth.Options{Seed: 11, Protein: protein, Families: 4, Members: 8, MinLen: 200, MaxLen: 400, Mutation: map[bool]float64{false: 0.03, true: 0.1}[protein],
+				Queries: 3, QueryFrac: 0.7, Unrelated: 10, Duplicates: 3, FlankMax: 20}
+			if err := synth.Write(o, &dbFA, &qFA); err != nil {
+				t.Fatal(err)
+			}
+			recs := records(dbFA.String())
+			if err := os.WriteFile(filepath.Join(dir, "db.fa"), dbFA.Bytes(), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			sh(t, dir, "makeblastdb", "-in", "db.fa", "-dbtype", string(dbtype), "-parse_seqids", "-out", "refdb", "-title", "refdb")
+			// Three shards, each a run of the database's sequences, as
+			// db shard builds them.
+			ordinal := map[string]int64{}
+			shardOf := map[string]string{}
+			var letters int64
+			for k := 0; k < 3; k++ {
+				var b strings.Builder
+				for i := k * len(recs) / 3; i < (k+1)*len(recs)/3; i++ {
+					b.WriteString(recs[i].text)
+					shardOf[strings.ToUpper(recs[i].id)] = filepath.Join(dir, "shard"+strconv.Itoa(k))
+				}
+				name := "shard" + strconv.Itoa(k) + ".fa"
+				if err := os.WriteFile(filepath.Join(dir, name), []byte(b.String()), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				sh(t, dir, "makeblastdb", "-in", name, "-dbtype", string(dbtype), "-parse_seqids", "-out", "shard"+strconv.Itoa(k))
+			}
+			for i, r := range recs {
+				ordinal[strings.ToUpper(r.id)] = int64(i)
+				seq := r.text[strings.IndexByte(r.text, '\n')+1:]
+				letters += int64(len(strings.ReplaceAll(seq, "\n", "")))
+			}
+			h, err := blastvol.ReadHeader(filepath.Join(dir, "refdb"+indexExt(dbtype)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			db := Database{Name: "refdb", Type: dbtype, Sequences: int64(len(recs)), Letters: letters, Date: h.Date}
+			queries := records(qFA.String())
+			queries = append(queries, record{id: "nohits", text: ">nohits nothing like it\n" + strings.Repeat(map[bool]string{false: "ACGTTGCA", true: "WWCCMMHH"}[protein], 8) + "\n"})
+			for qi, q := range queries {
+				qfile := fmt.Sprintf("q%d.fa", qi)
+				if err := os.WriteFile(filepath.Join(dir, qfile), []byte(q.text), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				var subjects []Subject
+				seen := map[string]bool{}
+				for _, l := range strings.Fields(string(sh(t, dir, string(program), "-db", "refdb", "-query", qfile, "-outfmt", "6 sseqid", "-max_target_seqs", "500"))) {
+					key := strings.ToUpper(l)
+					if _, ok := ordinal[key]; !ok {
+						// A -parse_seqids database may print an accession-shaped id typed ("gb|rnd00026|").
+						for _, part := range strings.Split(key, "|") {
+							if _, ok := ordinal[part]; ok && part != "" {
+								key = part
+							}
+						}
+					}
+					if seen[key] {
+						continue
+					}
+					seen[key] = true
+					subjects = append(subjects, Subject{DB: shardOf[key], ID: l, Ordinal: ordinal[key]})
+				}
+				if q.id != "nohits" && len(subjects) < 3 {
+					t.Fatalf("query %s: %d subjects, want a family's", q.id, len(subjects))
+				}
+				for _, code := range blast.ReportCodes {
+					arg := strconv.Itoa(code)
+					if code == 7 {
+						arg = "7 qseqid sseqid pident evalue bitscore staxid"
+					}
+					f, err := blast.ParseFormat(arg)
+					if err != nil {
+						t.Fatal(err)
+					}
+					want := sh(t, dir, string(program), "-db", "refdb", "-query", qfile, "-outfmt", arg, "-max_target_seqs", "500")
+					got, err := Report(context.Background(), filepath.Join(dir, "scratch"), db,
+						Search{Program: program, Format: f, MaxTargetSeqs: 500}, []byte(q.text), subjects)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if !bytes.Equal(got, want) {
+						g, w := strings.Split(string(got), "\n"), strings.Split(string(want), "\n")
+						for i := range min(len(g), len(w)) {
+							if g[i] != w[i] {
+								t.Fatalf("query %s outfmt %d: line %d differs:\n got  %q\n want %q", q.id, code, i+1, g[i], w[i])
+							}
+						}
+						t.Fatalf("query %s outfmt %d: %d lines, want %d", q.id, code, len(g), len(w))
+					}
+				}
+			}
+		})
+	}
+}
+
+func TestCheckName(t *testing.T) {
+	for _, ok := range []string{"nt", "refseq_protein", "swissprot.v5", "my-db"} {
+		if err := CheckName(ok); err != nil {
+			t.Errorf("%q: %v", ok, err)
+		}
+	}
+	for _, bad := range []string{"", "two words", "../etc", "-db", "a/b"} {
+		if err := CheckName(bad); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+}
