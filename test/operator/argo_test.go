@@ -144,6 +144,28 @@ func TestArgoExecutor(t *testing.T) {
 	if done.Status.Result == "" || done.Status.Progress != "100%" {
 		t.Errorf("completed status: %+v", done.Status)
 	}
+
+	// A campaign's own ServiceAccount runs its Workflow's pods, and the
+	// executor Role is bound to it (the user's account is not created).
+	h.putQueries("wfsa")
+	c = h.campaign("wfsa", "sprot", 1)
+	c.Spec.Executor, c.Spec.Partitions.ServiceAccountName = v1alpha1.ExecutorArgo, "reader"
+	h.create(c)
+	h.writePlan("wfsa", "sprot", 2)
+	sa := h.waitWorkflows("wfsa", "wfsa-p0-r0")["wfsa-p0-r0"]
+	if got, _, _ := unstructured.NestedString(sa.Object, "spec", "serviceAccountName"); got != "reader" {
+		t.Errorf("Workflow runs as %q, want the campaign's reader", got)
+	}
+	var rb rbacv1.RoleBinding
+	if err := h.c.Get(ctx, client.ObjectKey{Namespace: h.ns, Name: argowf.ExecutorServiceAccount + "-reader"}, &rb); err != nil {
+		t.Fatalf("the executor Role's binding to reader: %v", err)
+	}
+	if len(rb.Subjects) != 1 || rb.Subjects[0].Name != "reader" || rb.RoleRef.Name != argowf.ExecutorServiceAccount {
+		t.Errorf("binding %+v", rb)
+	}
+	if err := h.c.Get(ctx, client.ObjectKey{Namespace: h.ns, Name: "reader"}, &corev1.ServiceAccount{}); err == nil {
+		t.Error("the operator created the campaign's ServiceAccount")
+	}
 }
 
 // TestArgoExecutorValidation: the API refuses executor argo with a Kueue
