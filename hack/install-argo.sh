@@ -24,7 +24,7 @@ export GOFLAGS=-mod=mod CGO_ENABLED=0
 
 build() {
   local tmp; tmp=$(mktemp -d)
-  echo "building Argo Workflows $ARGO_VERSION workflow-controller and argoexec (about 5 minutes, once per machine)..." >&2
+  echo "building Argo Workflows $ARGO_VERSION workflow-controller and argoexec (5 to 11 minutes, once per machine)..." >&2
   local mod=github.com/argoproj/argo-workflows/v3 gomod src
   gomod=$(go mod download -json "$mod@$ARGO_VERSION" | sed -n 's/.*"GoMod": "\(.*\)".*/\1/p')
   # The module's own replace directives (`go install pkg@version` refuses
