@@ -55,7 +55,13 @@ func newHarness(t testing.TB) *harness {
 // newHarnessWith runs the operator with policy p.
 func newHarnessWith(t testing.TB, p policy.Policy) *harness {
 	t.Helper()
-	h := &harness{t: t, env: kubetest.Start(t), minio: testenv.StartMinIO(t), ns: "default", policy: p}
+	return newHarnessOn(t, p, testenv.StartMinIO(t))
+}
+
+// newHarnessOn runs the operator with policy p against MinIO m.
+func newHarnessOn(t testing.TB, p policy.Policy, m *testenv.MinIO) *harness {
+	t.Helper()
+	h := &harness{t: t, env: kubetest.Start(t), minio: m, ns: "default", policy: p}
 	h.c = h.env.Client
 	h.minio.MakeBucket(t, bucket)
 	h.create(testkit.MinIOSecret(h.minio, h.ns, secretName))
