@@ -55,7 +55,7 @@ func TestCampaignSearch(t *testing.T) {
 			c.Spec.BlastOptions = []v1alpha1.BlastOption{{Name: "num_threads", Value: "2"}}
 		},
 			"slotsPerWorker"},
-		{"outfmt", func(c *v1alpha1.SearchCampaign) { c.Spec.Outfmt = "11" }, "spec.outfmt"},
+		{"outfmt", func(c *v1alpha1.SearchCampaign) { c.Spec.Outfmt = "17" }, "spec.outfmt"},
 		{"transfer", func(c *v1alpha1.SearchCampaign) { c.Spec.Transfer = "some" }, "spec.transfer"},
 		{"evalue", func(c *v1alpha1.SearchCampaign) { c.Spec.Evalue = "tiny" }, `spec.evalue "tiny"`},
 		{"max target seqs", func(c *v1alpha1.SearchCampaign) { c.Spec.MaxTargetSeqs = 0 }, "--max-target-seqs"},

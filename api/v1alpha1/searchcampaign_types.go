@@ -33,14 +33,15 @@ type SearchCampaignSpec struct {
 	// Outfmt is BLAST's output format, as -outfmt: tabular "6" or
 	// "6 qseqid sseqid evalue bitscore" (tab-separated), 10 for the same
 	// comma-separated ("10 std stitle"), 7 for tabular with comments
-	// ("7 std"); or a report: 0 (pairwise), 5 (XML), 15 (JSON), 16 (XML2).
+	// ("7 std"); or a report: 0 (pairwise), 5 (XML), 11 (BLAST archive),
+	// 15 (JSON), 16 (XML2).
 	// Columns are BLAST+'s tabular column names or std. Tabular lines are
 	// merged; reports are regenerated query by query, each BLAST's own
 	// (docs/concepts.md).
 	// +optional
 	// +kubebuilder:default="6"
 	// +kubebuilder:validation:MaxLength=512
-	// +kubebuilder:validation:Pattern=`^((6|7|10)( +(std|qseqid|qgi|qacc|qaccver|qlen|sseqid|sallseqid|sgi|sallgi|sacc|saccver|sallacc|slen|qstart|qend|sstart|send|qseq|sseq|evalue|bitscore|score|length|pident|nident|mismatch|positive|gapopen|gaps|ppos|frames|qframe|sframe|btop|staxid|ssciname|scomname|sblastname|sskingdom|staxids|sscinames|scomnames|sblastnames|sskingdoms|stitle|salltitles|sstrand|qcovs|qcovhsp|qcovus))*|0|5|15|16)$`
+	// +kubebuilder:validation:Pattern=`^((6|7|10)( +(std|qseqid|qgi|qacc|qaccver|qlen|sseqid|sallseqid|sgi|sallgi|sacc|saccver|sallacc|slen|qstart|qend|sstart|send|qseq|sseq|evalue|bitscore|score|length|pident|nident|mismatch|positive|gapopen|gaps|ppos|frames|qframe|sframe|btop|staxid|ssciname|scomname|sblastname|sskingdom|staxids|sscinames|scomnames|sblastnames|sskingdoms|stitle|salltitles|sstrand|qcovs|qcovhsp|qcovus))*|0|5|11|15|16)$`
 	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="outfmt is immutable: the campaign's plan fixes it"
 	Outfmt string `json:"outfmt,omitempty"`
 

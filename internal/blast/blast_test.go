@@ -125,7 +125,7 @@ func TestParseFormatErrors(t *testing.T) {
 		{"", "empty"},
 		{"   ", "empty"},
 		{"1", "supported formats are 0 (pairwise)"},
-		{"11", "supported formats"},
+		{"11 qseqid", "outfmt 11 takes no columns"},
 		{"17", "supported formats"},
 		{"0 qseqid", "outfmt 0 takes no columns"},
 		{"5 std", "outfmt 5 takes no columns"},

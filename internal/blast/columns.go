@@ -36,7 +36,8 @@ var mergeColumns = []string{"qseqid", "sseqid", "evalue", "bitscore", "score", "
 // after a tabular search with the merge columns finds each query's hits.
 type Format struct {
 	// 6: tab-separated; 10: comma-separated (CSV); a report format:
-	// 0 pairwise, 5 XML, 7 tabular with comments, 15 JSON, 16 XML2.
+	// 0 pairwise, 5 XML, 7 tabular with comments, 11 BLAST archive,
+	// 15 JSON, 16 XML2.
 	Code    int
 	User    []string // as BLAST prints them for the user's request (deduplicated)
 	Request []string // User followed by missing merge columns
@@ -58,10 +59,10 @@ func ParseFormat(s string) (*Format, error) {
 }
 
 // supported says which formats are.
-const supported = "supported formats are 0 (pairwise), 5 (XML), 6 (tabular), 7 (tabular with comments), 10 (CSV), 15 (JSON) and 16 (XML2)"
+const supported = "supported formats are 0 (pairwise), 5 (XML), 6 (tabular), 7 (tabular with comments), 10 (CSV), 11 (BLAST archive), 15 (JSON) and 16 (XML2)"
 
 // ReportCodes are the formats regenerated query by query.
-var ReportCodes = []int{0, 5, 7, 15, 16}
+var ReportCodes = []int{0, 5, 7, 11, 15, 16}
 
 // Regenerated reports whether the format is a report, made by searching
 // each query again against a database of its hits (docs/concepts.md),

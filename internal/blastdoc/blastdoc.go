@@ -16,8 +16,10 @@ import (
 	"strconv"
 )
 
-// Codes are the -outfmt codes this package frames.
-var Codes = []int{0, 5, 7, 15, 16}
+// Codes are the -outfmt codes this package frames. The BLAST archive
+// (11) is not framed: a run's archive is its queries' one-query archives
+// in order, which blast_formatter reads whole (see Split).
+var Codes = []int{0, 5, 7, 11, 15, 16}
 
 // Framed reports whether code is a report this package frames.
 func Framed(code int) bool {
@@ -64,6 +66,16 @@ func Split(code int, doc []byte) (Parts, error) {
 		return cut(after("<BlastOutput_iterations>\n"), bytes.LastIndex(doc, []byte("</BlastOutput_iterations>")))
 	case 7:
 		return cut(0, bytes.LastIndex(doc, []byte("# BLAST processed ")))
+	case 11:
+		// BLAST+'s archive of a batch interleaves its queries in several
+		// sections (queries, alignments, masks, the request's masks) and
+		// keeps the first query's statistics; a sequence of one-query
+		// archives is what blast_formatter reads as it is, each query
+		// formatted as searched alone (docs/concepts.md).
+		if !bytes.HasPrefix(doc, []byte("Blast4-archive ::= {")) {
+			return cut(-1, 0)
+		}
+		return cut(0, len(doc))
 	case 15:
 		return cut(after("\"BlastOutput2\": [\n"), bytes.LastIndex(doc, []byte("]\n}")))
 	case 16:

@@ -81,6 +81,10 @@ func TestBatchFromSingles(t *testing.T) {
 			}
 		}
 		for _, code := range Codes {
+			if code == 11 {
+				archives(t, dir, c.program, len(qs))
+				continue
+			}
 			arg := strconv.Itoa(code)
 			if code == 7 {
 				arg = "7 qseqid sseqid evalue bitscore"
@@ -98,6 +102,48 @@ func TestBatchFromSingles(t *testing.T) {
 			if !bytes.Equal(got, want) {
 				t.Fatalf("%s outfmt %d: %s", c.program, code, refsearch.Diff(got, want))
 			}
+		}
+	}
+}
+
+// archives: the one-query archives (-outfmt 11) of a run's queries, one
+// after the other, are an archive blast_formatter reads whole: each query
+// comes out as BLAST+ prints it searched alone, in every format.
+func archives(t *testing.T, dir, program string, n int) {
+	t.Helper()
+	var all []byte
+	for i := range n {
+		doc := run(t, dir, program, "-db", "mydb", "-query", "q"+strconv.Itoa(i)+".fa", "-outfmt", "11", "-max_target_seqs", "20")
+		piece, err := Piece(11, doc, i+1, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(piece, doc) {
+			t.Fatalf("query %d: an archive's piece is not the query's archive", i)
+		}
+		all = append(all, piece...)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "all.asn"), all, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// XML, JSON and tabular comments from blast_formatter are framed as
+	// one run (it numbers iterations across the archives, each query
+	// still Query_1): pairwise and tabular show the hits whole. For
+	// blastp, blast_formatter's pairwise report lacks the composition
+	// statistics' columns (a, alpha, sigma) BLAST itself prints, from any
+	// archive of BLAST's own: tabular only.
+	formats := []string{"6", "0"}
+	if program == "blastp" {
+		formats = formats[:1]
+	}
+	for _, f := range formats {
+		var want []byte
+		for i := range n {
+			want = append(want, run(t, dir, program, "-db", "mydb", "-query", "q"+strconv.Itoa(i)+".fa", "-outfmt", f, "-max_target_seqs", "20")...)
+		}
+		got := run(t, dir, "blast_formatter", "-archive", "all.asn", "-outfmt", f)
+		if !bytes.Equal(got, want) {
+			t.Fatalf("%s: blast_formatter -outfmt %s of the archives: %s", program, f, refsearch.Diff(got, want))
 		}
 	}
 }

@@ -13,8 +13,10 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -114,9 +116,6 @@ func Report(ctx context.Context, dir string, db Database, s Search, query []byte
 	if err != nil {
 		return nil, err
 	}
-	if err := makeDB(ctx, dir, db.Type, noHits(db.Type)); err != nil {
-		return nil, err
-	}
 	date := db.Date
 	if date == "" && len(subjects) > 0 {
 		// A database whose manifest does not record dates: the date
@@ -125,12 +124,11 @@ func Report(ctx context.Context, dir string, db Database, s Search, query []byte
 			return nil, fmt.Errorf("the database's date: %w", err)
 		}
 	}
-	if date != "" {
-		if err := blastvol.SetDate(filepath.Join(dir, noHitsDB+indexExt(db.Type)), date); err != nil {
-			return nil, fmt.Errorf("dating the report: %w", err)
-		}
+	first, err := noHitsVolume(ctx, filepath.Dir(dir), db.Type, date)
+	if err != nil {
+		return nil, err
 	}
-	alias := fmt.Sprintf("TITLE %s\nDBLIST %s\n", db.Name, strings.Join(append([]string{noHitsDB}, dblist...), " "))
+	alias := fmt.Sprintf("TITLE %s\nDBLIST %s\n", db.Name, strings.Join(append([]string{first}, dblist...), " "))
 	if len(subjects) > 0 {
 		if err := seqidList(ctx, dir, subjects); err != nil {
 			return nil, err
@@ -219,7 +217,10 @@ func volumes(dir string, subjects []Subject) ([]string, error) {
 }
 
 // seqidList writes the subjects' ids as the binary list an alias's
-// SEQIDLIST reads.
+// SEQIDLIST reads. blastdb_aliastool resolves ids as the database stores
+// them; a text list in the alias is matched as written, and misses an
+// accession-shaped id whose case the database changed ("rnd00008" is
+// stored as the accession RND00008).
 func seqidList(ctx context.Context, dir string, subjects []Subject) error {
 	var ids bytes.Buffer
 	for _, s := range subjects {
@@ -231,6 +232,37 @@ func seqidList(ctx context.Context, dir string, subjects []Subject) error {
 	_, err := command(ctx, dir, "blastdb_aliastool", "-seqid_file_in", "hits.txt", "-seqid_title", "hits",
 		"-seqid_file_out", seqidListFile)
 	return err
+}
+
+// noHitsVolume is the volume nothing aligns to, dated date, as the alias
+// in a directory below parent names it: made once per parent, type and
+// date, and kept (a few hundred bytes).
+func noHitsVolume(ctx context.Context, parent string, t manifest.DBType, date string) (string, error) {
+	sum := sha256.Sum256([]byte(string(t) + "\x00" + date))
+	name := fmt.Sprintf("%s-%x", noHitsDB, sum[:6])
+	rel := filepath.Join("..", name, noHitsDB)
+	if _, err := os.Stat(filepath.Join(parent, name, noHitsDB+indexExt(t))); err == nil {
+		return rel, nil
+	}
+	tmp, err := os.MkdirTemp(parent, ".tmp-"+name+"-")
+	if err != nil {
+		return "", err
+	}
+	defer os.RemoveAll(tmp)
+	if err := makeDB(ctx, tmp, t, noHits(t)); err != nil {
+		return "", err
+	}
+	if date != "" {
+		if err := blastvol.SetDate(filepath.Join(tmp, noHitsDB+indexExt(t)), date); err != nil {
+			return "", fmt.Errorf("dating the report: %w", err)
+		}
+	}
+	if err := os.Rename(tmp, filepath.Join(parent, name)); err != nil && !errors.Is(err, fs.ErrExist) {
+		if _, serr := os.Stat(filepath.Join(parent, name, noHitsDB+indexExt(t))); serr != nil {
+			return "", err
+		}
+	}
+	return rel, nil
 }
 
 func makeDB(ctx context.Context, dir string, t manifest.DBType, fasta []byte) error {

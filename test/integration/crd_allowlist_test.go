@@ -134,7 +134,7 @@ func TestCRDOutfmtMatchesEngine(t *testing.T) {
 			t.Errorf("outfmt %q does not match", ok)
 		}
 	}
-	for _, bad := range []string{"", "11", "17", "5 std", "0 qseqid", "1", "100", "6 qseqidx", "6 qseqid,sseqid", "6 ", " 6", "05", "150"} {
+	for _, bad := range []string{"", "11 std", "17", "5 std", "0 qseqid", "1", "100", "6 qseqidx", "6 qseqid,sseqid", "6 ", " 6", "05", "150"} {
 		if re.MatchString(bad) {
 			t.Errorf("outfmt %q matches", bad)
 		}

@@ -236,7 +236,7 @@ func TestSpecValidation(t *testing.T) {
 			[]string{"metadata.name must be a DNS-1035 label"}},
 
 		// search parameters
-		{"outfmt 11 (archive)", campaign("asn").withOutfmt("11"),
+		{"outfmt 17 (SAM)", campaign("sam").withOutfmt("17"),
 			[]string{"spec.outfmt", "should match"}},
 		{"outfmt 5 with columns", campaign("fmt5").withOutfmt("5 qseqid"),
 			[]string{"spec.outfmt", "should match"}},

@@ -96,7 +96,7 @@ func TestCampaignPlanFlagErrors(t *testing.T) {
 		{[]string{"--chunk-letters", "0"}, "--chunk-letters must be ≥ 1"},
 		{[]string{"--chunk-queries", "-2"}, "--chunk-queries must be ≥ 1"},
 		{[]string{"--chunk-queries", "5", "--program", "blastz"}, `--program: unknown program "blastz"`},
-		{[]string{"--chunk-queries", "5", "--outfmt", "11"}, "--outfmt: outfmt 11"},
+		{[]string{"--chunk-queries", "5", "--outfmt", "17"}, "--outfmt: outfmt 17"},
 		{[]string{"--chunk-queries", "5", "--transfer", "some"}, "--transfer \"some\""},
 		{[]string{"--chunk-queries", "5", "--outfmt", "6 qseqid nosuch"}, `unknown column "nosuch"`},
 		{[]string{"--chunk-queries", "5", "--blast-option=-out=x.tsv"}, "-out is not allowed"},
