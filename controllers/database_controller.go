@@ -77,7 +77,8 @@ func (run *databaseRun) reconcile(ctx context.Context) (time.Duration, error) {
 	db := run.db
 	// Checked before anything is reached or created; the spec may be
 	// fixed while the database is not Ready.
-	if err := run.r.Policy.Image("spec.image", db.Spec.Image, run.r.WorkerImage); err != nil {
+	if err := errors.Join(run.r.Policy.Image("spec.image", db.Spec.Image, run.r.WorkerImage),
+		run.r.Policy.ServiceAccount("spec.serviceAccountName", db.Spec.ServiceAccountName)); err != nil {
 		run.set(v1alpha1.DatabasePending, policy.ReasonViolation, err.Error())
 		return run.r.PollInterval, nil
 	}

@@ -61,7 +61,8 @@ func databaseJob(db *v1alpha1.BlastDatabase, name, component, image string, args
 			Template: corev1.PodTemplateSpec{
 				ObjectMeta: metav1.ObjectMeta{Labels: labels},
 				Spec: corev1.PodSpec{
-					RestartPolicy: corev1.RestartPolicyNever,
+					RestartPolicy:      corev1.RestartPolicyNever,
+					ServiceAccountName: db.Spec.ServiceAccountName,
 					Containers: []corev1.Container{{
 						Name:                     "shard",
 						Image:                    image,

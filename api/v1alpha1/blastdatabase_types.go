@@ -49,6 +49,16 @@ type BlastDatabaseSpec struct {
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=1024
 	Parallelism *int32 `json:"parallelism,omitempty"`
+
+	// ServiceAccountName runs the shard-building pods as this service
+	// account of the namespace, whose identity (IRSA, pod identity)
+	// reaches a storage without a credentialsSecretRef. Empty: the
+	// namespace's default. The operator's --allowed-service-accounts may
+	// restrict it.
+	// +optional
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$`
+	ServiceAccountName string `json:"serviceAccountName,omitempty"`
 }
 
 // Sharding is a shard count or a target shard size: exactly one.

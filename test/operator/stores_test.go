@@ -164,6 +164,22 @@ func TestStorePolicies(t *testing.T) {
 	c.Spec.Partitions.ServiceAccountName = "cluster-admin"
 	h.create(c)
 	h.waitRefused("sa", policy.ReasonViolation, "spec.partitions.serviceAccountName", "cluster-admin")
+
+	// A database's sharding pods likewise.
+	h.create(&v1alpha1.BlastDatabase{
+		ObjectMeta: metav1.ObjectMeta{Name: "sa-db", Namespace: h.ns},
+		Spec: v1alpha1.BlastDatabaseSpec{Source: v1alpha1.ObjectReference{Key: "fasta/x.fa"}, Type: v1alpha1.DatabaseProtein,
+			Shards: v1alpha1.Sharding{Count: ptr.To[int32](1)}, Storage: h.output("databases"), ServiceAccountName: "cluster-admin"},
+	})
+	h.eventually("database refused its service account", 20*time.Second, func() (bool, string) {
+		var db v1alpha1.BlastDatabase
+		if err := h.c.Get(ctx, client.ObjectKey{Namespace: h.ns, Name: "sa-db"}, &db); err != nil {
+			return false, err.Error()
+		}
+		s := string(db.Status.Phase) + " " + conditionsOf(db.Status.Conditions)
+		return db.Status.Phase == v1alpha1.DatabasePending && strings.Contains(s, policy.ReasonViolation) &&
+			strings.Contains(s, "spec.serviceAccountName") && strings.Contains(s, "cluster-admin"), s
+	})
 }
 
 // TestPodIdentity runs a whole campaign with no credentials Secret
