@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/minio/minio-go/v7"
-	"github.com/minio/minio-go/v7/pkg/credentials"
 
 	"github.com/blastfleet/blastfleet/internal/testenv"
 )
@@ -60,6 +59,7 @@ func TestS3WebIdentity(t *testing.T) {
 	idp := testenv.StartOIDC(t)
 	m := idp.StartMinIO(t)
 	m.MakeBucket(t, "ident")
+	m.WaitSTS(t)
 	clearS3Env(t)
 	tokenFile := filepath.Join(t.TempDir(), "token")
 	t.Setenv("AWS_WEB_IDENTITY_TOKEN_FILE", tokenFile)
@@ -107,16 +107,7 @@ func TestS3ContainerCredentialsRefresh(t *testing.T) {
 	m := testenv.StartMinIO(t)
 	m.MakeBucket(t, "pod")
 	// Real temporary credentials (with a session token) from MinIO's STS.
-	sts, err := credentials.NewSTSAssumeRole(m.Endpoint, credentials.STSAssumeRoleOptions{
-		AccessKey: m.AccessKey, SecretKey: m.SecretKey, DurationSeconds: 900,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	temp, err := sts.Get()
-	if err != nil || temp.SessionToken == "" {
-		t.Fatalf("temporary credentials: %+v %v", temp, err)
-	}
+	temp := m.WaitSTS(t)
 	var fetches atomic.Int32
 	agent := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("Authorization") != "agent-token" {

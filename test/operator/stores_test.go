@@ -193,6 +193,7 @@ func TestStorePolicies(t *testing.T) {
 func TestPodIdentity(t *testing.T) {
 	idp := testenv.StartOIDC(t)
 	m := idp.StartMinIO(t)
+	m.WaitSTS(t)
 	// The process environment is every local pod's host environment and
 	// the operator's: a token, and no keys.
 	token := filepath.Join(t.TempDir(), "token")
