@@ -32,6 +32,7 @@ func TestEndToEnd(t *testing.T) {
 	t.Run("campaigns", func(t *testing.T) {
 		t.Run("clean", func(t *testing.T) { t.Parallel(); testClean(t, tg, f, db) })
 		t.Run("report", func(t *testing.T) { t.Parallel(); testReport(t, tg, f, db) })
+		t.Run("metadata-transfer", func(t *testing.T) { t.Parallel(); testMetadataTransfer(t, tg, f, db) })
 		t.Run("operator-killed", func(t *testing.T) { t.Parallel(); testOperatorKilled(t, tg, f, db) })
 		t.Run("launcher-killed", func(t *testing.T) { t.Parallel(); testLauncherKilled(t, tg, f, db) })
 		t.Run("worker-rank-killed", func(t *testing.T) { t.Parallel(); testWorkerRankKilled(t, tg, f, db) })
