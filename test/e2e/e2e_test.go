@@ -60,6 +60,17 @@ func testClean(t *testing.T, tg *target, f *fixture, db string) {
 	tg.verify(t, c, f, expect{maxAttempts: 1})
 
 	out := filepath.Join(t.TempDir(), "result.tsv")
+	tg.results(t, name, out)
+	got, err := os.ReadFile(out)
+	if err != nil || string(got) != string(f.want) {
+		t.Errorf("blastfleet results wrote %d bytes (%v), want the reference's %d", len(got), err, len(f.want))
+	}
+}
+
+// results runs blastfleet results for the campaign into out, reaching
+// the object store as this test does.
+func (tg *target) results(t *testing.T, name, out string) {
+	t.Helper()
 	args := []string{"results", name, "-n", tg.ns, "-o", out}
 	if tg.stack != nil || tg.node != nil {
 		args = append(args, "--from-secret")
@@ -68,9 +79,5 @@ func testClean(t *testing.T, tg *target, f *fixture, db string) {
 	}
 	if stdout, stderr, err := tg.run(t, tg.cli, args...); err != nil {
 		t.Fatalf("blastfleet %s: %v\n%s%s", strings.Join(args, " "), err, stdout, stderr)
-	}
-	got, err := os.ReadFile(out)
-	if err != nil || string(got) != string(f.want) {
-		t.Errorf("blastfleet results wrote %d bytes (%v), want the reference's %d", len(got), err, len(f.want))
 	}
 }

@@ -100,15 +100,7 @@ func testMetadataTransfer(t *testing.T, tg *target, f *fixture, db string) {
 		t.Fatalf("%d metadata lines committed for %d queries", n, f.nQueries)
 	}
 	out := filepath.Join(t.TempDir(), "result.tsv")
-	args := []string{"results", name, "-n", tg.ns, "-o", out}
-	if tg.stack != nil || tg.node != nil {
-		args = append(args, "--from-secret")
-	} else if ep := os.Getenv("AWS_ENDPOINT_URL"); ep != "" {
-		args = append(args, "--endpoint", ep)
-	}
-	if stdout, stderr, err := tg.run(t, tg.cli, args...); err != nil {
-		t.Fatalf("blastfleet %s: %v\n%s%s", strings.Join(args, " "), err, stdout, stderr)
-	}
+	tg.results(t, name, out)
 	got, err := os.ReadFile(out)
 	if err != nil {
 		t.Fatal(err)
