@@ -34,6 +34,10 @@ type Invocation struct {
 	// Timeout bounds the run: past it BLAST is killed and Run returns a
 	// *TimeoutError. 0: none but ctx's.
 	Timeout time.Duration
+	// TaxDBDir is where BLAST finds taxdb.btd/bti, for the taxonomy
+	// columns: put first on BLASTDB (BLAST looks there and in the working
+	// directory, not beside the database). Empty: BLASTDB as inherited.
+	TaxDBDir string
 }
 
 // Argv is the command line, program first.
@@ -95,8 +99,15 @@ const AloneEnv = "BATCH_SIZE=1"
 const usageReportEnv = "BLAST_USAGE_REPORT"
 
 // runEnv is a BLAST run's environment.
-func runEnv(batched bool) []string {
+func runEnv(batched bool, taxdbDir string) []string {
 	env := os.Environ()
+	if taxdbDir != "" {
+		path := taxdbDir
+		if old := os.Getenv("BLASTDB"); old != "" {
+			path += string(os.PathListSeparator) + old
+		}
+		env = append(env, "BLASTDB="+path)
+	}
 	if _, set := os.LookupEnv(usageReportEnv); !set {
 		env = append(env, usageReportEnv+"=false")
 	}
@@ -122,7 +133,7 @@ func Run(ctx context.Context, inv Invocation) ([]byte, error) {
 	// A child BLAST left behind (it spawns none, a wrapper might) must not
 	// hold the pipes, and so Run, open after BLAST itself is dead.
 	cmd.WaitDelay = 10 * time.Second
-	cmd.Env = runEnv(inv.Batched)
+	cmd.Env = runEnv(inv.Batched, inv.TaxDBDir)
 	stdout := &cappedBuffer{max: inv.MaxOutput, kill: kill}
 	var stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = stdout, &stderr

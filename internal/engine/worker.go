@@ -18,6 +18,7 @@ import (
 	"github.com/blastfleet/blastfleet/internal/manifest"
 	"github.com/blastfleet/blastfleet/internal/objstore"
 	"github.com/blastfleet/blastfleet/internal/output"
+	"github.com/blastfleet/blastfleet/internal/taxfilter"
 	"github.com/blastfleet/blastfleet/internal/transport"
 )
 
@@ -46,7 +47,8 @@ type worker struct {
 	// subject's ordinal in the unsharded database.
 	ordinals map[int]map[string]int64
 	aliases  map[int]string
-	pace     pace // how long BLAST takes here, for task deadlines
+	filtered *dbStats // the database's statistics under the taxid filter, once read
+	pace     pace     // how long BLAST takes here, for task deadlines
 
 	held    map[int][][]byte // task -> line texts
 	writes  map[writeKey]*pendingWrite
@@ -341,7 +343,7 @@ func (w *worker) runTask(ctx context.Context, a *assignMsg) (r taskResult) {
 	out, err := blast.Run(ctx, blast.Invocation{Program: w.cfg.Program, DB: db, Query: qpath,
 		Format: w.cfg.Format, MaxTargetSeqs: w.cfg.shardTargetSeqs(w.db.Sequences, len(w.groups)),
 		Evalue: w.cfg.Evalue, Threads: w.cfg.Threads, Options: w.cfg.Options, Batched: w.cfg.BLASTBatches,
-		Timeout: timeout, MaxOutput: limits.MaxOutput})
+		Timeout: timeout, MaxOutput: limits.MaxOutput, TaxDBDir: w.taxDBDir()})
 	r.ended = time.Now()
 	if err != nil {
 		r.err = fmt.Errorf("block %d (queries %s..%s, %d bytes): %w", a.Block, a.IDs[0], a.IDs[len(a.IDs)-1], len(a.FASTA), err)
@@ -442,9 +444,58 @@ func (w *worker) alias(g int) (string, error) {
 	if a, ok := w.aliases[g]; ok {
 		return a, nil
 	}
-	a, err := groupAlias(w.dir, w.db, g, w.groups[g])
+	filtered, err := w.filteredStats()
+	if err != nil {
+		return "", err
+	}
+	a, err := groupAlias(w.dir, w.db, g, w.groups[g], filtered)
 	if err == nil {
 		w.aliases[g] = a
 	}
 	return a, err
+}
+
+// filteredStats are the database's statistics under the search's taxid
+// filter, from the database's taxid table (a common file, fetched with the
+// first shard); nil without a filter.
+func (w *worker) filteredStats() (*dbStats, error) {
+	if w.filtered != nil {
+		return w.filtered, nil
+	}
+	filter, err := taxfilter.FromOptions(w.cfg.Options)
+	if err != nil || filter == nil {
+		return nil, err
+	}
+	if w.db.TaxStats == "" {
+		return nil, errNoTaxIndex(w.db)
+	}
+	f, err := os.Open(filepath.Join(w.dir, w.db.TaxStats))
+	if err != nil {
+		return nil, fmt.Errorf("taxid filter: %w", err)
+	}
+	defer f.Close()
+	table, err := taxfilter.Read(f)
+	if err != nil {
+		return nil, fmt.Errorf("taxid filter: %w", err)
+	}
+	seqs, letters, err := table.Totals(filter)
+	if err != nil {
+		return nil, fmt.Errorf("taxid filter on database %s: %w", w.db.Name, err)
+	}
+	w.filtered = &dbStats{seqs, letters}
+	return w.filtered, nil
+}
+
+// errNoTaxIndex refuses a taxid filter on a database without taxids.
+func errNoTaxIndex(m *manifest.Manifest) error {
+	return fmt.Errorf("-taxids and -negative_taxids need a database with a taxid index: %s was not sharded from a version 5 BLAST database (blastfleet db shard --blastdb)", m.Name)
+}
+
+// taxDBDir is where BLAST finds the taxonomy database: the cache
+// directory, when the database ships one.
+func (w *worker) taxDBDir() string {
+	if w.db.HasTaxDB() {
+		return w.dir
+	}
+	return ""
 }
