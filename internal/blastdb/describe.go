@@ -46,10 +46,11 @@ type Volume struct {
 	Letters   int64
 }
 
-// Seq is one sequence: its accession (the first of its deflines), length
+// Seq is one sequence: the accessions of its deflines (BLAST prints the
+// first, or under a taxid filter the first the filter keeps), its length
 // and the taxids of all its deflines, sorted.
 type Seq struct {
-	ID      string
+	IDs     []string
 	Letters int64
 	TaxIDs  []int32
 }
@@ -280,11 +281,14 @@ func (d *Database) addLine(l string) error {
 		if f[1] == "" || strings.HasPrefix(f[1], "BL_ORD_ID") || strings.Contains(f[1], "No ID") {
 			return fmt.Errorf("sequence %d has no accession (%q): build the database with makeblastdb -parse_seqids", oid, f[1])
 		}
-		d.Seqs = append(d.Seqs, Seq{ID: f[1], Letters: n})
+		d.Seqs = append(d.Seqs, Seq{Letters: n})
 	case oid != int64(len(d.Seqs))-1:
 		return fmt.Errorf("line %q: OID %d out of order (after %d)", l, oid, len(d.Seqs)-1)
 	}
 	s := &d.Seqs[oid]
+	if !slices.Contains(s.IDs, f[1]) {
+		s.IDs = append(s.IDs, f[1])
+	}
 	if tax > 0 && !slices.Contains(s.TaxIDs, int32(tax)) {
 		s.TaxIDs = append(s.TaxIDs, int32(tax))
 		slices.Sort(s.TaxIDs)
@@ -334,12 +338,12 @@ func (d *Database) StatsTotals() (seqs, letters int64) {
 	return seqs, letters
 }
 
-// TaxTable groups the sequences by taxid set, with the letters BLAST
-// counts for them under a filter.
-func (d *Database) TaxTable() taxfilter.Table {
+// TaxTable groups the sequences by shard (shardOf a volume's index) and
+// taxid set, with the letters BLAST counts for them under a filter.
+func (d *Database) TaxTable(shardOf func(volume int) int) taxfilter.Table {
 	groups := map[string]*taxfilter.Group{}
 	for oid, s := range d.Seqs {
-		taxfilter.Add(groups, s.TaxIDs, d.StatsLetters(int64(oid)))
+		taxfilter.Add(groups, shardOf(d.volumeOf(int64(oid))), s.TaxIDs, d.StatsLetters(int64(oid)))
 	}
 	return taxfilter.Sorted(groups)
 }

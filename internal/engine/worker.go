@@ -48,7 +48,9 @@ type worker struct {
 	ordinals map[int]map[string]int64
 	aliases  map[int]string
 	filtered *dbStats // the database's statistics under the taxid filter, once read
-	pace     pace     // how long BLAST takes here, for task deadlines
+	taxTable taxfilter.Table
+	taxPlans map[int]taxfilter.Plan
+	pace     pace // how long BLAST takes here, for task deadlines
 
 	held    map[int][][]byte // task -> line texts
 	writes  map[writeKey]*pendingWrite
@@ -331,6 +333,16 @@ func (w *worker) runTask(ctx context.Context, a *assignMsg) (r taskResult) {
 		r.err = err
 		return r
 	}
+	plan, err := w.taxPlan(a.Group)
+	if err != nil {
+		r.err = err
+		return r
+	}
+	if plan.Skip {
+		// The taxid filter keeps nothing of this group: no hits.
+		r.fetched, r.ended = time.Now(), time.Now()
+		return r
+	}
 	qpath := filepath.Join(w.tmp, fmt.Sprintf("block-%d.fa", a.Block))
 	if err := os.WriteFile(qpath, a.FASTA, 0o644); err != nil {
 		r.err = fmt.Errorf("writing query block: %w", err)
@@ -342,7 +354,7 @@ func (w *worker) runTask(ctx context.Context, a *assignMsg) (r taskResult) {
 	timeout := w.pace.timeout(limits, len(a.FASTA))
 	out, err := blast.Run(ctx, blast.Invocation{Program: w.cfg.Program, DB: db, Query: qpath,
 		Format: w.cfg.Format, MaxTargetSeqs: w.cfg.shardTargetSeqs(w.db.Sequences, len(w.groups)),
-		Evalue: w.cfg.Evalue, Threads: w.cfg.Threads, Options: w.cfg.Options, Batched: w.cfg.BLASTBatches,
+		Evalue: w.cfg.Evalue, Threads: w.cfg.Threads, Options: plan.Options, Batched: w.cfg.BLASTBatches,
 		Timeout: timeout, MaxOutput: limits.MaxOutput, TaxDBDir: w.taxDBDir()})
 	r.ended = time.Now()
 	if err != nil {
@@ -478,12 +490,38 @@ func (w *worker) filteredStats() (*dbStats, error) {
 	if err != nil {
 		return nil, fmt.Errorf("taxid filter: %w", err)
 	}
+	w.taxTable = table
 	seqs, letters, err := table.Totals(filter)
 	if err != nil {
 		return nil, fmt.Errorf("taxid filter on database %s: %w", w.db.Name, err)
 	}
 	w.filtered = &dbStats{seqs, letters}
 	return w.filtered, nil
+}
+
+// taxPlan is how group g is searched under the taxid filter (package
+// taxfilter); without one, with the search's options. It follows alias,
+// which reads the table.
+func (w *worker) taxPlan(g int) (taxfilter.Plan, error) {
+	if w.filtered == nil {
+		return taxfilter.Plan{Options: w.cfg.Options}, nil
+	}
+	if p, ok := w.taxPlans[g]; ok {
+		return p, nil
+	}
+	filter, err := taxfilter.FromOptions(w.cfg.Options)
+	if err != nil {
+		return taxfilter.Plan{}, err
+	}
+	p, err := w.taxTable.Plan(filter, w.groups[g], w.cfg.Options)
+	if err != nil {
+		return p, err
+	}
+	if w.taxPlans == nil {
+		w.taxPlans = map[int]taxfilter.Plan{}
+	}
+	w.taxPlans[g] = p
+	return p, nil
 }
 
 // errNoTaxIndex refuses a taxid filter on a database without taxids.

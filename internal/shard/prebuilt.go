@@ -96,11 +96,16 @@ func BuildFromBlastDB(ctx context.Context, opts Options) (*manifest.Manifest, er
 	if err != nil {
 		return nil, err
 	}
-	shards, err := j.uploadVolumes(ctx, work, db, files)
+	letters := make([]int64, len(db.Volumes))
+	for i, v := range db.Volumes {
+		letters[i] = v.Letters
+	}
+	assign := balance(letters, o.Shards)
+	shards, err := j.uploadVolumes(ctx, work, db, assign, files)
 	if err != nil {
 		return nil, err
 	}
-	common, taxStats, err := j.uploadCommon(ctx, work, db, files)
+	common, taxStats, err := j.uploadCommon(ctx, work, db, assign, files)
 	if err != nil {
 		return nil, err
 	}
@@ -193,15 +198,10 @@ func hashFile(path string) (manifest.File, error) {
 	return manifest.File{Name: filepath.Base(path), Size: n, SHA256: hex.EncodeToString(h.Sum(nil))}, nil
 }
 
-// uploadVolumes balances the volumes into shards and uploads each shard:
+// uploadVolumes uploads each shard (assign gives each volume's):
 // its volumes' files, its alias and its ids file.
-func (j *job) uploadVolumes(ctx context.Context, work string, db *blastdb.Database, files map[string]manifest.File) ([]manifest.Shard, error) {
+func (j *job) uploadVolumes(ctx context.Context, work string, db *blastdb.Database, assign []int, files map[string]manifest.File) ([]manifest.Shard, error) {
 	o := &j.o
-	letters := make([]int64, len(db.Volumes))
-	for i, v := range db.Volumes {
-		letters[i] = v.Letters
-	}
-	assign := balance(letters, o.Shards)
 	groups := make([][]blastdb.Volume, o.Shards)
 	for i, s := range assign {
 		groups[s] = append(groups[s], db.Volumes[i])
@@ -223,8 +223,12 @@ func (j *job) uploadVolumes(ctx context.Context, work string, db *blastdb.Databa
 			dbNames = append(dbNames, v.Name)
 			sh.Sequences += v.Sequences
 			sh.Letters += v.Letters
+			// Every defline's accession: BLAST prints the first, or
+			// under a taxid filter the first the filter keeps.
 			for oid := v.First; oid < v.First+v.Sequences; oid++ {
-				fmt.Fprintf(&ids, "%d\t%s\n", oid, db.Seqs[oid].ID)
+				for _, id := range db.Seqs[oid].IDs {
+					fmt.Fprintf(&ids, "%d\t%s\n", oid, id)
+				}
 			}
 		}
 		sh.DBName = strings.Join(dbNames, " ")
@@ -262,7 +266,7 @@ func (j *job) uploadVolumes(ctx context.Context, work string, db *blastdb.Databa
 }
 
 // uploadCommon uploads the database-wide files and the taxid table.
-func (j *job) uploadCommon(ctx context.Context, work string, db *blastdb.Database, files map[string]manifest.File) ([]manifest.File, string, error) {
+func (j *job) uploadCommon(ctx context.Context, work string, db *blastdb.Database, assign []int, files map[string]manifest.File) ([]manifest.File, string, error) {
 	var common []manifest.File
 	for _, name := range append(append([]string{}, db.Common...), db.TaxDB...) {
 		f, err := uploadFile(ctx, j.out, filepath.Join(db.Dir, name))
@@ -280,7 +284,7 @@ func (j *job) uploadCommon(ctx context.Context, work string, db *blastdb.Databas
 		return common, "", nil
 	}
 	var buf bytes.Buffer
-	if _, err := db.TaxTable().WriteTo(&buf); err != nil {
+	if _, err := db.TaxTable(func(v int) int { return assign[v] }).WriteTo(&buf); err != nil {
 		return nil, "", err
 	}
 	path := filepath.Join(work, taxfilter.FileName)

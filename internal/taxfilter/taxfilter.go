@@ -16,8 +16,13 @@
 // A shard's alias carries whole-database STATS lines, which BLAST takes
 // over its own scan; the engine writes them with the filtered totals.
 //
-// The table is the database's sequences grouped by their taxid sets:
-// "taxid,taxid<TAB>sequences<TAB>letters" per line, "-" for no taxid.
+// The table is the database's sequences grouped by shard and taxid set:
+// "shard<TAB>taxid,taxid<TAB>sequences<TAB>letters" per line, "-" for no
+// taxid. Per shard, because BLAST 2.12 fails a search whose filter keeps
+// (-taxids) or drops (-negative_taxids) no sequence of the database it is
+// given, which a shard may well be: the engine then skips the shard
+// (nothing kept, no hits) or searches it without the negative filter
+// (nothing of it is filtered), as Plan says.
 package taxfilter
 
 import (
@@ -34,8 +39,9 @@ import (
 // FileName is the table's name among a database's files.
 const FileName = "taxstats.tsv"
 
-// Group is the sequences sharing one set of taxids.
+// Group is the sequences of one shard sharing one set of taxids.
 type Group struct {
+	Shard     int
 	TaxIDs    []int32 // sorted; empty: no taxid
 	Sequences int64
 	Letters   int64
@@ -44,12 +50,12 @@ type Group struct {
 // Table is a database's groups, sorted by taxid set.
 type Table []Group
 
-// Add counts one sequence.
-func Add(groups map[string]*Group, taxids []int32, letters int64) {
-	k := key(taxids)
+// Add counts one sequence of shard.
+func Add(groups map[string]*Group, shard int, taxids []int32, letters int64) {
+	k := fmt.Sprintf("%09d\t%s", shard, key(taxids))
 	g := groups[k]
 	if g == nil {
-		g = &Group{TaxIDs: slices.Clone(taxids)}
+		g = &Group{Shard: shard, TaxIDs: slices.Clone(taxids)}
 		groups[k] = g
 	}
 	g.Sequences++
@@ -85,7 +91,7 @@ func Sorted(groups map[string]*Group) Table {
 func (t Table) WriteTo(w io.Writer) (int64, error) {
 	bw := bufio.NewWriter(w)
 	for _, g := range t {
-		fmt.Fprintf(bw, "%s\t%d\t%d\n", key(g.TaxIDs), g.Sequences, g.Letters)
+		fmt.Fprintf(bw, "%d\t%s\t%d\t%d\n", g.Shard, key(g.TaxIDs), g.Sequences, g.Letters)
 	}
 	return 0, bw.Flush()
 }
@@ -97,19 +103,22 @@ func Read(r io.Reader) (Table, error) {
 	sc.Buffer(make([]byte, 1<<16), 1<<24)
 	for n := 1; sc.Scan(); n++ {
 		f := strings.Split(sc.Text(), "\t")
-		if len(f) != 3 {
-			return nil, fmt.Errorf("%s line %d: want taxids, sequences, letters", FileName, n)
+		if len(f) != 4 {
+			return nil, fmt.Errorf("%s line %d: want shard, taxids, sequences, letters", FileName, n)
 		}
 		var g Group
 		var err error
-		if f[0] != "-" {
-			if g.TaxIDs, err = parseIDs(f[0]); err != nil {
+		if g.Shard, err = strconv.Atoi(f[0]); err != nil {
+			return nil, fmt.Errorf("%s line %d: %w", FileName, n, err)
+		}
+		if f[1] != "-" {
+			if g.TaxIDs, err = parseIDs(f[1]); err != nil {
 				return nil, fmt.Errorf("%s line %d: %w", FileName, n, err)
 			}
 		}
-		g.Sequences, err = strconv.ParseInt(f[1], 10, 64)
+		g.Sequences, err = strconv.ParseInt(f[2], 10, 64)
 		if err == nil {
-			g.Letters, err = strconv.ParseInt(f[2], 10, 64)
+			g.Letters, err = strconv.ParseInt(f[3], 10, 64)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("%s line %d: %w", FileName, n, err)
@@ -165,31 +174,107 @@ func FromOptions(opts []blast.Option) (*Filter, error) {
 	if !found {
 		return nil, nil
 	}
+	if len(f.TaxIDs) > 0 && len(f.Negative) > 0 {
+		return nil, fmt.Errorf("-taxids and -negative_taxids exclude each other (as for BLAST+)")
+	}
 	return &f, nil
 }
 
+// keeps reports whether the filter keeps a sequence of taxid set ids:
+// -taxids if any of them is listed, -negative_taxids unless all are.
+func (f *Filter) keeps(ids []int32) bool {
+	if len(f.TaxIDs) > 0 {
+		return slices.ContainsFunc(ids, func(id int32) bool { return slices.Contains(f.TaxIDs, id) })
+	}
+	return len(ids) == 0 || slices.ContainsFunc(ids, func(id int32) bool { return !slices.Contains(f.Negative, id) })
+}
+
 // Totals are the sequences and letters BLAST counts for the database
-// under the filter. Like BLAST, -taxids naming no taxid of the database
-// is an error; -negative_taxids only considers taxids the database has.
+// under the filter. Like BLAST 2.12, a filter that keeps (-taxids) or
+// drops (-negative_taxids) no sequence of the database is an error.
 func (t Table) Totals(f *Filter) (seqs, letters int64, err error) {
-	has := map[int32]bool{}
+	dropped := false
 	for _, g := range t {
-		for _, id := range g.TaxIDs {
-			has[id] = true
-		}
-	}
-	if len(f.TaxIDs) > 0 && !slices.ContainsFunc(f.TaxIDs, func(id int32) bool { return has[id] }) {
-		return 0, 0, fmt.Errorf("-taxids: none of the taxids %v is in the database", f.TaxIDs)
-	}
-	for _, g := range t {
-		if len(f.TaxIDs) > 0 && !slices.ContainsFunc(g.TaxIDs, func(id int32) bool { return slices.Contains(f.TaxIDs, id) }) {
-			continue
-		}
-		if len(f.Negative) > 0 && len(g.TaxIDs) > 0 && !slices.ContainsFunc(g.TaxIDs, func(id int32) bool { return !slices.Contains(f.Negative, id) }) {
+		if !f.keeps(g.TaxIDs) {
+			dropped = true
 			continue
 		}
 		seqs += g.Sequences
 		letters += g.Letters
 	}
+	switch {
+	case len(f.TaxIDs) > 0 && seqs == 0:
+		return 0, 0, fmt.Errorf("-taxids: no sequence of the database has taxid %s (BLAST+: Taxonomy ID(s) not found)", joinIDs(f.TaxIDs))
+	case len(f.Negative) > 0 && !dropped:
+		return 0, 0, fmt.Errorf("-negative_taxids: no sequence of the database has only taxids among %s (BLAST+: Taxonomy ID(s) not found)", joinIDs(f.Negative))
+	}
 	return seqs, letters, nil
+}
+
+// Plan is how one shard group is searched under the filter.
+type Plan struct {
+	Skip    bool           // nothing of the group is kept: no hits, no search
+	Options []blast.Option // the search's options for the group
+}
+
+// Plan says how to search the group of shards with options (holding the
+// filter). BLAST 2.12 fails on a database where the filter finds nothing
+// (CSeqDBLMDBSet: "Taxonomy ID(s) not found"), which a group may be:
+//   - -taxids keeping nothing of the group: the group is skipped;
+//   - -negative_taxids matching no defline of the group: it is searched
+//     without the filter, the same search;
+//   - -negative_taxids matching deflines of the group's sequences but
+//     dropping none of them (each has another taxid too): it is searched
+//     with -taxids listing the group's other taxids, which keeps the same
+//     sequences and the same deflines (BLAST keeps a defline under
+//     -negative_taxids unless its taxids are all listed, under -taxids if
+//     one is). Sequences without any taxid tell the two apart (kept by the
+//     one, dropped by the other): such a group is refused.
+func (t Table) Plan(f *Filter, shards []int, options []blast.Option) (Plan, error) {
+	var kept, dropped, touched, untaxed bool
+	others := map[int32]bool{}
+	for _, g := range t {
+		if !slices.Contains(shards, g.Shard) {
+			continue
+		}
+		if f.keeps(g.TaxIDs) {
+			kept = true
+		} else {
+			dropped = true
+		}
+		untaxed = untaxed || len(g.TaxIDs) == 0
+		for _, id := range g.TaxIDs {
+			if slices.Contains(f.Negative, id) {
+				touched = true
+			} else {
+				others[id] = true
+			}
+		}
+	}
+	without := slices.DeleteFunc(slices.Clone(options), func(o blast.Option) bool { return o.Name == "negative_taxids" })
+	switch {
+	case len(f.TaxIDs) > 0 && !kept:
+		return Plan{Skip: true}, nil
+	case len(f.Negative) == 0 || dropped:
+		return Plan{Options: options}, nil
+	case !touched:
+		return Plan{Options: without}, nil
+	case untaxed:
+		return Plan{}, fmt.Errorf("-negative_taxids %s: shards %v hold sequences with these taxids beside others, none with only these, and sequences without taxid, a search BLAST+ 2.12 refuses; use -taxids with the taxids to keep instead",
+			joinIDs(f.Negative), shards)
+	}
+	keep := make([]int32, 0, len(others))
+	for id := range others {
+		keep = append(keep, id)
+	}
+	slices.Sort(keep)
+	return Plan{Options: append(without, blast.Option{Name: "taxids", Value: joinIDs(keep)})}, nil
+}
+
+func joinIDs(ids []int32) string {
+	s := make([]string, len(ids))
+	for i, id := range ids {
+		s[i] = strconv.Itoa(int(id))
+	}
+	return strings.Join(s, ",")
 }
