@@ -76,6 +76,9 @@ func belongs(key, name string) bool {
 	if !ok {
 		return false
 	}
+	if rest == "tar.gz" || rest == "tar.gz.md5" { // one volume: swissprot.tar.gz
+		return true
+	}
 	// NAME.00.tar.gz, NAME.00.nsq, NAME.nal, NAME.ndb: the part before the
 	// first extension is a volume number or nothing.
 	first, _, _ := strings.Cut(rest, ".")
