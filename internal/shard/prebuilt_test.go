@@ -18,7 +18,7 @@ import (
 func prebuiltDB(t *testing.T, protein bool) *blastdbtest.DB {
 	t.Helper()
 	requireBLAST(t, "makeblastdb", "blastdbcmd")
-	o := blastdbtest.Options{Name: "fictnt", VolumeMax: 2200, Synth: synth.Options{Seed: 3, Families: 6, Members: 5,
+	o := blastdbtest.Options{Name: "fictnt", VolumeMax: 2200, Masks: true, Synth: synth.Options{Seed: 3, Families: 6, Members: 5,
 		MinLen: 600, MaxLen: 900, Mutation: 0.02, Queries: 8, QueryFrac: 0.3, Unrelated: 4, Duplicates: 3}}
 	if protein {
 		o.Name, o.Protein, o.VolumeMax = "fictnr", true, 3000
@@ -66,6 +66,23 @@ func TestBlastDBShardsEqualOriginal(t *testing.T) {
 			if !slices.Equal(got, want) {
 				t.Errorf("sharded hits differ from the original database's\nsharded:\n%s\noriginal:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 			}
+			// Nothing is lost, in the original order: every defline's
+			// accession, title and taxid, every length, mask and sequence.
+			entries := "%a|%t|%T|%l|%m11|%s"
+			if tc.protein {
+				entries = "%a|%t|%T|%l|%m21|%s"
+			}
+			orig := dbEntries(t, db.Path(), entries)
+			var sharded []string
+			for _, s := range m.Shards {
+				sharded = append(sharded, dbEntries(t, filepath.Join(dir, m.Build, s.Name), entries)...)
+			}
+			if !slices.Equal(sharded, orig) {
+				t.Errorf("the shards' entries differ from the original's:\nsharded:\n%s\noriginal:\n%s", strings.Join(sharded, "\n"), strings.Join(orig, "\n"))
+			}
+			if masked := strings.Count(strings.Join(orig, "\n"), ";"); masked < 5 {
+				t.Errorf("only %d masked regions: the fixture should have masks to carry", masked)
+			}
 			// Re-running over the same source is a no-op.
 			again, err := BuildFromBlastDB(context.Background(), Options{BlastDB: filepath.Join(db.Packed, db.Name), Shards: 2, Output: st})
 			if err != nil || again.Build != m.Build {
@@ -73,6 +90,15 @@ func TestBlastDBShardsEqualOriginal(t *testing.T) {
 			}
 		})
 	}
+}
+
+func dbEntries(t *testing.T, db, outfmt string) []string {
+	t.Helper()
+	out, err := exec.Command("blastdbcmd", "-db", db, "-entry", "all", "-outfmt", outfmt).Output()
+	if err != nil {
+		t.Fatalf("blastdbcmd -db %s: %v", db, err)
+	}
+	return strings.Split(strings.TrimSpace(string(out)), "\n")
 }
 
 func blastLines(t *testing.T, program, db, queries, outfmt, blastdb string) []string {

@@ -41,6 +41,10 @@ type Options struct {
 	Protein   bool
 	Synth     synth.Options // sequences and queries
 	VolumeMax int           // makeblastdb -max_file_sz in bytes: small gives several volumes
+	// Masks puts a low-complexity stretch into every third sequence and
+	// builds the database with dustmasker's (segmasker's for proteins)
+	// masks: makeblastdb -mask_data.
+	Masks bool
 }
 
 // DB is a built database.
@@ -71,7 +75,7 @@ func Build(dir string, o Options) (*DB, error) {
 	if err := os.WriteFile(d.Queries, q.Bytes(), 0o644); err != nil {
 		return nil, err
 	}
-	fa, tmap := accessions(db.Bytes(), o.Protein)
+	fa, tmap := accessions(db.Bytes(), o.Protein, o.Masks)
 	in, mapFile := filepath.Join(dir, "db.fa"), filepath.Join(dir, "taxid.map")
 	if err := os.WriteFile(in, fa, 0o644); err != nil {
 		return nil, err
@@ -88,6 +92,16 @@ func Build(dir string, o Options) (*DB, error) {
 	if o.VolumeMax > 0 {
 		args = append(args, "-max_file_sz", fmt.Sprint(o.VolumeMax))
 	}
+	if o.Masks {
+		masker, masks := "dustmasker", filepath.Join(dir, "masks.asnb")
+		if o.Protein {
+			masker = "segmasker"
+		}
+		if out, err := exec.Command(masker, "-in", in, "-parse_seqids", "-outfmt", "maskinfo_asn1_bin", "-out", masks).CombinedOutput(); err != nil {
+			return nil, fmt.Errorf("%s: %w: %s", masker, err, out)
+		}
+		args = append(args, "-mask_data", masks)
+	}
 	if out, err := exec.Command("makeblastdb", args...).CombinedOutput(); err != nil {
 		return nil, fmt.Errorf("makeblastdb: %w: %s", err, out)
 	}
@@ -101,7 +115,11 @@ func Build(dir string, o Options) (*DB, error) {
 // family f's members taxon 9001+f%4, unrelated sequences 9999; every
 // fifth sequence also carries a second defline of another taxon, joined
 // with ^A as in nr.
-func accessions(fa []byte, protein bool) (out, taxmap []byte) {
+func accessions(fa []byte, protein, lowComplexity bool) (out, taxmap []byte) {
+	stretch := strings.Repeat("A", 40) + strings.Repeat("CA", 20)
+	if protein {
+		stretch = strings.Repeat("Q", 30) + strings.Repeat("PG", 15)
+	}
 	prefix, second := "XM_", "XR_"
 	if protein {
 		prefix, second = "XP_", "WP_"
@@ -109,13 +127,18 @@ func accessions(fa []byte, protein bool) (out, taxmap []byte) {
 	var b, m bytes.Buffer
 	sc := bufio.NewScanner(bytes.NewReader(fa))
 	sc.Buffer(make([]byte, 1<<16), 1<<24)
-	n := 0
+	n, masked := 0, lowComplexity
 	for sc.Scan() {
 		l := sc.Text()
 		if !strings.HasPrefix(l, ">") {
+			if lowComplexity && n%3 == 1 && len(l) > 20 {
+				l = l[:10] + stretch + l[10:]
+				lowComplexity = false // once per record: reset at the next header
+			}
 			b.WriteString(l + "\n")
 			continue
 		}
+		lowComplexity = lowComplexity || masked
 		id, desc, _ := strings.Cut(l[1:], " ")
 		tax := 9999
 		var f int
