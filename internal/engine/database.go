@@ -33,7 +33,7 @@ func openDatabase(ctx context.Context, cfg *Config) (*manifest.Manifest, objstor
 	if f, err := taxfilter.FromOptions(cfg.Options); err != nil {
 		return nil, nil, err
 	} else if f != nil && db.TaxStats == "" {
-		return nil, nil, errNoTaxIndex(db)
+		return nil, nil, taxfilter.NoIndexError(db.Name)
 	}
 	files, err := db.Files(dbStore)
 	if err != nil {

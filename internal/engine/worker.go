@@ -479,7 +479,7 @@ func (w *worker) filteredStats() (*dbStats, error) {
 		return nil, err
 	}
 	if w.db.TaxStats == "" {
-		return nil, errNoTaxIndex(w.db)
+		return nil, taxfilter.NoIndexError(w.db.Name)
 	}
 	f, err := os.Open(filepath.Join(w.dir, w.db.TaxStats))
 	if err != nil {
@@ -522,11 +522,6 @@ func (w *worker) taxPlan(g int) (taxfilter.Plan, error) {
 	}
 	w.taxPlans[g] = p
 	return p, nil
-}
-
-// errNoTaxIndex refuses a taxid filter on a database without taxids.
-func errNoTaxIndex(m *manifest.Manifest) error {
-	return fmt.Errorf("-taxids and -negative_taxids need a database with a taxid index: %s was not sharded from a version 5 BLAST database (blastfleet db shard --blastdb)", m.Name)
 }
 
 // taxDBDir is where BLAST finds the taxonomy database: the cache

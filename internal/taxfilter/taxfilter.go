@@ -180,6 +180,11 @@ func FromOptions(opts []blast.Option) (*Filter, error) {
 	return &f, nil
 }
 
+// NoIndexError refuses a taxid filter on a database without a taxid table.
+func NoIndexError(database string) error {
+	return fmt.Errorf("-taxids and -negative_taxids need a database with a taxid index: %s was not sharded from a version 5 BLAST database (blastfleet db shard --blastdb)", database)
+}
+
 // keeps reports whether the filter keeps a sequence of taxid set ids:
 // -taxids if any of them is listed, -negative_taxids unless all are.
 func (f *Filter) keeps(ids []int32) bool {
