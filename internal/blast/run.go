@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -119,7 +120,24 @@ func runEnv(batched bool, taxdbDir string) []string {
 
 // Run executes the invocation and returns its standard output. Every query
 // is searched alone (AloneEnv) unless the invocation is Batched.
+//
+// BLAST runs in the database's directory: it looks for an alias file's
+// DBLIST names in its working directory before the alias file's own, so a
+// caller's directory holding volumes of the same names (an NCBI database
+// the shards were copied from, say) would be searched instead.
 func Run(ctx context.Context, inv Invocation) ([]byte, error) {
+	var dir string
+	for _, p := range []*string{&inv.DB, &inv.Query, &inv.TaxDBDir} {
+		if *p == "" {
+			continue
+		}
+		abs, err := filepath.Abs(*p)
+		if err != nil {
+			return nil, fmt.Errorf("running %s: %w", inv.Program, err)
+		}
+		*p = abs
+	}
+	dir = filepath.Dir(inv.DB)
 	argv := inv.Argv()
 	// Our own kills (a limit reached) are told from the caller's by runCtx.
 	runCtx, kill := context.WithCancel(ctx)
@@ -134,6 +152,7 @@ func Run(ctx context.Context, inv Invocation) ([]byte, error) {
 	// hold the pipes, and so Run, open after BLAST itself is dead.
 	cmd.WaitDelay = 10 * time.Second
 	cmd.Env = runEnv(inv.Batched, inv.TaxDBDir)
+	cmd.Dir = dir
 	stdout := &cappedBuffer{max: inv.MaxOutput, kill: kill}
 	var stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = stdout, &stderr

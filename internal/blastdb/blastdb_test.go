@@ -163,3 +163,35 @@ func TestSingleVolume(t *testing.T) {
 		t.Fatalf("volumes %+v, type %s, common %v", d.Volumes, d.Type, d.Common)
 	}
 }
+
+// TestDescribeIgnoresWorkingDirectory: volumes of the same name in the
+// working directory (or on BLASTDB) are not read in place of the staged
+// ones; BLAST looks there first for an alias file's DBLIST names.
+func TestDescribeIgnoresWorkingDirectory(t *testing.T) {
+	if _, err := exec.LookPath("makeblastdb"); err != nil {
+		t.Skip("BLAST+ not installed")
+	}
+	build := func(families int) *blastdbtest.DB {
+		db, err := blastdbtest.Build(t.TempDir(), blastdbtest.Options{Name: "dup", VolumeMax: 700,
+			Synth: synth.Options{Seed: 3, Families: families, Members: 3, MinLen: 400, MaxLen: 600, Mutation: 0.05, Queries: 1, QueryFrac: 0.5}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return db
+	}
+	decoy, db := build(2), build(4)
+	t.Chdir(decoy.Original)
+	t.Setenv("BLASTDB", decoy.Original)
+	ctx := context.Background()
+	s, err := Stage(ctx, filepath.Join(db.Packed, "dup"), t.TempDir(), func(string, ...any) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := Describe(ctx, s, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Sequences != 12 {
+		t.Fatalf("described %d sequences: the decoy's (6) were read, not the staged database's (12)", d.Sequences)
+	}
+}

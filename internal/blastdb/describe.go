@@ -115,6 +115,26 @@ func Describe(ctx context.Context, s *Staged, bin string) (*Database, error) {
 	return d, nil
 }
 
+// blastdbcmd runs in the database's directory with BLASTDB unset: BLAST
+// resolves an alias file's DBLIST names in the working directory and on
+// BLASTDB before the alias file's own directory, so files of the same
+// names elsewhere would be read instead (seen: volumes of the same name in
+// the caller's directory).
+func blastdbcmd(ctx context.Context, bin string, args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, bin, args...)
+	for i, a := range args {
+		if a == "-db" && i+1 < len(args) {
+			cmd.Dir = filepath.Dir(args[i+1])
+		}
+	}
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "BLASTDB=") {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	return cmd
+}
+
 type dbInfo struct {
 	typ           manifest.DBType
 	version       int
@@ -123,7 +143,7 @@ type dbInfo struct {
 }
 
 func blastdbInfo(ctx context.Context, bin, db string) (*dbInfo, error) {
-	cmd := exec.CommandContext(ctx, bin, "-db", db, "-info")
+	cmd := blastdbcmd(ctx, bin, "-db", db, "-info")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -232,7 +252,7 @@ func (d *Database) listFiles() error {
 // readSeqs reads every sequence's accession, length and taxids: one line
 // per defline, in OID order.
 func (d *Database) readSeqs(ctx context.Context, bin, db string) error {
-	cmd := exec.CommandContext(ctx, bin, "-db", db, "-entry", "all", "-outfmt", "%o\t%a\t%l\t%T")
+	cmd := blastdbcmd(ctx, bin, "-db", db, "-entry", "all", "-outfmt", "%o\t%a\t%l\t%T")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.StdoutPipe()
