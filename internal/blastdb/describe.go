@@ -15,7 +15,6 @@ import (
 
 	"github.com/blastfleet/blastfleet/internal/manifest"
 	"github.com/blastfleet/blastfleet/internal/taxdb"
-	"github.com/blastfleet/blastfleet/internal/taxfilter"
 )
 
 // Database is what a staged database holds.
@@ -31,8 +30,8 @@ type Database struct {
 	Common []string
 	// TaxDB are taxdb.btd and taxdb.bti when the source had them.
 	TaxDB []string
-	// Seqs are the sequences by OID.
-	Seqs []Seq
+	path  string // -db
+	bin   string // blastdbcmd
 	// statsSeqs and statsLetters are the alias file's STATS lines, if any.
 	statsSeqs, statsLetters int64
 }
@@ -69,13 +68,13 @@ var (
 )
 
 // Describe asks blastdbcmd (from PATH, or bin) what the staged database
-// holds, checks it against the metadata file if there was one, and reads
-// every sequence's accession, length and taxids.
+// holds, volume by volume, and checks it against the metadata file if
+// there was one. Scan then streams its sequences.
 func Describe(ctx context.Context, s *Staged, bin string) (*Database, error) {
 	if bin == "" {
 		bin = "blastdbcmd"
 	}
-	d := &Database{Dir: s.Dir, Name: s.Name}
+	d := &Database{Dir: s.Dir, Name: s.Name, path: s.Path(), bin: bin}
 	info, err := blastdbInfo(ctx, bin, s.Path())
 	if err != nil {
 		return nil, err
@@ -108,9 +107,6 @@ func Describe(ctx context.Context, s *Staged, bin string) (*Database, error) {
 		if err := s.Metadata.check(d); err != nil {
 			return nil, err
 		}
-	}
-	if err := d.readSeqs(ctx, bin, s.Path()); err != nil {
-		return nil, err
 	}
 	return d, nil
 }
@@ -249,10 +245,14 @@ func (d *Database) listFiles() error {
 	return nil
 }
 
-// readSeqs reads every sequence's accession, length and taxids: one line
-// per defline, in OID order.
-func (d *Database) readSeqs(ctx context.Context, bin, db string) error {
-	cmd := blastdbcmd(ctx, bin, "-db", db, "-entry", "all", "-outfmt", "%o\t%a\t%l\t%T")
+// Scan streams every sequence to fn in OID order, read with blastdbcmd
+// (one line per defline): memory holds one sequence at a time, whatever
+// the database's size. It checks the count against the volumes' and that
+// every sequence has an accession.
+func (d *Database) Scan(ctx context.Context, fn func(oid int64, s Seq) error) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel() // a failed fn stops blastdbcmd
+	cmd := blastdbcmd(ctx, d.bin, "-db", d.path, "-entry", "all", "-outfmt", "%o\t%a\t%l\t%T")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.StdoutPipe()
@@ -260,32 +260,53 @@ func (d *Database) readSeqs(ctx context.Context, bin, db string) error {
 		return err
 	}
 	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("running %s: %w", bin, err)
+		return fmt.Errorf("running %s: %w", d.bin, err)
 	}
-	d.Seqs = make([]Seq, 0, d.Sequences)
 	sc := bufio.NewScanner(out)
 	sc.Buffer(make([]byte, 1<<16), 1<<24)
+	sq := &scan{next: 0, cur: -1, fn: fn}
 	var perr error
-	for sc.Scan() && perr == nil {
-		perr = d.addLine(sc.Text())
+	for perr == nil && sc.Scan() {
+		perr = sq.line(sc.Text())
 	}
 	if perr == nil {
 		perr = sc.Err()
 	}
-	werr := cmd.Wait()
+	if perr == nil {
+		perr = sq.flush()
+	}
 	if perr != nil {
-		return fmt.Errorf("%s -db %s -entry all: %w", bin, db, perr)
+		cancel()
+		cmd.Wait()
+		return fmt.Errorf("%s -db %s -entry all: %w", d.bin, d.path, perr)
 	}
-	if werr != nil {
-		return fmt.Errorf("%s -db %s -entry all: %w: %s", bin, db, werr, strings.TrimSpace(stderr.String()))
+	if err := cmd.Wait(); err != nil {
+		return fmt.Errorf("%s -db %s -entry all: %w: %s", d.bin, d.path, err, strings.TrimSpace(stderr.String()))
 	}
-	if int64(len(d.Seqs)) != d.Sequences {
-		return fmt.Errorf("%s -db %s -entry all listed %d sequences, the database holds %d", bin, db, len(d.Seqs), d.Sequences)
+	if sq.next != d.Sequences {
+		return fmt.Errorf("%s -db %s -entry all listed %d sequences, the database holds %d", d.bin, d.path, sq.next, d.Sequences)
 	}
 	return nil
 }
 
-func (d *Database) addLine(l string) error {
+// scan gathers one sequence's deflines.
+type scan struct {
+	next int64 // OIDs handed to fn so far
+	cur  int64 // OID being gathered, -1 before the first
+	seq  Seq
+	fn   func(int64, Seq) error
+}
+
+func (sq *scan) flush() error {
+	if sq.cur < 0 {
+		return nil
+	}
+	err := sq.fn(sq.cur, sq.seq)
+	sq.next, sq.cur, sq.seq = sq.cur+1, -1, Seq{}
+	return err
+}
+
+func (sq *scan) line(l string) error {
 	f := strings.Split(l, "\t")
 	if len(f) != 4 {
 		return fmt.Errorf("line %q: want OID, accession, length, taxid", l)
@@ -296,16 +317,19 @@ func (d *Database) addLine(l string) error {
 	if err1 != nil || err2 != nil || err3 != nil {
 		return fmt.Errorf("line %q: want OID, accession, length, taxid", l)
 	}
-	switch {
-	case oid == int64(len(d.Seqs)):
-		if f[1] == "" || strings.HasPrefix(f[1], "BL_ORD_ID") || strings.Contains(f[1], "No ID") {
-			return fmt.Errorf("sequence %d has no accession (%q): build the database with makeblastdb -parse_seqids", oid, f[1])
+	if oid != sq.cur {
+		if err := sq.flush(); err != nil {
+			return err
 		}
-		d.Seqs = append(d.Seqs, Seq{Letters: n})
-	case oid != int64(len(d.Seqs))-1:
-		return fmt.Errorf("line %q: OID %d out of order (after %d)", l, oid, len(d.Seqs)-1)
+		if oid != sq.next {
+			return fmt.Errorf("line %q: OID %d out of order (want %d)", l, oid, sq.next)
+		}
+		sq.cur, sq.seq = oid, Seq{Letters: n}
 	}
-	s := &d.Seqs[oid]
+	if f[1] == "" || strings.HasPrefix(f[1], "BL_ORD_ID") || strings.Contains(f[1], "No ID") {
+		return fmt.Errorf("sequence %d has no accession (%q): build the database with makeblastdb -parse_seqids", oid, f[1])
+	}
+	s := &sq.seq
 	if !slices.Contains(s.IDs, f[1]) {
 		s.IDs = append(s.IDs, f[1])
 	}
@@ -322,16 +346,16 @@ func (d *Database) addLine(l string) error {
 // whole bytes of its packed sequence times four plus the volume-local
 // OID's two low bits (CSeqDBVol::GetSeqLengthApprox), since packing
 // stores len/4 whole bytes and one byte holding the rest.
-func (d *Database) StatsLetters(oid int64) int64 {
-	n := d.Seqs[oid].Letters
+func (d *Database) StatsLetters(oid, letters int64) int64 {
 	if d.Type == manifest.Protein {
-		return n
+		return letters
 	}
-	v := d.volumeOf(oid)
-	return n/4*4 + (oid-d.Volumes[v].First)&3
+	v := d.VolumeOf(oid)
+	return letters/4*4 + (oid-d.Volumes[v].First)&3
 }
 
-func (d *Database) volumeOf(oid int64) int {
+// VolumeOf is the index of the volume holding oid.
+func (d *Database) VolumeOf(oid int64) int {
 	i, _ := slices.BinarySearchFunc(d.Volumes, oid, func(v Volume, o int64) int {
 		switch {
 		case o < v.First:
@@ -356,14 +380,4 @@ func (d *Database) StatsTotals() (seqs, letters int64) {
 		letters = d.statsLetters
 	}
 	return seqs, letters
-}
-
-// TaxTable groups the sequences by shard (shardOf a volume's index) and
-// taxid set, with the letters BLAST counts for them under a filter.
-func (d *Database) TaxTable(shardOf func(volume int) int) taxfilter.Table {
-	groups := map[string]*taxfilter.Group{}
-	for oid, s := range d.Seqs {
-		taxfilter.Add(groups, shardOf(d.volumeOf(int64(oid))), s.TaxIDs, d.StatsLetters(int64(oid)))
-	}
-	return taxfilter.Sorted(groups)
 }

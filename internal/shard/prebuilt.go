@@ -1,7 +1,7 @@
 package shard
 
 import (
-	"bytes"
+	"bufio"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -101,11 +102,14 @@ func BuildFromBlastDB(ctx context.Context, opts Options) (*manifest.Manifest, er
 		letters[i] = v.Letters
 	}
 	assign := balance(letters, o.Shards)
+	if err := j.scanSeqs(ctx, work, db, assign); err != nil {
+		return nil, err
+	}
 	shards, err := j.uploadVolumes(ctx, work, db, assign, files)
 	if err != nil {
 		return nil, err
 	}
-	common, taxStats, err := j.uploadCommon(ctx, work, db, assign, files)
+	common, taxStats, err := j.uploadCommon(ctx, work, db, files)
 	if err != nil {
 		return nil, err
 	}
@@ -198,6 +202,70 @@ func hashFile(path string) (manifest.File, error) {
 	return manifest.File{Name: filepath.Base(path), Size: n, SHA256: hex.EncodeToString(h.Sum(nil))}, nil
 }
 
+// scanSeqs streams the database's sequences once, before anything is
+// uploaded, into each shard's ids file (every defline's accession with its
+// OID: BLAST prints the first, or under a taxid filter the first the
+// filter keeps) and the taxid table (sequences and the letters BLAST's
+// filtered statistics count, per shard and taxid set), in work.
+func (j *job) scanSeqs(ctx context.Context, work string, db *blastdb.Database, assign []int) error {
+	dir := filepath.Join(work, "shards")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		return err
+	}
+	files := make([]*os.File, j.o.Shards)
+	writers := make([]*bufio.Writer, j.o.Shards)
+	defer func() {
+		for _, f := range files {
+			if f != nil {
+				f.Close()
+			}
+		}
+	}()
+	for k := range files {
+		f, err := os.Create(filepath.Join(dir, namesFor(k, j.o.Shards, j.o.Name, j.o.Type).ids))
+		if err != nil {
+			return err
+		}
+		files[k], writers[k] = f, bufio.NewWriter(f)
+	}
+	groups := map[string]*taxfilter.Group{}
+	var line []byte
+	j.prog.printf("reading the accessions, lengths and taxids of %d sequences", db.Sequences)
+	err := db.Scan(ctx, func(oid int64, s blastdb.Seq) error {
+		k := assign[db.VolumeOf(oid)]
+		for _, id := range s.IDs {
+			line = strconv.AppendInt(line[:0], oid, 10)
+			line = append(append(append(line, '\t'), id...), '\n')
+			if _, err := writers[k].Write(line); err != nil {
+				return err
+			}
+		}
+		taxfilter.Add(groups, k, s.TaxIDs, db.StatsLetters(oid, s.Letters))
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for k, w := range writers {
+		if err := w.Flush(); err != nil {
+			return fmt.Errorf("writing ids file: %w", err)
+		}
+		if err := files[k].Close(); err != nil {
+			return fmt.Errorf("writing ids file: %w", err)
+		}
+		files[k] = nil
+	}
+	f, err := os.Create(filepath.Join(work, taxfilter.FileName))
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if _, err := taxfilter.Sorted(groups).WriteTo(f); err != nil {
+		return fmt.Errorf("writing %s: %w", taxfilter.FileName, err)
+	}
+	return f.Close()
+}
+
 // uploadVolumes uploads each shard (assign gives each volume's):
 // its volumes' files, its alias and its ids file.
 func (j *job) uploadVolumes(ctx context.Context, work string, db *blastdb.Database, assign []int, files map[string]manifest.File) ([]manifest.Shard, error) {
@@ -207,9 +275,6 @@ func (j *job) uploadVolumes(ctx context.Context, work string, db *blastdb.Databa
 		groups[s] = append(groups[s], db.Volumes[i])
 	}
 	stats := filepath.Join(work, "shards")
-	if err := os.Mkdir(stats, 0o755); err != nil {
-		return nil, err
-	}
 	nseq, totlen := db.StatsTotals()
 	shards := make([]manifest.Shard, o.Shards)
 	var uploaded atomic.Int64
@@ -218,27 +283,18 @@ func (j *job) uploadVolumes(ctx context.Context, work string, db *blastdb.Databa
 		vols := groups[k]
 		sh := manifest.Shard{ID: k, Name: n.name, IDsFile: n.ids}
 		var dbNames []string
-		var ids bytes.Buffer
 		for _, v := range vols {
 			dbNames = append(dbNames, v.Name)
 			sh.Sequences += v.Sequences
 			sh.Letters += v.Letters
-			// Every defline's accession: BLAST prints the first, or
-			// under a taxid filter the first the filter keeps.
-			for oid := v.First; oid < v.First+v.Sequences; oid++ {
-				for _, id := range db.Seqs[oid].IDs {
-					fmt.Fprintf(&ids, "%d\t%s\n", oid, id)
-				}
-			}
 		}
 		sh.DBName = strings.Join(dbNames, " ")
 		alias := fmt.Appendf(nil, "TITLE %s\nDBLIST %s\nSTATS_NSEQ %d\nSTATS_TOTLEN %d\n", n.title, sh.DBName, nseq, totlen)
-		for name, data := range map[string][]byte{n.alias: alias, n.ids: ids.Bytes()} {
-			path := filepath.Join(stats, name)
-			if err := os.WriteFile(path, data, 0o644); err != nil {
-				return err
-			}
-			f, err := uploadFile(ctx, j.out, path)
+		if err := os.WriteFile(filepath.Join(stats, n.alias), alias, 0o644); err != nil {
+			return err
+		}
+		for _, name := range []string{n.alias, n.ids} {
+			f, err := uploadFile(ctx, j.out, filepath.Join(stats, name))
 			if err != nil {
 				return err
 			}
@@ -266,7 +322,7 @@ func (j *job) uploadVolumes(ctx context.Context, work string, db *blastdb.Databa
 }
 
 // uploadCommon uploads the database-wide files and the taxid table.
-func (j *job) uploadCommon(ctx context.Context, work string, db *blastdb.Database, assign []int, files map[string]manifest.File) ([]manifest.File, string, error) {
+func (j *job) uploadCommon(ctx context.Context, work string, db *blastdb.Database, files map[string]manifest.File) ([]manifest.File, string, error) {
 	var common []manifest.File
 	for _, name := range append(append([]string{}, db.Common...), db.TaxDB...) {
 		f, err := uploadFile(ctx, j.out, filepath.Join(db.Dir, name))
@@ -283,15 +339,7 @@ func (j *job) uploadCommon(ctx context.Context, work string, db *blastdb.Databas
 		sortFiles(common)
 		return common, "", nil
 	}
-	var buf bytes.Buffer
-	if _, err := db.TaxTable(func(v int) int { return assign[v] }).WriteTo(&buf); err != nil {
-		return nil, "", err
-	}
-	path := filepath.Join(work, taxfilter.FileName)
-	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
-		return nil, "", err
-	}
-	f, err := uploadFile(ctx, j.out, path)
+	f, err := uploadFile(ctx, j.out, filepath.Join(work, taxfilter.FileName))
 	if err != nil {
 		return nil, "", err
 	}
