@@ -49,6 +49,11 @@ func (r Request) Parse() (Spec, error) {
 		add(fmt.Errorf("--outfmt: %w", err))
 	}
 	for _, v := range r.Options {
+		v, err := ExpandTaxidList(v)
+		if err != nil {
+			add(err)
+			continue
+		}
 		opt, err := blast.ParseOption(v)
 		if err != nil {
 			add(err)
