@@ -226,17 +226,19 @@ type Plan struct {
 // filter). BLAST 2.12 fails on a database where the filter finds nothing
 // (CSeqDBLMDBSet: "Taxonomy ID(s) not found"), which a group may be:
 //   - -taxids keeping nothing of the group: the group is skipped;
-//   - -negative_taxids matching no defline of the group: it is searched
-//     without the filter, the same search;
-//   - -negative_taxids matching deflines of the group's sequences but
-//     dropping none of them (each has another taxid too): it is searched
-//     with -taxids listing the group's other taxids, which keeps the same
-//     sequences and the same deflines (BLAST keeps a defline under
+//   - -negative_taxids dropping nothing of the group (it names no taxid
+//     there, or only taxids of sequences that have others too): the group
+//     is searched with -taxids listing its taxids but those, which keeps
+//     the same sequences and the same deflines (BLAST keeps a defline under
 //     -negative_taxids unless its taxids are all listed, under -taxids if
-//     one is). Sequences without any taxid tell the two apart (kept by the
-//     one, dropped by the other): such a group is refused.
+//     one is). Searching it without a filter is not the same: with any
+//     taxid filter BLAST 2.12 drops some hits near the E-value threshold
+//     that it reports without one (seen: blastp, composition-based
+//     statistics, E-value 6.8 under -evalue 10), so every group keeps one.
+//     Sequences without any taxid tell -taxids from -negative_taxids (kept
+//     by the one, dropped by the other): such a group is refused.
 func (t Table) Plan(f *Filter, shards []int, options []blast.Option) (Plan, error) {
-	var kept, dropped, touched, untaxed bool
+	var kept, dropped, untaxed bool
 	others := map[int32]bool{}
 	for _, g := range t {
 		if !slices.Contains(shards, g.Shard) {
@@ -249,23 +251,18 @@ func (t Table) Plan(f *Filter, shards []int, options []blast.Option) (Plan, erro
 		}
 		untaxed = untaxed || len(g.TaxIDs) == 0
 		for _, id := range g.TaxIDs {
-			if slices.Contains(f.Negative, id) {
-				touched = true
-			} else {
+			if !slices.Contains(f.Negative, id) {
 				others[id] = true
 			}
 		}
 	}
-	without := slices.DeleteFunc(slices.Clone(options), func(o blast.Option) bool { return o.Name == "negative_taxids" })
 	switch {
 	case len(f.TaxIDs) > 0 && !kept:
 		return Plan{Skip: true}, nil
 	case len(f.Negative) == 0 || dropped:
 		return Plan{Options: options}, nil
-	case !touched:
-		return Plan{Options: without}, nil
 	case untaxed:
-		return Plan{}, fmt.Errorf("-negative_taxids %s: shards %v hold sequences with these taxids beside others, none with only these, and sequences without taxid, a search BLAST+ 2.12 refuses; use -taxids with the taxids to keep instead",
+		return Plan{}, fmt.Errorf("-negative_taxids %s: shards %v hold no sequence with only these taxids, which BLAST+ 2.12 refuses to search, and sequences without taxid, which keep it from being searched as -taxids; use -taxids with the taxids to keep instead",
 			joinIDs(f.Negative), shards)
 	}
 	keep := make([]int32, 0, len(others))
@@ -273,6 +270,7 @@ func (t Table) Plan(f *Filter, shards []int, options []blast.Option) (Plan, erro
 		keep = append(keep, id)
 	}
 	slices.Sort(keep)
+	without := slices.DeleteFunc(slices.Clone(options), func(o blast.Option) bool { return o.Name == "negative_taxids" })
 	return Plan{Options: append(without, blast.Option{Name: "taxids", Value: joinIDs(keep)})}, nil
 }
 

@@ -69,6 +69,8 @@ func TestPlan(t *testing.T) {
 	neg := []blast.Option{{Name: "word_size", Value: "3"}, {Name: "negative_taxids", Value: "2"}}
 	pos := []blast.Option{{Name: "taxids", Value: "3"}}
 	fNeg, _ := FromOptions(neg)
+	negOther := []blast.Option{{Name: "negative_taxids", Value: "1"}}
+	fNegOther, _ := FromOptions(negOther)
 	fPos, _ := FromOptions(pos)
 	tt := table()
 	for _, tc := range []struct {
@@ -82,8 +84,9 @@ func TestPlan(t *testing.T) {
 		{"kept", fPos, pos, []int{1}, Plan{Options: pos}, ""},
 		{"nothing kept: skipped", fPos, pos, []int{0, 2}, Plan{Skip: true}, ""},
 		{"some dropped", fNeg, neg, []int{0}, Plan{Options: neg}, ""},
-		{"untouched: no filter", fNeg, neg, []int{2}, Plan{Options: neg[:1]}, ""},
-		{"touched, none dropped: other taxids kept", fNeg, neg, []int{1}, Plan{Options: []blast.Option{neg[0], {Name: "taxids", Value: "3"}}}, ""},
+		{"touched, none dropped: the other taxids kept", fNeg, neg, []int{1}, Plan{Options: []blast.Option{neg[0], {Name: "taxids", Value: "3"}}}, ""},
+		{"untouched: its taxids kept", fNegOther, negOther, []int{1}, Plan{Options: []blast.Option{{Name: "taxids", Value: "2,3"}}}, ""},
+		{"untouched, untaxed", fNeg, neg, []int{2}, Plan{}, "sequences without taxid"},
 		{"touched, none dropped, untaxed", fNeg, neg, []int{1, 2}, Plan{}, "sequences without taxid"},
 	} {
 		got, err := tt.Plan(tc.f, tc.shards, tc.opts)

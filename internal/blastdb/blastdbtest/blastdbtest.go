@@ -33,6 +33,7 @@ var Taxa = []taxdb.Taxon{
 	{TaxID: 9002, Scientific: "Fictus secundus", Common: "second fiction", BlastName: "fictions", Kingdom: "Eukaryota"},
 	{TaxID: 9003, Scientific: "Bacillus imaginarius", Common: "imaginary bacillus", BlastName: "firmicutes", Kingdom: "Bacteria"},
 	{TaxID: 9004, Scientific: "Archaeum falsum", Common: "false archaeon", BlastName: "archaea", Kingdom: "Archaea"},
+	{TaxID: 9005, Scientific: "Ultimus fictus", Common: "last fiction", BlastName: "fictions", Kingdom: "Eukaryota"},
 }
 
 // Options shape the database.
@@ -75,7 +76,7 @@ func Build(dir string, o Options) (*DB, error) {
 	if err := os.WriteFile(d.Queries, q.Bytes(), 0o644); err != nil {
 		return nil, err
 	}
-	fa, tmap := accessions(db.Bytes(), o.Protein, o.Masks)
+	fa, tmap := accessions(db.Bytes(), o.Synth.Families, o.Protein, o.Masks)
 	in, mapFile := filepath.Join(dir, "db.fa"), filepath.Join(dir, "taxid.map")
 	if err := os.WriteFile(in, fa, 0o644); err != nil {
 		return nil, err
@@ -112,10 +113,11 @@ func Build(dir string, o Options) (*DB, error) {
 }
 
 // accessions gives synth's sequences NCBI-style accessions and taxids:
-// family f's members taxon 9001+f%4, unrelated sequences 9999; every
-// fifth sequence also carries a second defline of another taxon, joined
-// with ^A as in nr.
-func accessions(fa []byte, protein, lowComplexity bool) (out, taxmap []byte) {
+// family f's members taxon 9001+f%4, but the last quarter of the families
+// (the end of the database: its last volumes) taxon 9005, unrelated
+// sequences 9999; every fifth sequence also carries a second defline of
+// another taxon, joined with ^A as in nr.
+func accessions(fa []byte, families int, protein, lowComplexity bool) (out, taxmap []byte) {
 	stretch := strings.Repeat("A", 40) + strings.Repeat("CA", 20)
 	if protein {
 		stretch = strings.Repeat("Q", 30) + strings.Repeat("PG", 15)
@@ -144,6 +146,9 @@ func accessions(fa []byte, protein, lowComplexity bool) (out, taxmap []byte) {
 		var f int
 		if _, err := fmt.Sscanf(id, "fam%d_", &f); err == nil {
 			tax = 9001 + f%4
+			if f >= families-families/4 {
+				tax = 9005
+			}
 		}
 		acc := fmt.Sprintf("%s%06d.1", prefix, n+1)
 		fmt.Fprintf(&b, ">%s %s (%s)", acc, desc, id)
