@@ -81,7 +81,8 @@ func RegenerateResults(ctx context.Context, stdout io.Writer, l *ledger.Ledger, 
 	s := p.Search
 	started, last := time.Now(), time.Now()
 	home := &regen.Home{DB: db, Cache: c, Total: len(recs),
-		Search: regen.Search{Program: s.Program, Format: s.Format, MaxTargetSeqs: s.MaxTargetSeqs, Evalue: s.Evalue, Options: s.Options, Threads: 1},
+		Search: regen.Search{Program: s.Program, Format: s.Format, MaxTargetSeqs: s.MaxTargetSeqs, Evalue: s.Evalue, Options: s.Options, Threads: 1,
+			TaxDBDir: taxDBDir(db, c)},
 		Query: func(i int) ([]byte, error) {
 			if i < 1 || i > len(recs) {
 				return nil, fmt.Errorf("query %d: the campaign has %d", i, len(recs))
@@ -141,4 +142,13 @@ func WriteResults(ctx context.Context, stdout io.Writer, l *ledger.Ledger, outpu
 		return RegenerateResults(ctx, stdout, l, output, r, errw)
 	}
 	return StreamResults(ctx, stdout, l, output)
+}
+
+// taxDBDir is where the cache keeps the database's taxonomy files, if it
+// ships them.
+func taxDBDir(db *manifest.Manifest, c *cache.Cache) string {
+	if db.HasTaxDB() {
+		return c.Dir()
+	}
+	return ""
 }
