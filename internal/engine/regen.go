@@ -183,7 +183,7 @@ func (w *worker) runRegenTask(ctx context.Context, a *assignMsg) (r taskResult) 
 		}
 		search := regen.Search{Program: w.cfg.Program, Format: w.cfg.Format, MaxTargetSeqs: w.cfg.MaxTargetSeqs,
 			Evalue: w.cfg.Evalue, Options: w.cfg.Options, Threads: w.cfg.Threads,
-			Timeout: w.pace.timeout(limits, len(queries[i])), MaxOutput: limits.MaxOutput}
+			Timeout: w.pace.timeout(limits, len(queries[i])), MaxOutput: limits.MaxOutput, TaxDBDir: w.taxDBDir()}
 		doc, err := regen.Report(ctx, filepath.Join(w.dir, "regen"), db, search, queries[i], subjects)
 		if err != nil {
 			r.err = fmt.Errorf("query %s: %w", a.IDs[i], err)

@@ -90,6 +90,9 @@ type Search struct {
 	Threads       int
 	Timeout       time.Duration
 	MaxOutput     int64
+	// TaxDBDir holds the taxonomy database (taxdb.btd/bti), for the
+	// taxonomy names reports print; empty: none.
+	TaxDBDir string
 }
 
 // Report searches the one query in query (FASTA) against its subjects and
@@ -144,7 +147,7 @@ func Report(ctx context.Context, dir string, db Database, s Search, query []byte
 	}
 	out, err := blast.Run(ctx, blast.Invocation{Program: s.Program, DB: db.Name, Query: "query.fa", Format: s.Format,
 		MaxTargetSeqs: s.MaxTargetSeqs, Evalue: s.Evalue, Threads: s.Threads, Options: s.Options,
-		Timeout: s.Timeout, MaxOutput: s.MaxOutput, Report: true, Dir: dir})
+		Timeout: s.Timeout, MaxOutput: s.MaxOutput, Report: true, Dir: dir, TaxDBDir: s.TaxDBDir})
 	if err != nil {
 		return nil, fmt.Errorf("regenerating: %w", err)
 	}
