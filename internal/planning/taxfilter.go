@@ -22,7 +22,8 @@ func checkTaxFilter(ctx context.Context, loc string, m *manifest.Manifest, opts 
 	if m.TaxStats == "" {
 		return taxfilter.NoIndexError(m.Name)
 	}
-	st, err := objstore.Open(ctx, loc)
+	// The database's own store and credentials, as readDatabase.
+	st, err := objstore.OpenAs(ctx, objstore.RoleDatabase, loc)
 	if err != nil {
 		return fmt.Errorf("--database: %w", err)
 	}

@@ -20,17 +20,8 @@ import (
 // without taxids, and one naming no taxid the database holds, as BLAST+
 // would refuse every chunk; it accepts one the database can serve.
 func TestTaxFilterChecked(t *testing.T) {
-	for _, p := range []string{"makeblastdb", "blastdbcmd"} {
-		if _, err := exec.LookPath(p); err != nil {
-			t.Skip("BLAST+ not installed")
-		}
-	}
 	ctx := context.Background()
-	src, err := blastdbtest.Build(t.TempDir(), blastdbtest.Options{Name: "tax", VolumeMax: 700,
-		Synth: synth.Options{Seed: 5, Families: 4, Members: 3, MinLen: 400, MaxLen: 600, Mutation: 0.05, Queries: 1, QueryFrac: 0.5}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	src := taxDB(t)
 	build := func(o shard.Options) (string, *manifest.Manifest) {
 		loc := t.TempDir()
 		st, err := objstore.NewDir(loc)
@@ -81,4 +72,21 @@ func TestTaxFilterChecked(t *testing.T) {
 			t.Errorf("%s %v: %v, want %q", tc.m.Name, tc.opts, err, tc.want)
 		}
 	}
+}
+
+// taxDB is a small prebuilt BLAST database with taxids (blastdbtest),
+// skipping without BLAST+.
+func taxDB(t *testing.T) *blastdbtest.DB {
+	t.Helper()
+	for _, p := range []string{"makeblastdb", "blastdbcmd"} {
+		if _, err := exec.LookPath(p); err != nil {
+			t.Skip("BLAST+ not installed")
+		}
+	}
+	src, err := blastdbtest.Build(t.TempDir(), blastdbtest.Options{Name: "tax", VolumeMax: 700,
+		Synth: synth.Options{Seed: 5, Families: 4, Members: 3, MinLen: 400, MaxLen: 600, Mutation: 0.05, Queries: 1, QueryFrac: 0.5}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return src
 }
