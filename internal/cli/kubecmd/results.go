@@ -79,7 +79,12 @@ func (o *resultsOptions) run(ctx context.Context, cmd *cobra.Command, kc *kube, 
 		if err != nil {
 			return err
 		}
-		o.results.Open = func(ctx context.Context, _ objstore.Role, loc string) (objstore.Store, error) {
+		o.results.Open = func(ctx context.Context, role objstore.Role, loc string) (objstore.Store, error) {
+			if role != objstore.RoleOutput && objstore.RoleConfigured(role) {
+				// The database or queries on a store of their own,
+				// as this machine's BLASTFLEET_<ROLE>_ variables say.
+				return objstore.OpenAs(ctx, role, loc)
+			}
 			rest, ok := strings.CutPrefix(loc, "s3://")
 			if !ok {
 				return objstore.Open(ctx, loc)
