@@ -48,7 +48,7 @@ type worker struct {
 	ordinals map[int]map[string]int64
 	// subjectIDs maps, per shard, an ordinal to its subject's id
 	// (regenerations).
-	subjectIDs map[int]map[int64]string
+	subjectIDs map[int]map[int64][]string
 	aliases    map[int]string
 	filtered   *dbStats // the database's statistics under the taxid filter, once read
 	taxTable   taxfilter.Table
@@ -76,7 +76,7 @@ type worker struct {
 func runWorker(ctx context.Context, cfg *Config, tr transport.Transport) error {
 	metrics := cfg.Metrics.Rank(tr.Rank(), "worker")
 	w := &worker{cfg: cfg, tr: tr, rank: tr.Rank(), clock: newClock(metrics), metrics: metrics, ordinals: map[int]map[string]int64{},
-		subjectIDs: map[int]map[int64]string{},
+		subjectIDs: map[int]map[int64][]string{},
 		aliases:    map[int]string{}, held: map[int][][]byte{}, writes: map[writeKey]*pendingWrite{},
 		results: make(chan taskResult, 1), colls: map[int]*collState{}, released: map[int]bool{}}
 	w.sum.Rank, w.sum.Role = w.rank, "worker"

@@ -39,14 +39,17 @@ func (t DBType) AliasExt() string {
 
 // Manifest is manifest.json.
 type Manifest struct {
-	SchemaVersion int     `json:"schemaVersion"`
-	Name          string  `json:"name"`
-	Type          DBType  `json:"type"`
-	BlastVersion  string  `json:"blastVersion"`
-	Sequences     int64   `json:"sequences"`
-	Letters       int64   `json:"letters"`
-	Source        Source  `json:"source"`
-	Shards        []Shard `json:"shards"`
+	SchemaVersion int    `json:"schemaVersion"`
+	Name          string `json:"name"`
+	// Title is the title BLAST prints for the database (a prebuilt
+	// database's own); empty: Name. Regenerated reports print it.
+	Title        string  `json:"title,omitempty"`
+	Type         DBType  `json:"type"`
+	BlastVersion string  `json:"blastVersion"`
+	Sequences    int64   `json:"sequences"`
+	Letters      int64   `json:"letters"`
+	Source       Source  `json:"source"`
+	Shards       []Shard `json:"shards"`
 	// Ordered: the shards, in id order, hold the database's sequences in
 	// its order (each shard a run of consecutive ordinals). An alias
 	// listing shards in id order then numbers subjects as the unsharded

@@ -9,7 +9,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -97,6 +99,10 @@ func BuildFromBlastDB(ctx context.Context, opts Options) (*manifest.Manifest, er
 	if err != nil {
 		return nil, err
 	}
+	title, date, err := dbInfo(ctx, o.Blastdbcmd, staged.Path())
+	if err != nil {
+		return nil, err
+	}
 	letters := make([]int64, len(db.Volumes))
 	for i, v := range db.Volumes {
 		letters[i] = v.Letters
@@ -116,6 +122,7 @@ func BuildFromBlastDB(ctx context.Context, opts Options) (*manifest.Manifest, er
 	m := &manifest.Manifest{
 		SchemaVersion: manifest.SchemaVersion,
 		Name:          o.Name,
+		Title:         title,
 		Type:          db.Type,
 		BlastVersion:  version,
 		Sequences:     db.Sequences,
@@ -126,6 +133,11 @@ func BuildFromBlastDB(ctx context.Context, opts Options) (*manifest.Manifest, er
 		Build:         j.build,
 		Common:        common,
 		TaxStats:      taxStats,
+	}
+	// Every shard carries the database's date: BLAST prints the newest
+	// of its volumes', which regenerated reports print (package regen).
+	for i := range m.Shards {
+		m.Shards[i].Date = date
 	}
 	if err := manifest.Save(ctx, o.Output, m); err != nil {
 		return nil, err
@@ -346,4 +358,26 @@ func (j *job) uploadCommon(ctx context.Context, work string, db *blastdb.Databas
 	common = append(common, f)
 	sortFiles(common)
 	return common, taxfilter.FileName, nil
+}
+
+var (
+	infoTitleRe = regexp.MustCompile(`(?m)^Database: (.*)$`)
+	infoDateRe  = regexp.MustCompile(`(?m)^Date: ([^\t\n]+)`)
+)
+
+// dbInfo is the title and date blastdbcmd -info prints for a database:
+// what BLAST prints for it, and so what regenerated reports print.
+func dbInfo(ctx context.Context, bin, db string) (title, date string, err error) {
+	if bin == "" {
+		bin = "blastdbcmd"
+	}
+	out, err := exec.CommandContext(ctx, bin, "-db", db, "-info").Output()
+	if err != nil {
+		return "", "", fmt.Errorf("blastdbcmd -db %s -info: %w", db, err)
+	}
+	t, d := infoTitleRe.FindSubmatch(out), infoDateRe.FindSubmatch(out)
+	if t == nil || d == nil {
+		return "", "", fmt.Errorf("blastdbcmd -db %s -info printed no title or date: %.200s", db, out)
+	}
+	return strings.TrimSpace(string(t[1])), string(d[1]), nil
 }

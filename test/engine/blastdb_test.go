@@ -3,7 +3,9 @@ package engine_e2e
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -108,6 +110,28 @@ func TestPrebuiltBlastDBEqualsBLAST(t *testing.T) {
 						if got := readFile(t, out); !bytes.Equal(got, want) {
 							t.Errorf("%s: differs from BLAST+ on the original database: %s", run.name, refsearch.Diff(got, want))
 						}
+					}
+				})
+			}
+			// Reports regenerated from the volumes name the database, its
+			// title and date as BLAST+ does on the original, and print
+			// its taxonomy (XML2).
+			for _, code := range []int{0, 16, 11} {
+				t.Run(fmt.Sprintf("outfmt=%d", code), func(t *testing.T) {
+					want, err := refsearch.ReportAlone(context.Background(), tc.program, src.Path(), src.Queries, code, strconv.Itoa(code), "-max_target_seqs", "500")
+					if err != nil {
+						t.Fatal(err)
+					}
+					if code == 16 && !bytes.Contains(want, []byte("Fictus")) {
+						t.Fatal("the XML2 reference names no taxon: the test could not see taxonomy lost")
+					}
+					dir := t.TempDir()
+					out := filepath.Join(dir, "out")
+					mustRun(t, mpiTimeout, append([]string{empty}, mpiEnv...), b.engine, "--workers", "2", "--database", db,
+						"--queries", src.Queries, "--program", tc.program, "--outfmt", strconv.Itoa(code), "--output", out,
+						"--cache-dir", filepath.Join(dir, "cache"))
+					if got := readFile(t, out); !bytes.Equal(got, want) {
+						t.Errorf("outfmt %d differs from BLAST+ on the original database: %s", code, refsearch.Diff(got, want))
 					}
 				})
 			}
