@@ -82,7 +82,8 @@ func (run *databaseRun) reconcile(ctx context.Context) (time.Duration, error) {
 	db := run.db
 	// Checked before anything is reached or created; the spec may be
 	// fixed while the database is not Ready.
-	if err := run.r.Policy.Image("spec.image", db.Spec.Image, run.r.WorkerImage); err != nil {
+	if err := errors.Join(run.r.Policy.Image("spec.image", db.Spec.Image, run.r.WorkerImage),
+		run.r.Policy.ServiceAccount("spec.serviceAccountName", db.Spec.ServiceAccountName)); err != nil {
 		run.set(v1alpha1.DatabasePending, policy.ReasonViolation, err.Error())
 		return run.r.PollInterval, nil
 	}
@@ -97,6 +98,9 @@ func (run *databaseRun) reconcile(ctx context.Context) (time.Duration, error) {
 	run.store = st
 
 	src := objectURL(db.Spec.Storage, db.Spec.Source)
+	if db.Spec.SourceFormat == v1alpha1.SourceBlastDB {
+		return run.reconcileBlastDB(ctx, st, src, loc)
+	}
 	shards, err := run.shardCount(ctx, src)
 	if errors.Is(err, objstore.ErrNotExist) {
 		run.set(v1alpha1.DatabaseFailed, "SourceNotFound", fmt.Sprintf("spec.source: object %s does not exist", src))
@@ -140,13 +144,59 @@ func (run *databaseRun) reconcile(ctx context.Context) (time.Duration, error) {
 		run.set(v1alpha1.DatabaseSharding, "WritingManifest", fmt.Sprintf("all %d shards built; writing the manifest", shards))
 		return run.r.PollInterval, nil
 	}
-	return run.ready(ctx, loc)
+	return run.ready(ctx, st, loc)
 }
 
-// ready fills the status from the manifest once the build wrote it.
-func (run *databaseRun) ready(ctx context.Context, loc string) (time.Duration, error) {
+// reconcileBlastDB shards a prebuilt BLAST database: one Job copies its
+// volumes into shards and writes the manifest.
+func (run *databaseRun) reconcileBlastDB(ctx context.Context, st objstore.Store, src, loc string) (time.Duration, error) {
 	db := run.db
-	m, sum, err := manifest.LoadCurrent(ctx, run.store)
+	found, err := run.blastDBExists(ctx, src)
+	if err != nil {
+		run.set(v1alpha1.DatabasePending, storageReason(err), fmt.Sprintf("spec.source: %s: %v", src, err))
+		return run.r.PollInterval, nil
+	}
+	if !found {
+		run.set(v1alpha1.DatabaseFailed, "SourceNotFound", fmt.Sprintf("spec.source: no BLAST database at %s (no %s.* objects: volumes NAME.NN.tar.gz or NAME.n*/p* files)", src, db.Spec.Source.Key))
+		return 0, nil
+	}
+	shards := *db.Spec.Shards.Count
+	db.Status.Shards = shards
+	job, err := run.ensureJob(ctx, blastdbJob(db, src, loc, shards, run.r.image(db)))
+	if err != nil {
+		return 0, err
+	}
+	switch {
+	case jobCondition(job, batchv1.JobFailed):
+		run.set(v1alpha1.DatabaseFailed, "ShardingFailed", "sharding the BLAST database failed: "+run.podFailure(ctx, job))
+		return 0, nil
+	case !jobCondition(job, batchv1.JobComplete):
+		run.set(v1alpha1.DatabaseSharding, "Sharding", fmt.Sprintf("copying the volumes of %s into %d shards", src, shards))
+		return run.r.PollInterval, nil
+	}
+	db.Status.ShardsBuilt = shards
+	return run.ready(ctx, st, loc)
+}
+
+// blastDBExists reports whether the source's location holds files of the
+// database it names.
+func (run *databaseRun) blastDBExists(ctx context.Context, src string) (bool, error) {
+	bucket, key := splitLocation(src)
+	st, err := run.r.Stores.Open(ctx, run.db.Namespace, run.db.Spec.Storage, bucket, "")
+	if err != nil {
+		return false, err
+	}
+	infos, err := st.List(ctx, key+".")
+	if err != nil {
+		return false, err
+	}
+	return len(infos) > 0, nil
+}
+
+// ready fills the status from the manifest Ready databases have.
+func (run *databaseRun) ready(ctx context.Context, st objstore.Store, loc string) (time.Duration, error) {
+	db := run.db
+	m, sum, err := manifest.LoadCurrent(ctx, st)
 	if err != nil {
 		run.set(v1alpha1.DatabaseSharding, "WritingManifest", fmt.Sprintf("reading the manifest at %s: %v", loc, err))
 		return run.r.PollInterval, nil

@@ -33,6 +33,20 @@ func shardingJob(db *v1alpha1.BlastDatabase, src, loc string, shards int32, imag
 	return job
 }
 
+// blastdbJob shards a prebuilt BLAST database in one pod: it copies
+// volumes, builds nothing, so there is no work to spread over an Indexed
+// Job, and writes the manifest itself.
+func blastdbJob(db *v1alpha1.BlastDatabase, src, loc string, shards int32, image string) *batchv1.Job {
+	return databaseJob(db, ShardJobName(db.Name), componentShards, image, []string{"db", "shard",
+		"--blastdb", src,
+		"--type", string(db.Spec.Type),
+		"--shards", strconv.Itoa(int(shards)),
+		"--name", db.Name,
+		"--output", loc,
+		"--work-dir", scratchDir,
+	})
+}
+
 // manifestJob writes manifest.json once every shard is built.
 func manifestJob(db *v1alpha1.BlastDatabase, src, loc string, shards int32, image string) *batchv1.Job {
 	return databaseJob(db, ManifestJobName(db.Name), componentFinish, image, append(shardArgs(db, src, loc, shards), "--finish"))
@@ -61,7 +75,8 @@ func databaseJob(db *v1alpha1.BlastDatabase, name, component, image string, args
 			Template: corev1.PodTemplateSpec{
 				ObjectMeta: metav1.ObjectMeta{Labels: labels},
 				Spec: corev1.PodSpec{
-					RestartPolicy: corev1.RestartPolicyNever,
+					RestartPolicy:      corev1.RestartPolicyNever,
+					ServiceAccountName: db.Spec.ServiceAccountName,
 					Containers: []corev1.Container{{
 						Name:                     "shard",
 						Image:                    image,

@@ -61,7 +61,7 @@ func databaseWorkflow(db *v1alpha1.BlastDatabase, src, loc string, shards int32,
 		Parallelism:        int64(parallelism),
 		PodGC:              map[string]string{"strategy": "OnPodSuccess"},
 		TTLStrategy:        map[string]int32{"secondsAfterCompletion": ttl},
-		ServiceAccountName: argowf.ExecutorServiceAccount,
+		ServiceAccountName: executorAccount(pod.ServiceAccountName),
 		SecurityContext:    pod.SecurityContext,
 		PodMetadata:        map[string]any{"labels": toAny(databaseLabels(db, componentPipeline))},
 		Volumes:            pod.Volumes,
@@ -129,7 +129,7 @@ func (run *databaseRun) pipeline(ctx context.Context, src, loc string, shards in
 	err = run.r.Get(ctx, client.ObjectKeyFromObject(want), wf)
 	switch {
 	case apierrors.IsNotFound(err):
-		if err := (ArgoExecutor{}).Prepare(ctx, run.r.Client, db.Namespace, ""); err != nil {
+		if err := (ArgoExecutor{}).Prepare(ctx, run.r.Client, db.Namespace, db.Spec.ServiceAccountName); err != nil {
 			return 0, err
 		}
 		if err := controllerutil.SetControllerReference(db, want, run.r.Scheme); err != nil {
@@ -150,7 +150,7 @@ func (run *databaseRun) pipeline(ctx context.Context, src, loc string, shards in
 		run.set(v1alpha1.DatabaseFailed, "PipelineFailed", fmt.Sprintf("Workflow %s %s: %s", wf.GetName(), phase, msg))
 		return 0, nil
 	case argowf.PhaseSucceeded:
-		return run.ready(ctx, loc)
+		return run.ready(ctx, run.store, loc)
 	}
 	run.set(v1alpha1.DatabaseSharding, "Sharding", fmt.Sprintf("%d of %d shards built (Workflow %s)", built, shards, wf.GetName()))
 	return run.r.PollInterval, nil

@@ -33,6 +33,7 @@ func TestPodsPassRestricted(t *testing.T) {
 		"plan":     planJob(aCampaign().build(), search.Spec{}, db, "s3://b/c", "img").Spec.Template,
 		"shard":    shardingJob(db, "s3://b/src.fa", "s3://b/db", 2, "img").Spec.Template,
 		"manifest": manifestJob(db, "s3://b/src.fa", "s3://b/db", 2, "img").Spec.Template,
+		"blastdb":  blastdbJob(db, "s3://b/ncbi/nt", "s3://b/db", 2, "img").Spec.Template,
 	}
 	for name, tmpl := range pods {
 		spec := tmpl.Spec.DeepCopy()

@@ -103,3 +103,32 @@ func TestCampaignStorageRoles(t *testing.T) {
 		t.Errorf("planning Job storage: env %v volumes %v", penv, plan.Volumes)
 	}
 }
+
+// A database on its pods' identity behind a private CA: the sharding
+// pods run as its service account, know to use their identity and where
+// to exchange its token, and trust the mounted CA.
+func TestDatabaseJobStorage(t *testing.T) {
+	db := &v1alpha1.BlastDatabase{Spec: v1alpha1.BlastDatabaseSpec{Type: "prot", ServiceAccountName: "db-irsa",
+		Storage: v1alpha1.ObjectStorage{Endpoint: "https://minio.corp:9000", Bucket: "dbs",
+			CABundle: &v1alpha1.ConfigMapKeyRef{Name: "corp-ca", Key: "root.pem"}}}}
+	db.Name, db.Namespace = "sprot", "ns"
+	spec := shardingJob(db, "s3://dbs/sprot.fa", "s3://dbs/ns/sprot", 2, "img").Spec.Template.Spec
+	env := map[string]string{}
+	for _, e := range spec.Containers[0].Env {
+		if e.ValueFrom != nil {
+			t.Errorf("%s from a Secret, but the storage names none", e.Name)
+		}
+		env[e.Name] = e.Value
+	}
+	for name, want := range map[string]string{"BLASTFLEET_S3_CREDENTIALS": "identity", "AWS_ENDPOINT_URL_STS": "https://minio.corp:9000",
+		"AWS_CA_BUNDLE": "/etc/blastfleet/ca/output/ca.pem"} {
+		if env[name] != want {
+			t.Errorf("%s=%q, want %q", name, env[name], want)
+		}
+	}
+	if spec.ServiceAccountName != "db-irsa" || !slices.ContainsFunc(spec.Volumes, func(v corev1.Volume) bool {
+		return v.ConfigMap != nil && v.ConfigMap.Name == "corp-ca" && v.ConfigMap.Items[0].Key == "root.pem"
+	}) || !slices.ContainsFunc(spec.Containers[0].VolumeMounts, func(m corev1.VolumeMount) bool { return m.MountPath == "/etc/blastfleet/ca/output" }) {
+		t.Errorf("service account %q, volumes %+v, mounts %+v", spec.ServiceAccountName, spec.Volumes, spec.Containers[0].VolumeMounts)
+	}
+}

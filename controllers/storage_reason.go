@@ -20,6 +20,9 @@ func storageReason(err error) string {
 	if errors.As(err, &v) {
 		return v.Reason
 	}
+	if errors.Is(err, objstore.ErrNoIdentity) {
+		return "StorageAccessDenied" // the pod's identity is refused
+	}
 	switch objstore.ErrorCode(err) {
 	case "NoSuchBucket":
 		return "BucketNotFound"

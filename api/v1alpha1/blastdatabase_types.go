@@ -15,12 +15,41 @@ const (
 	DatabaseProtein    DatabaseType = "prot"
 )
 
-// BlastDatabaseSpec says which FASTA to shard, how, and where to.
+// SourceFormat is what a BlastDatabase's source names.
+// +kubebuilder:validation:Enum=fasta;blastdb
+type SourceFormat string
+
+const (
+	// SourceFASTA: source.key is a FASTA object (plain or .gz).
+	SourceFASTA SourceFormat = "fasta"
+	// SourceBlastDB: source.key is prefix/NAME of a prebuilt BLAST
+	// database, as NCBI publishes them.
+	SourceBlastDB SourceFormat = "blastdb"
+)
+
+// BlastDatabaseSpec says which FASTA or prebuilt BLAST database to shard,
+// how, and where to.
+// +kubebuilder:validation:XValidation:rule="!has(self.sourceFormat) || self.sourceFormat != 'blastdb' || has(self.shards.count)",message="a blastdb source is sharded along its volumes: set shards.count (targetSize is for FASTA sources)",fieldPath=".shards"
 type BlastDatabaseSpec struct {
 	// Source is the FASTA (or gzip-compressed FASTA, key ending in .gz)
 	// object the database is built from, read with the storage's
-	// endpoint and credentials.
+	// endpoint and credentials; with sourceFormat blastdb, the prebuilt
+	// BLAST database's prefix and name (blast/db/nt for the database nt
+	// under blast/db/).
 	Source ObjectReference `json:"source"`
+
+	// SourceFormat says what source names: fasta (the default), a FASTA
+	// object; blastdb, a prebuilt BLAST database as NCBI publishes it and
+	// update_blastdb.pl leaves it (NAME.NN.tar.gz volumes with their .md5
+	// files, or unpacked volume files, optionally NAME-<type>-metadata.json,
+	// and taxdb.tar.gz or taxdb.btd/bti beside them). It is sharded along
+	// its volumes, copied as they are: ids, titles, taxids, masks and
+	// sequence order stay, shards.count is at most its volume count, and
+	// the taxonomy columns and taxid filters of campaigns work as on the
+	// original (docs/concepts.md).
+	// +optional
+	// +kubebuilder:default=fasta
+	SourceFormat SourceFormat `json:"sourceFormat,omitempty"`
 
 	// Type of the sequences: nucl or prot.
 	Type DatabaseType `json:"type"`
@@ -49,6 +78,16 @@ type BlastDatabaseSpec struct {
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=1024
 	Parallelism *int32 `json:"parallelism,omitempty"`
+
+	// ServiceAccountName runs the shard-building pods as this service
+	// account of the namespace, whose identity (IRSA, pod identity)
+	// reaches a storage without a credentialsSecretRef. Empty: the
+	// namespace's default. The operator's --allowed-service-accounts may
+	// restrict it.
+	// +optional
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$`
+	ServiceAccountName string `json:"serviceAccountName,omitempty"`
 
 	// Builder is what runs the build: job, an Indexed Job building a
 	// shard per index then a Job writing the manifest; or argo, an Argo

@@ -27,22 +27,33 @@ func main() {
 	bin := flag.String("bin", "bin", "directory of blastfleet and blastfleet-engine")
 	work := flag.String("work", filepath.Join(os.TempDir(), "blastfleet-bench-regen"), "work directory (reused)")
 	n := flag.Int("proteins", 600, "the first N dolphin proteins: the database and the queries")
+	q := flag.Int("queries", 0, "if > 0: the first Q proteins are the queries and all 16,598 the database (a database large against the queries)")
 	workers := flag.Int("workers", 2, "engine workers")
 	flag.Parse()
-	if err := run(*bin, *work, *n, *workers); err != nil {
+	if err := run(*bin, *work, *n, *q, *workers); err != nil {
 		fmt.Fprintln(os.Stderr, "regenbench:", err)
 		os.Exit(1)
 	}
 }
 
-func run(bin, work string, n, workers int) error {
+func run(bin, work string, n, q, workers int) error {
 	if err := os.MkdirAll(work, 0o755); err != nil {
 		return err
+	}
+	if q > 0 {
+		n = 1 << 30 // every protein
 	}
 	set := filepath.Join(work, fmt.Sprintf("proteins-%d.fa", n))
 	letters, err := firstProteins(plastDB, set, n)
 	if err != nil {
 		return err
+	}
+	queries, qletters := set, letters
+	if q > 0 {
+		queries = filepath.Join(work, fmt.Sprintf("queries-%d.fa", q))
+		if qletters, err = firstProteins(plastDB, queries, q); err != nil {
+			return err
+		}
 	}
 	shards := filepath.Join(work, fmt.Sprintf("shards-%d", n))
 	if _, err := os.Stat(filepath.Join(shards, "manifest.json")); err != nil {
@@ -54,7 +65,11 @@ func run(bin, work string, n, workers int) error {
 			return fmt.Errorf("db shard: %v: %s", err, out)
 		}
 	}
-	fmt.Printf("# Regeneration: %d dolphin proteins against themselves (%d letters), blastp, -max_target_seqs 500, %d workers\n\n", n, letters, workers)
+	if q > 0 {
+		fmt.Printf("# Regeneration: %d dolphin proteins (%d letters) against all of them (%d letters), blastp, -max_target_seqs 500, %d workers\n\n", q, qletters, letters, workers)
+	} else {
+		fmt.Printf("# Regeneration: %d dolphin proteins against themselves (%d letters), blastp, -max_target_seqs 500, %d workers\n\n", n, letters, workers)
+	}
 	type way struct{ name, outfmt, transfer string }
 	ways := []way{{"tabular (6 std)", "6 std", "full"}, {"pairwise (0)", "0", "full"}, {"XML (5)", "5", "full"},
 		{"metadata", "6 std", "metadata"}}
@@ -63,11 +78,11 @@ func run(bin, work string, n, workers int) error {
 	regen := map[string]float64{}
 	compute := map[string]float64{}
 	for _, w := range ways {
-		out := filepath.Join(work, "out-"+strings.ReplaceAll(w.outfmt, " ", "_")+"-"+w.transfer)
+		out := filepath.Join(work, fmt.Sprintf("out-%d-%d-%s-%s", n, q, strings.ReplaceAll(w.outfmt, " ", "_"), w.transfer))
 		sum := out + ".summary.json"
 		start := time.Now()
 		cmd := exec.Command(filepath.Join(bin, "blastfleet-engine"), "--workers", fmt.Sprint(workers), "--database", shards,
-			"--queries", set, "--program", "blastp", "--outfmt", w.outfmt, "--max-target-seqs", "500", "--transfer", w.transfer,
+			"--queries", queries, "--program", "blastp", "--outfmt", w.outfmt, "--max-target-seqs", "500", "--transfer", w.transfer,
 			"--output", out, "--summary-json", sum, "--cache-dir", filepath.Join(work, "cache"))
 		if b, err := cmd.CombinedOutput(); err != nil {
 			return fmt.Errorf("%s: %v: %s", w.name, err, b)

@@ -33,6 +33,10 @@ var allowed = map[string]optionKind{
 	"use_sw_tback": flag, "max_intron_length": valued, "template_type": valued,
 	"template_length": valued, "off_diagonal_range": valued, "no_greedy": flag,
 	"query_loc": valued, "mt_mode": valued,
+	// A taxid filter restricts the subjects; the engine gives the shards
+	// the statistics BLAST computes for the filtered database (package
+	// taxfilter), and refuses it on a database without a taxid index.
+	"taxids": valued, "negative_taxids": valued,
 }
 
 // refused explains the options users most often try that we cannot pass.
@@ -61,10 +65,8 @@ var refused = map[string]string{
 	"seqidlist":              "restricting the database is not supported yet",
 	"negative_gilist":        "restricting the database is not supported yet",
 	"negative_seqidlist":     "restricting the database is not supported yet",
-	"taxids":                 "restricting the database is not supported yet",
-	"taxidlist":              "restricting the database is not supported yet",
-	"negative_taxids":        "restricting the database is not supported yet",
-	"negative_taxidlist":     "restricting the database is not supported yet",
+	"taxidlist":              "a file is not on the workers: on a command line blastfleet reads it and passes its taxids as -taxids; elsewhere list them, -taxids=9606,10090",
+	"negative_taxidlist":     "a file is not on the workers: on a command line blastfleet reads it and passes its taxids as -negative_taxids; elsewhere list them, -negative_taxids=9606,10090",
 	"entrez_query":           "it needs a remote search",
 	"html":                   "reports' display options are not supported yet: reports print BLAST's defaults",
 	"show_gis":               "it changes the output identity",

@@ -37,7 +37,21 @@ func Preflight(ctx context.Context, program Program, opts []Option) error {
 	if err := os.WriteFile(query, []byte(">q1\n"+seq(program.QueryType())+"\n"), 0o644); err != nil {
 		return err
 	}
-	if out, err := exec.CommandContext(ctx, "makeblastdb", "-in", db+".fa", "-dbtype", program.DBType(), "-out", db).CombinedOutput(); err != nil {
+	args := []string{"-in", db + ".fa", "-dbtype", program.DBType(), "-out", db}
+	// A taxid filter needs the taxid it names in the database, or BLAST
+	// refuses the search ("Taxonomy ID(s) not found"): the one sequence
+	// gets the first taxid the filter lists.
+	for _, o := range opts {
+		if o.Name == "taxids" || o.Name == "negative_taxids" {
+			first, _, _ := strings.Cut(o.Value, ",")
+			if err := os.WriteFile(db+".map", []byte("s1 "+first+"\n"), 0o644); err != nil {
+				return err
+			}
+			args = append(args, "-parse_seqids", "-taxid_map", db+".map")
+			break
+		}
+	}
+	if out, err := exec.CommandContext(ctx, "makeblastdb", args...).CombinedOutput(); err != nil {
 		return fmt.Errorf("checking the search with BLAST+: makeblastdb: %w: %s", err, out)
 	}
 	format, err := ParseFormat("6")

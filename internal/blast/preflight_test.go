@@ -23,6 +23,8 @@ func TestPreflight(t *testing.T) {
 		{Blastn, []Option{{"task", "blastn"}, {"word_size", "11"}, {"dust", "20 64 1"}}},
 		{Blastp, []Option{{"matrix", "PAM30"}, {"gapopen", "9"}, {"gapextend", "1"}, {"comp_based_stats", "0"}}},
 		{Blastn, []Option{{"ungapped", ""}}},
+		{Blastp, []Option{{"taxids", "9606,10090"}}},
+		{Blastn, []Option{{"negative_taxids", "9606"}}},
 	}
 	for _, c := range ok {
 		if err := Preflight(ctx, c.program, c.opts); err != nil {
@@ -39,6 +41,7 @@ func TestPreflight(t *testing.T) {
 		{Blastn, []Option{{"penalty", "5"}}, `"penalty". Illegal value, expected <=0`},
 		{Blastp, []Option{{"gapopen", "99"}, {"gapextend", "99"}}, "not supported for BLOSUM62"},
 		{Blastn, []Option{{"task", "blastp"}}, "task"},
+		{Blastn, []Option{{"taxids", "9606"}, {"negative_taxids", "10090"}}, "taxids"},
 	}
 	for _, c := range bad {
 		err := Preflight(ctx, c.program, c.opts)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -37,9 +38,14 @@ type Invocation struct {
 	// Report asks for the user's report format (Format.ReportArg) rather
 	// than the tabular lines the merge reads: a regeneration.
 	Report bool
-	// Dir is the working directory ("": the caller's), where a relative
-	// DB is looked for first.
+	// Dir is the working directory, where a relative DB is looked for
+	// first and which BLAST's reports name it by as given; "": the DB's
+	// directory, with DB and Query made absolute.
 	Dir string
+	// TaxDBDir is where BLAST finds taxdb.btd/bti, for the taxonomy
+	// columns: put first on BLASTDB (BLAST looks there and in the working
+	// directory, not beside the database). Empty: BLASTDB as inherited.
+	TaxDBDir string
 }
 
 // Argv is the command line, program first.
@@ -104,8 +110,15 @@ const AloneEnv = "BATCH_SIZE=1"
 const usageReportEnv = "BLAST_USAGE_REPORT"
 
 // runEnv is a BLAST run's environment.
-func runEnv(batched bool) []string {
+func runEnv(batched bool, taxdbDir string) []string {
 	env := os.Environ()
+	if taxdbDir != "" {
+		path := taxdbDir
+		if old := os.Getenv("BLASTDB"); old != "" {
+			path += string(os.PathListSeparator) + old
+		}
+		env = append(env, "BLASTDB="+path)
+	}
 	if _, set := os.LookupEnv(usageReportEnv); !set {
 		env = append(env, usageReportEnv+"=false")
 	}
@@ -117,7 +130,30 @@ func runEnv(batched bool) []string {
 
 // Run executes the invocation and returns its standard output. Every query
 // is searched alone (AloneEnv) unless the invocation is Batched.
+//
+// BLAST runs in the database's directory: it looks for an alias file's
+// DBLIST names in its working directory before the alias file's own, so a
+// caller's directory holding volumes of the same names (an NCBI database
+// the shards were copied from, say) would be searched instead.
 func Run(ctx context.Context, inv Invocation) ([]byte, error) {
+	dir := inv.Dir
+	paths := []*string{&inv.TaxDBDir}
+	if dir == "" {
+		paths = append(paths, &inv.DB, &inv.Query)
+	}
+	for _, p := range paths {
+		if *p == "" {
+			continue
+		}
+		abs, err := filepath.Abs(*p)
+		if err != nil {
+			return nil, fmt.Errorf("running %s: %w", inv.Program, err)
+		}
+		*p = abs
+	}
+	if dir == "" {
+		dir = filepath.Dir(inv.DB)
+	}
 	argv := inv.Argv()
 	// Our own kills (a limit reached) are told from the caller's by runCtx.
 	runCtx, kill := context.WithCancel(ctx)
@@ -131,8 +167,8 @@ func Run(ctx context.Context, inv Invocation) ([]byte, error) {
 	// A child BLAST left behind (it spawns none, a wrapper might) must not
 	// hold the pipes, and so Run, open after BLAST itself is dead.
 	cmd.WaitDelay = 10 * time.Second
-	cmd.Env = runEnv(inv.Batched)
-	cmd.Dir = inv.Dir
+	cmd.Env = runEnv(inv.Batched, inv.TaxDBDir)
+	cmd.Dir = dir
 	stdout := &cappedBuffer{max: inv.MaxOutput, kill: kill}
 	var stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = stdout, &stderr

@@ -34,6 +34,7 @@ var (
 	positive   = valueRule{regexp.MustCompile(`^[1-9][0-9]*$`), "a positive integer", "1", "0"}
 	number     = valueRule{regexp.MustCompile(numberPattern), "a number", "0.5", "1e"}
 	trueFalse  = enumRule("true", "false")
+	taxidList  = valueRule{regexp.MustCompile(`^[1-9][0-9]*(,[1-9][0-9]*)*$`), "taxids separated by commas (9606,10090)", "9606,10090", "9606, human"}
 	valueRules = map[string]valueRule{
 		"task": enumRule("blastn", "blastn-short", "megablast", "dc-megablast", "rmblastn",
 			"blastp", "blastp-fast", "blastp-short", "blastx", "blastx-fast", "tblastn", "tblastn-fast"),
@@ -66,6 +67,8 @@ var (
 		"off_diagonal_range":   nonNegInt,
 		"query_loc":            {regexp.MustCompile(`^[0-9]+-[0-9]+$`), "a range \"start-stop\"", "1-100", "1..100"},
 		"mt_mode":              enumRule("0", "1"),
+		"taxids":               taxidList,
+		"negative_taxids":      taxidList,
 	}
 )
 

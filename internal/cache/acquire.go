@@ -15,6 +15,9 @@ func (c *Cache) Acquire(ctx context.Context, shardID int) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	if err := c.loadCommon(ctx); err != nil {
+		return "", err
+	}
 	for {
 		c.mu.Lock()
 		e, ok := c.entries[shardID]
@@ -91,4 +94,25 @@ func (c *Cache) touch(e *entry) {
 
 func isCtxErr(err error) bool {
 	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
+}
+
+// loadCommon makes the database's common files present and verified,
+// once; a failure removes them, so the next Acquire fetches them again.
+func (c *Cache) loadCommon(ctx context.Context) error {
+	if len(c.common.Files) == 0 {
+		return nil
+	}
+	c.commonMu.Lock()
+	defer c.commonMu.Unlock()
+	if c.commonOK {
+		return nil
+	}
+	if _, err := c.load(ctx, c.common); err != nil {
+		if rmErr := c.removeFiles(c.common); rmErr != nil {
+			err = errors.Join(err, rmErr)
+		}
+		return err
+	}
+	c.commonOK = true
+	return nil
 }

@@ -40,6 +40,13 @@ type Cache struct {
 	db       objstore.Store
 	shards   []manifest.Shard
 
+	// common are the database's files every shard needs (the manifest's
+	// Common), fetched with the first shard and kept for the cache's life
+	// beside the shards, outside their budget.
+	common   manifest.Shard
+	commonMu sync.Mutex
+	commonOK bool
+
 	mu      sync.Mutex
 	entries map[int]*entry // shards on disk, or being loaded
 	used    int64          // bytes of all entries, loading ones included
@@ -74,6 +81,18 @@ func New(dir string, maxBytes int64, db objstore.Store, m *manifest.Manifest) (*
 			}
 		}
 	}
+	common := manifest.Shard{Name: "common files", Files: m.Common}
+	for _, f := range m.Common {
+		if err := checkName(f.Name); err != nil {
+			return nil, fmt.Errorf("cache: common files: %w", err)
+		}
+	}
+	if maxBytes > 0 && len(m.Common) > 0 {
+		if common.Bytes() >= maxBytes {
+			return nil, fmt.Errorf("cache: the database's common files take %d bytes, the whole cache is %d", common.Bytes(), maxBytes)
+		}
+		maxBytes -= common.Bytes()
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("cache: %w", err)
 	}
@@ -82,6 +101,7 @@ func New(dir string, maxBytes int64, db objstore.Store, m *manifest.Manifest) (*
 		maxBytes: maxBytes,
 		db:       db,
 		shards:   m.Shards,
+		common:   common,
 		entries:  map[int]*entry{},
 	}
 	if err := c.removeTemps(); err != nil {

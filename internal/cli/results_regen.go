@@ -7,6 +7,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -25,9 +28,14 @@ import (
 // in query order and each query's output is regenerated here with BLAST+
 // from the database's shards, fetched into cacheDir ("": a temporary
 // directory, removed after). progress hears a line every few seconds.
-func RegenerateResults(ctx context.Context, stdout io.Writer, l *ledger.Ledger, output, cacheDir string, progress io.Writer) (int64, []ledger.Range, error) {
+func RegenerateResults(ctx context.Context, stdout io.Writer, l *ledger.Ledger, output string, r ResultsOptions, progress io.Writer) (int64, []ledger.Range, error) {
 	p := l.Plan()
-	dbStore, err := objstore.Open(ctx, p.Database.Location)
+	open := r.Open
+	if open == nil {
+		open = objstore.OpenAs
+	}
+	cacheDir := r.CacheDir
+	dbStore, err := open(ctx, objstore.RoleDatabase, p.Database.Location)
 	if err != nil {
 		return 0, nil, fmt.Errorf("the campaign's database: %w", err)
 	}
@@ -40,7 +48,17 @@ func RegenerateResults(ctx context.Context, stdout io.Writer, l *ledger.Ledger, 
 		return 0, nil, err
 	}
 	var recs [][]byte
-	if _, err := queries.Read(ctx, p.Queries.Location, p.Search.Program, func(r *fasta.Record) error {
+	qdir, qkey := path.Split(strings.TrimPrefix(p.Queries.Location, "s3://"))
+	if !strings.HasPrefix(p.Queries.Location, "s3://") {
+		qdir, qkey = filepath.Dir(p.Queries.Location), filepath.Base(p.Queries.Location)
+	} else {
+		qdir = "s3://" + strings.TrimSuffix(qdir, "/")
+	}
+	qst, err := open(ctx, objstore.RoleQueries, qdir)
+	if err != nil {
+		return 0, nil, fmt.Errorf("the campaign's queries: %w", err)
+	}
+	if _, err := queries.ReadFrom(ctx, qst, qkey, p.Queries.Location, p.Search.Program, func(r *fasta.Record) error {
 		var b bytes.Buffer
 		if err := fasta.Write(&b, r); err != nil {
 			return err
@@ -63,7 +81,8 @@ func RegenerateResults(ctx context.Context, stdout io.Writer, l *ledger.Ledger, 
 	s := p.Search
 	started, last := time.Now(), time.Now()
 	home := &regen.Home{DB: db, Cache: c, Total: len(recs),
-		Search: regen.Search{Program: s.Program, Format: s.Format, MaxTargetSeqs: s.MaxTargetSeqs, Evalue: s.Evalue, Options: s.Options, Threads: 1},
+		Search: regen.Search{Program: s.Program, Format: s.Format, MaxTargetSeqs: s.MaxTargetSeqs, Evalue: s.Evalue, Options: s.Options, Threads: 1,
+			TaxDBDir: taxDBDir(db, c)},
 		Query: func(i int) ([]byte, error) {
 			if i < 1 || i > len(recs) {
 				return nil, fmt.Errorf("query %d: the campaign has %d", i, len(recs))
@@ -104,6 +123,9 @@ func RegenerateResults(ctx context.Context, stdout io.Writer, l *ledger.Ledger, 
 type ResultsOptions struct {
 	Metadata bool   // write the committed metadata as it is
 	CacheDir string // where regeneration keeps the shards
+	// Open reaches the database and the queries (nil: objstore.OpenAs,
+	// each store's variables, as the engine reads them).
+	Open func(ctx context.Context, role objstore.Role, location string) (objstore.Store, error)
 }
 
 // AddFlags adds --metadata and --cache-dir.
@@ -117,7 +139,16 @@ func (r *ResultsOptions) AddFlags(fs *pflag.FlagSet) {
 func WriteResults(ctx context.Context, stdout io.Writer, l *ledger.Ledger, output string, r ResultsOptions, errw io.Writer) (int64, []ledger.Range, error) {
 	if l.Plan() != nil && l.Plan().Search.Metadata && !r.Metadata {
 		Hint(errw, "the campaign's partitions committed metadata: regenerating its output here with BLAST+ (--metadata writes the metadata)")
-		return RegenerateResults(ctx, stdout, l, output, r.CacheDir, errw)
+		return RegenerateResults(ctx, stdout, l, output, r, errw)
 	}
 	return StreamResults(ctx, stdout, l, output)
+}
+
+// taxDBDir is where the cache keeps the database's taxonomy files, if it
+// ships them.
+func taxDBDir(db *manifest.Manifest, c *cache.Cache) string {
+	if db.HasTaxDB() {
+		return c.Dir()
+	}
+	return ""
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/blastfleet/blastfleet/internal/ledger"
 	"github.com/blastfleet/blastfleet/internal/manifest"
 	"github.com/blastfleet/blastfleet/internal/objstore"
+	"github.com/blastfleet/blastfleet/internal/taxfilter"
 )
 
 // openDatabase reads the database's manifest, the one the campaign's plan
@@ -26,6 +27,13 @@ func openDatabase(ctx context.Context, cfg *Config) (*manifest.Manifest, objstor
 	db, _, err := manifest.LoadPinned(ctx, dbStore, key, cfg.DatabaseSHA256)
 	if err != nil {
 		return nil, nil, fmt.Errorf("--database: %w", err)
+	}
+	// A taxid filter needs the database's taxid index: refused before any
+	// chunk is leased, not by every task.
+	if f, err := taxfilter.FromOptions(cfg.Options); err != nil {
+		return nil, nil, err
+	} else if f != nil && db.TaxStats == "" {
+		return nil, nil, taxfilter.NoIndexError(db.Name)
 	}
 	files, err := db.Files(dbStore)
 	if err != nil {

@@ -331,7 +331,7 @@ func TestGroupAlias(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
 			m := testManifest(tt.typ, 10, 20, 30, 40, 50)
-			db, err := groupAlias(dir, m, tt.group, tt.shards)
+			db, err := groupAlias(dir, m, tt.group, tt.shards, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -370,7 +370,7 @@ func TestGroupAlias(t *testing.T) {
 				t.Errorf("alias file\n%s\nparsed %v\nwant %v", text, fields, want)
 			}
 			// Writing it again (another task of the group) is harmless.
-			if again, err := groupAlias(dir, m, tt.group, tt.shards); err != nil || again != db {
+			if again, err := groupAlias(dir, m, tt.group, tt.shards, nil); err != nil || again != db {
 				t.Errorf("second groupAlias: %q, %v", again, err)
 			}
 		})
@@ -379,7 +379,7 @@ func TestGroupAlias(t *testing.T) {
 
 func TestGroupAliasUnwritableDir(t *testing.T) {
 	m := testManifest(manifest.Nucleotide, 10, 20)
-	_, err := groupAlias(filepath.Join(t.TempDir(), "missing"), m, 7, []int{0, 1})
+	_, err := groupAlias(filepath.Join(t.TempDir(), "missing"), m, 7, []int{0, 1}, nil)
 	if err == nil || !strings.Contains(err.Error(), "shard group 7") {
 		t.Errorf("groupAlias into a missing directory: %v", err)
 	}

@@ -53,10 +53,16 @@ func groupBySize(sizes []int64, limit int64) [][]int {
 
 // groupAlias returns the -db argument for a group whose shards' files are
 // in dir: a shard's own alias file, or for several shards a new alias file
-// listing them with the whole database's statistics.
-func groupAlias(dir string, m *manifest.Manifest, g int, shards []int) (string, error) {
-	if len(shards) == 1 {
+// listing them with the whole database's statistics. Under a taxid filter
+// (filtered non-nil) every group gets an alias of its own carrying the
+// statistics BLAST computes for the filtered database (package taxfilter).
+func groupAlias(dir string, m *manifest.Manifest, g int, shards []int, filtered *dbStats) (string, error) {
+	if len(shards) == 1 && filtered == nil {
 		return filepath.Join(dir, m.Shards[shards[0]].Name), nil
+	}
+	stats := dbStats{m.Sequences, m.Letters}
+	if filtered != nil {
+		stats = *filtered
 	}
 	name := fmt.Sprintf("blastfleet-group-%03d", g)
 	names := make([]string, len(shards))
@@ -64,10 +70,13 @@ func groupAlias(dir string, m *manifest.Manifest, g int, shards []int) (string, 
 		names[i] = m.Shards[id].DBName
 	}
 	text := fmt.Sprintf("TITLE %s shards %d-%d\nDBLIST %s\nSTATS_NSEQ %d\nSTATS_TOTLEN %d\n",
-		m.Name, shards[0], shards[len(shards)-1], strings.Join(names, " "), m.Sequences, m.Letters)
+		m.Name, shards[0], shards[len(shards)-1], strings.Join(names, " "), stats.seqs, stats.letters)
 	path := filepath.Join(dir, name+m.Type.AliasExt())
 	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 		return "", fmt.Errorf("writing alias for shard group %d: %w", g, err)
 	}
 	return filepath.Join(dir, name), nil
 }
+
+// dbStats are the sequences and letters BLAST's statistics count.
+type dbStats struct{ seqs, letters int64 }

@@ -160,7 +160,7 @@ func (w *worker) runRegenTask(ctx context.Context, a *assignMsg) (r taskResult) 
 		defer w.cache.Release(s)
 	}
 	r.fetched = time.Now()
-	db := regen.Database{Name: w.db.Name, Type: w.db.Type, Sequences: w.db.Sequences, Letters: w.db.Letters, Date: regen.DatabaseDate(w.db.Shards)}
+	db := regen.Database{Name: w.db.Name, Title: w.db.Title, Type: w.db.Type, Sequences: w.db.Sequences, Letters: w.db.Letters, Date: regen.DatabaseDate(w.db.Shards)}
 	limits := w.cfg.taskLimits()
 	queries := splitBlock(a.FASTA)
 	if len(queries) != len(a.Regen) {
@@ -179,11 +179,11 @@ func (w *worker) runRegenTask(ctx context.Context, a *assignMsg) (r taskResult) 
 				r.err = err
 				return r
 			}
-			subjects[j] = regen.Subject{DB: filepath.Join(w.dir, w.db.Shards[s.Shard].DBName), ID: id, Ordinal: s.Ordinal}
+			subjects[j] = regen.Subject{DB: filepath.Join(w.dir, w.db.Shards[s.Shard].DBName), IDs: id, Ordinal: s.Ordinal}
 		}
 		search := regen.Search{Program: w.cfg.Program, Format: w.cfg.Format, MaxTargetSeqs: w.cfg.MaxTargetSeqs,
 			Evalue: w.cfg.Evalue, Options: w.cfg.Options, Threads: w.cfg.Threads,
-			Timeout: w.pace.timeout(limits, len(queries[i])), MaxOutput: limits.MaxOutput}
+			Timeout: w.pace.timeout(limits, len(queries[i])), MaxOutput: limits.MaxOutput, TaxDBDir: w.taxDBDir()}
 		doc, err := regen.Report(ctx, filepath.Join(w.dir, "regen"), db, search, queries[i], subjects)
 		if err != nil {
 			r.err = fmt.Errorf("query %s: %w", a.IDs[i], err)
@@ -221,19 +221,19 @@ func splitBlock(fasta []byte) [][]byte {
 
 // subjectID is the id of the subject at ordinal in shard s, from the
 // shard's ids file (read once, on the first regeneration that needs it).
-func (w *worker) subjectID(s int, ordinal int64) (string, error) {
+func (w *worker) subjectID(s int, ordinal int64) ([]string, error) {
 	ids, ok := w.subjectIDs[s]
 	if !ok {
 		sh := w.db.Shards[s]
 		var err error
 		if ids, err = regen.ReadIDs(filepath.Join(w.dir, sh.IDsFile)); err != nil {
-			return "", fmt.Errorf("shard %s: %w", sh.Name, err)
+			return nil, fmt.Errorf("shard %s: %w", sh.Name, err)
 		}
 		w.subjectIDs[s] = ids
 	}
 	id, ok := ids[ordinal]
 	if !ok {
-		return "", fmt.Errorf("shard %d: no subject of ordinal %d in its ids file", s, ordinal)
+		return nil, fmt.Errorf("shard %d: no subject of ordinal %d in its ids file", s, ordinal)
 	}
 	return id, nil
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/blastfleet/blastfleet/internal/manifest"
 	"github.com/blastfleet/blastfleet/internal/objstore"
 	"github.com/blastfleet/blastfleet/internal/output"
+	"github.com/blastfleet/blastfleet/internal/taxfilter"
 	"github.com/blastfleet/blastfleet/internal/transport"
 )
 
@@ -47,8 +48,11 @@ type worker struct {
 	ordinals map[int]map[string]int64
 	// subjectIDs maps, per shard, an ordinal to its subject's id
 	// (regenerations).
-	subjectIDs map[int]map[int64]string
+	subjectIDs map[int]map[int64][]string
 	aliases    map[int]string
+	filtered   *dbStats // the database's statistics under the taxid filter, once read
+	taxTable   taxfilter.Table
+	taxPlans   map[int]taxfilter.Plan
 	pace       pace // how long BLAST takes here, for task deadlines
 
 	held    map[int][][]byte // task -> line texts
@@ -72,7 +76,7 @@ type worker struct {
 func runWorker(ctx context.Context, cfg *Config, tr transport.Transport) error {
 	metrics := cfg.Metrics.Rank(tr.Rank(), "worker")
 	w := &worker{cfg: cfg, tr: tr, rank: tr.Rank(), clock: newClock(metrics), metrics: metrics, ordinals: map[int]map[string]int64{},
-		subjectIDs: map[int]map[int64]string{},
+		subjectIDs: map[int]map[int64][]string{},
 		aliases:    map[int]string{}, held: map[int][][]byte{}, writes: map[writeKey]*pendingWrite{},
 		results: make(chan taskResult, 1), colls: map[int]*collState{}, released: map[int]bool{}}
 	w.sum.Rank, w.sum.Role = w.rank, "worker"
@@ -340,6 +344,16 @@ func (w *worker) runTask(ctx context.Context, a *assignMsg) (r taskResult) {
 		r.err = err
 		return r
 	}
+	plan, err := w.taxPlan(a.Group)
+	if err != nil {
+		r.err = err
+		return r
+	}
+	if plan.Skip {
+		// The taxid filter keeps nothing of this group: no hits.
+		r.fetched, r.ended = time.Now(), time.Now()
+		return r
+	}
 	qpath := filepath.Join(w.tmp, fmt.Sprintf("block-%d.fa", a.Block))
 	if err := os.WriteFile(qpath, a.FASTA, 0o644); err != nil {
 		r.err = fmt.Errorf("writing query block: %w", err)
@@ -351,8 +365,8 @@ func (w *worker) runTask(ctx context.Context, a *assignMsg) (r taskResult) {
 	timeout := w.pace.timeout(limits, len(a.FASTA))
 	out, err := blast.Run(ctx, blast.Invocation{Program: w.cfg.Program, DB: db, Query: qpath,
 		Format: w.cfg.Format, MaxTargetSeqs: w.cfg.shardTargetSeqs(w.db.Sequences, len(w.groups)),
-		Evalue: w.cfg.Evalue, Threads: w.cfg.Threads, Options: w.cfg.Options, Batched: w.cfg.BLASTBatches,
-		Timeout: timeout, MaxOutput: limits.MaxOutput})
+		Evalue: w.cfg.Evalue, Threads: w.cfg.Threads, Options: plan.Options, Batched: w.cfg.BLASTBatches,
+		Timeout: timeout, MaxOutput: limits.MaxOutput, TaxDBDir: w.taxDBDir()})
 	r.ended = time.Now()
 	if err != nil {
 		r.err = fmt.Errorf("block %d (queries %s..%s, %d bytes): %w", a.Block, a.IDs[0], a.IDs[len(a.IDs)-1], len(a.FASTA), err)
@@ -454,9 +468,79 @@ func (w *worker) alias(g int) (string, error) {
 	if a, ok := w.aliases[g]; ok {
 		return a, nil
 	}
-	a, err := groupAlias(w.dir, w.db, g, w.groups[g])
+	filtered, err := w.filteredStats()
+	if err != nil {
+		return "", err
+	}
+	a, err := groupAlias(w.dir, w.db, g, w.groups[g], filtered)
 	if err == nil {
 		w.aliases[g] = a
 	}
 	return a, err
+}
+
+// filteredStats are the database's statistics under the search's taxid
+// filter, from the database's taxid table (a common file, fetched with the
+// first shard); nil without a filter.
+func (w *worker) filteredStats() (*dbStats, error) {
+	if w.filtered != nil {
+		return w.filtered, nil
+	}
+	filter, err := taxfilter.FromOptions(w.cfg.Options)
+	if err != nil || filter == nil {
+		return nil, err
+	}
+	if w.db.TaxStats == "" {
+		return nil, taxfilter.NoIndexError(w.db.Name)
+	}
+	f, err := os.Open(filepath.Join(w.dir, w.db.TaxStats))
+	if err != nil {
+		return nil, fmt.Errorf("taxid filter: %w", err)
+	}
+	defer f.Close()
+	table, err := taxfilter.Read(f)
+	if err != nil {
+		return nil, fmt.Errorf("taxid filter: %w", err)
+	}
+	w.taxTable = table
+	seqs, letters, err := table.Totals(filter)
+	if err != nil {
+		return nil, fmt.Errorf("taxid filter on database %s: %w", w.db.Name, err)
+	}
+	w.filtered = &dbStats{seqs, letters}
+	return w.filtered, nil
+}
+
+// taxPlan is how group g is searched under the taxid filter (package
+// taxfilter); without one, with the search's options. It follows alias,
+// which reads the table.
+func (w *worker) taxPlan(g int) (taxfilter.Plan, error) {
+	if w.filtered == nil {
+		return taxfilter.Plan{Options: w.cfg.Options}, nil
+	}
+	if p, ok := w.taxPlans[g]; ok {
+		return p, nil
+	}
+	filter, err := taxfilter.FromOptions(w.cfg.Options)
+	if err != nil {
+		return taxfilter.Plan{}, err
+	}
+	p, err := w.taxTable.Plan(filter, w.groups[g], w.cfg.Options)
+	if err != nil {
+		return p, err
+	}
+	if w.taxPlans == nil {
+		w.taxPlans = map[int]taxfilter.Plan{}
+	}
+	w.taxPlans[g] = p
+	return p, nil
+}
+
+// taxDBDir is where BLAST finds the taxonomy database: the cache
+// directory, when the database ships one.
+func (w *worker) taxDBDir() string {
+	if w.db.HasTaxDB() {
+		return w.dir
+	}
+	return ""
 }

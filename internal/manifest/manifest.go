@@ -39,14 +39,17 @@ func (t DBType) AliasExt() string {
 
 // Manifest is manifest.json.
 type Manifest struct {
-	SchemaVersion int     `json:"schemaVersion"`
-	Name          string  `json:"name"`
-	Type          DBType  `json:"type"`
-	BlastVersion  string  `json:"blastVersion"`
-	Sequences     int64   `json:"sequences"`
-	Letters       int64   `json:"letters"`
-	Source        Source  `json:"source"`
-	Shards        []Shard `json:"shards"`
+	SchemaVersion int    `json:"schemaVersion"`
+	Name          string `json:"name"`
+	// Title is the title BLAST prints for the database (a prebuilt
+	// database's own); empty: Name. Regenerated reports print it.
+	Title        string  `json:"title,omitempty"`
+	Type         DBType  `json:"type"`
+	BlastVersion string  `json:"blastVersion"`
+	Sequences    int64   `json:"sequences"`
+	Letters      int64   `json:"letters"`
+	Source       Source  `json:"source"`
+	Shards       []Shard `json:"shards"`
 	// Ordered: the shards, in id order, hold the database's sequences in
 	// its order (each shard a run of consecutive ordinals). An alias
 	// listing shards in id order then numbers subjects as the unsharded
@@ -60,6 +63,27 @@ type Manifest struct {
 	// a running campaign reads. Empty for databases built before builds
 	// were versioned, whose files lie beside manifest.json.
 	Build string `json:"build,omitempty"`
+	// Common are files every shard needs beside its own, fetched once per
+	// worker with the first shard: a prebuilt version 5 database's LMDB
+	// indexes (its taxid index serves -taxids) and the taxonomy database
+	// taxdb.btd/bti, from which BLAST fills ssciname and the other names.
+	Common []File `json:"common,omitempty"`
+	// TaxStats names the common file that holds the database's sequences
+	// and letters per set of taxids (package taxfilter), from which a
+	// search under a taxid filter gets the statistics BLAST computes for
+	// it. Empty: the database has no taxid index and refuses taxid filters.
+	TaxStats string `json:"taxStats,omitempty"`
+}
+
+// HasTaxDB reports whether the database ships BLAST's taxonomy database.
+func (m *Manifest) HasTaxDB() bool {
+	n := 0
+	for _, f := range m.Common {
+		if f.Name == "taxdb.btd" || f.Name == "taxdb.bti" {
+			n++
+		}
+	}
+	return n == 2
 }
 
 // InOrder reports whether shard groups number subjects in the database's
@@ -143,8 +167,20 @@ func (m *Manifest) Validate() error {
 	if m.Build != "" && !buildRe.MatchString(m.Build) {
 		return fmt.Errorf("manifest: build %q is not a folder %s/<id>", m.Build, BuildsDir)
 	}
+	names := map[string]string{}
+	for _, f := range m.Common {
+		names[f.Name] = "common"
+	}
+	if m.TaxStats != "" && names[m.TaxStats] == "" {
+		return fmt.Errorf("manifest: taxStats %q is not among the common files", m.TaxStats)
+	}
 	var seqs, letters int64
 	for i, s := range m.Shards {
+		for _, f := range s.Files {
+			if names[f.Name] == "common" {
+				return fmt.Errorf("manifest: shards[%d] file %s is a common file too", i, f.Name)
+			}
+		}
 		if s.ID != i {
 			return fmt.Errorf("manifest: shards[%d].id is %d", i, s.ID)
 		}

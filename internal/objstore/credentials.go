@@ -1,6 +1,7 @@
 package objstore
 
 import (
+	"errors"
 	"fmt"
 	"os"
 
@@ -84,10 +85,48 @@ func (c S3Config) provider() *credentials.Credentials {
 			// container and metadata services too.
 			iam.Endpoint = c.STSEndpoint
 		}
-		return credentials.NewChainCredentials([]credentials.Provider{
-			&credentials.FileAWSCredentials{Profile: c.Profile},
-			iam,
+		return credentials.New(&identityChain{
+			names:     []string{"shared credentials file", "web identity, container or instance credentials"},
+			providers: []credentials.Provider{&credentials.FileAWSCredentials{Profile: c.Profile}, iam},
 		})
 	}
 	return credentials.NewStaticV4(c.AccessKey, c.SecretKey, c.SessionToken)
 }
+
+// identityChain is minio-go's Chain, except that when no provider has
+// credentials it says why (a token the STS refused, an unreachable
+// metadata service) instead of falling back to anonymous requests, which
+// the store would answer with a bare Access Denied.
+type identityChain struct {
+	names     []string
+	providers []credentials.Provider
+	curr      credentials.Provider
+}
+
+func (c *identityChain) RetrieveWithCredContext(cc *credentials.CredContext) (credentials.Value, error) {
+	var errs []error
+	for i, p := range c.providers {
+		v, err := p.RetrieveWithCredContext(cc)
+		if err == nil && v.AccessKeyID != "" && v.SecretAccessKey != "" {
+			c.curr = p
+			return v, nil
+		}
+		if err == nil {
+			err = errors.New("no credentials")
+		}
+		errs = append(errs, fmt.Errorf("%s: %w", c.names[i], err))
+	}
+	c.curr = nil
+	return credentials.Value{}, fmt.Errorf("%w: %w", ErrNoIdentity, errors.Join(errs...))
+}
+
+// ErrNoIdentity is the identity chain finding no credentials; the error
+// wrapping it says what each source answered.
+var ErrNoIdentity = errors.New("no credentials from this pod's or host's identity")
+
+// Retrieve is RetrieveWithCredContext with minio-go's default context.
+func (c *identityChain) Retrieve() (credentials.Value, error) { return c.RetrieveWithCredContext(nil) }
+
+// IsExpired is the current provider's, so temporary credentials are
+// fetched again before they expire.
+func (c *identityChain) IsExpired() bool { return c.curr == nil || c.curr.IsExpired() }

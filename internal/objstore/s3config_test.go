@@ -92,3 +92,15 @@ func TestS3ConfigRoles(t *testing.T) {
 		t.Errorf("web identity token without keys: %+v %v", c, err)
 	}
 }
+
+// RoleConfigured follows the same rule as the choice of variables.
+func TestRoleConfigured(t *testing.T) {
+	clearS3Env(t)
+	if !RoleConfigured(RoleOutput) || RoleConfigured(RoleDatabase) || RoleConfigured(RoleQueries) {
+		t.Error("without variables: only the output")
+	}
+	t.Setenv("BLASTFLEET_QUERIES_AWS_REGION", "eu-west-1")
+	if !RoleConfigured(RoleQueries) || RoleConfigured(RoleDatabase) {
+		t.Error("queries' region set: queries configured, database not")
+	}
+}

@@ -61,6 +61,10 @@ func envFor(r Role) storeEnv {
 	return storeEnv{}
 }
 
+// RoleConfigured says whether any of the role's own variables is set
+// (not empty); RoleOutput always is.
+func RoleConfigured(r Role) bool { return envFor(r).role == r }
+
 // S3ConfigForRole is S3ConfigFromEnv for the role's variables, or the
 // unprefixed ones when the role has none.
 func S3ConfigForRole(r Role) (S3Config, error) {

@@ -30,11 +30,16 @@ type Stats struct {
 // to each, in order, and returns the object's stats. Errors say --queries
 // and name the file, line and record.
 func Read(ctx context.Context, location string, p blast.Program, each func(*fasta.Record) error) (Stats, error) {
-	var s Stats
 	st, key, err := objstore.OpenObjectAs(ctx, objstore.RoleQueries, location)
 	if err != nil {
-		return s, fmt.Errorf("--queries: %w", err)
+		return Stats{}, fmt.Errorf("--queries: %w", err)
 	}
+	return ReadFrom(ctx, st, key, location, p, each)
+}
+
+// ReadFrom is Read of the object key in st, which is at location.
+func ReadFrom(ctx context.Context, st objstore.Store, key, location string, p blast.Program, each func(*fasta.Record) error) (Stats, error) {
+	var s Stats
 	rc, err := st.Get(ctx, key)
 	if err != nil {
 		return s, fmt.Errorf("--queries %s: %w", location, err)

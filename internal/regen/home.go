@@ -28,14 +28,14 @@ type Home struct {
 	Total int
 	// Progress, if set, hears of every query regenerated.
 	Progress func(done int)
-	ids      map[int]map[int64]string
+	ids      map[int]map[int64][]string
 }
 
 // Write regenerates the metadata lines read from in, in order, to out, and
 // returns how many queries it wrote.
 func (h *Home) Write(ctx context.Context, in io.Reader, out io.Writer) (int, error) {
-	h.ids = map[int]map[int64]string{}
-	db := Database{Name: h.DB.Name, Type: h.DB.Type, Sequences: h.DB.Sequences, Letters: h.DB.Letters, Date: DatabaseDate(h.DB.Shards)}
+	h.ids = map[int]map[int64][]string{}
+	db := Database{Name: h.DB.Name, Title: h.DB.Title, Type: h.DB.Type, Sequences: h.DB.Sequences, Letters: h.DB.Letters, Date: DatabaseDate(h.DB.Shards)}
 	sc := bufio.NewScanner(in)
 	sc.Buffer(make([]byte, 1<<20), 1<<30)
 	n := 0
@@ -96,7 +96,7 @@ func (h *Home) regenerate(ctx context.Context, db Database, md Metadata) ([]byte
 		if !ok {
 			return nil, fmt.Errorf("shard %s has no subject of ordinal %d", sh.Name, s.Ordinal)
 		}
-		subjects[i] = Subject{DB: filepath.Join(h.Cache.Dir(), sh.DBName), ID: id, Ordinal: s.Ordinal}
+		subjects[i] = Subject{DB: filepath.Join(h.Cache.Dir(), sh.DBName), IDs: id, Ordinal: s.Ordinal}
 	}
 	doc, err := Report(ctx, filepath.Join(h.Cache.Dir(), "regen"), db, h.Search, query, subjects)
 	if err != nil {

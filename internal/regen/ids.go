@@ -9,14 +9,17 @@ import (
 )
 
 // ReadIDs reads a shard's ids file ("ordinal\tid" per line, as db shard
-// writes it) as ordinal -> id: the id regeneration names a subject by.
-func ReadIDs(path string) (map[int64]string, error) {
+// writes it) as ordinal -> ids: what regeneration names a subject by. A
+// prebuilt database's merged entry (several deflines) has a line per
+// defline's accession; all of them go into a regeneration's SEQIDLIST,
+// which otherwise hides the deflines whose ids it does not list.
+func ReadIDs(path string) (map[int64][]string, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	ids := map[int64]string{}
+	ids := map[int64][]string{}
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<16), 1<<20)
 	for sc.Scan() {
@@ -25,7 +28,7 @@ func ReadIDs(path string) (map[int64]string, error) {
 		if !ok || err != nil {
 			return nil, fmt.Errorf("%s: malformed line %q", path, sc.Text())
 		}
-		ids[n] = id
+		ids[n] = append(ids[n], id)
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("reading %s: %w", path, err)

@@ -32,9 +32,10 @@ import (
 
 // Database is the whole database a report names.
 type Database struct {
-	// Name is its title and the -db a report names (XML, JSON, tabular
-	// comments): the name the user knows it by.
+	// Name is the -db a report names (XML, JSON, tabular comments): the
+	// name the user knows it by; and its title unless Title is set.
 	Name      string
+	Title     string
 	Type      manifest.DBType
 	Sequences int64
 	Letters   int64
@@ -75,9 +76,12 @@ func CheckName(name string) error {
 
 // Subject is one hit subject: where it is and its place in the database.
 type Subject struct {
-	DB      string // the shard's BLAST DB path (without extension)
-	ID      string // its id in that DB
-	Ordinal int64  // in the unsharded database
+	// DB is the shard's BLAST DB path (without extension): DIR/NAME, or
+	// DIR/"V1 V2 ..." for a shard of volumes.
+	DB string
+	// IDs are its ids in that DB: every defline's of a merged entry.
+	IDs     []string
+	Ordinal int64 // in the unsharded database
 }
 
 // Search is what is regenerated: the user's search and format.
@@ -90,6 +94,9 @@ type Search struct {
 	Threads       int
 	Timeout       time.Duration
 	MaxOutput     int64
+	// TaxDBDir holds the taxonomy database (taxdb.btd/bti), for the
+	// taxonomy names reports print; empty: none.
+	TaxDBDir string
 }
 
 // Report searches the one query in query (FASTA) against its subjects and
@@ -128,7 +135,7 @@ func Report(ctx context.Context, dir string, db Database, s Search, query []byte
 	if err != nil {
 		return nil, err
 	}
-	alias := fmt.Sprintf("TITLE %s\nDBLIST %s\n", db.Name, strings.Join(append([]string{first}, dblist...), " "))
+	alias := fmt.Sprintf("TITLE %s\nDBLIST %s\n", cmp.Or(db.Title, db.Name), strings.Join(append([]string{first}, dblist...), " "))
 	if len(subjects) > 0 {
 		if err := seqidList(ctx, dir, subjects); err != nil {
 			return nil, err
@@ -144,7 +151,7 @@ func Report(ctx context.Context, dir string, db Database, s Search, query []byte
 	}
 	out, err := blast.Run(ctx, blast.Invocation{Program: s.Program, DB: db.Name, Query: "query.fa", Format: s.Format,
 		MaxTargetSeqs: s.MaxTargetSeqs, Evalue: s.Evalue, Threads: s.Threads, Options: s.Options,
-		Timeout: s.Timeout, MaxOutput: s.MaxOutput, Report: true, Dir: dir})
+		Timeout: s.Timeout, MaxOutput: s.MaxOutput, Report: true, Dir: dir, TaxDBDir: s.TaxDBDir})
 	if err != nil {
 		return nil, fmt.Errorf("regenerating: %w", err)
 	}
@@ -203,17 +210,21 @@ func volumes(dir string, subjects []Subject) ([]string, error) {
 		dbs = append(dbs, db)
 	}
 	slices.SortFunc(dbs, func(a, b string) int { return cmp.Compare(first[a], first[b]) })
-	for i, db := range dbs {
-		rel, err := filepath.Rel(dir, db)
-		if err != nil {
-			return nil, fmt.Errorf("shard %s: %w", db, err)
+	var list []string
+	for _, db := range dbs {
+		// A shard of a prebuilt database is its volumes: "DIR/v1 v2".
+		for _, vol := range strings.Fields(filepath.Base(db)) {
+			rel, err := filepath.Rel(dir, filepath.Join(filepath.Dir(db), vol))
+			if err != nil {
+				return nil, fmt.Errorf("shard %s: %w", db, err)
+			}
+			if strings.ContainsAny(rel, " \t\n") {
+				return nil, fmt.Errorf("shard %s: an alias file cannot name a path with spaces (%q)", db, rel)
+			}
+			list = append(list, rel)
 		}
-		if strings.ContainsAny(rel, " \t\n") {
-			return nil, fmt.Errorf("shard %s: an alias file cannot name a path with spaces (%q)", db, rel)
-		}
-		dbs[i] = rel
 	}
-	return dbs, nil
+	return list, nil
 }
 
 // seqidList writes the subjects' ids as the binary list an alias's
@@ -224,7 +235,9 @@ func volumes(dir string, subjects []Subject) ([]string, error) {
 func seqidList(ctx context.Context, dir string, subjects []Subject) error {
 	var ids bytes.Buffer
 	for _, s := range subjects {
-		ids.WriteString(s.ID + "\n")
+		for _, id := range s.IDs {
+			ids.WriteString(id + "\n")
+		}
 	}
 	if err := os.WriteFile(filepath.Join(dir, "hits.txt"), ids.Bytes(), 0o644); err != nil {
 		return err

@@ -124,7 +124,7 @@ func TestReportEqualsWholeDatabase(t *testing.T) {
 						continue
 					}
 					seen[key] = true
-					subjects = append(subjects, Subject{DB: shardOf[key], ID: l, Ordinal: ordinal[key]})
+					subjects = append(subjects, Subject{DB: shardOf[key], IDs: []string{l}, Ordinal: ordinal[key]})
 				}
 				if q.id != "nohits" && len(subjects) < 3 {
 					t.Fatalf("query %s: %d subjects, want a family's", q.id, len(subjects))

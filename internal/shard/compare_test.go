@@ -21,7 +21,8 @@ func isIndexFile(name string) bool {
 	return strings.HasSuffix(name, ".nin") || strings.HasSuffix(name, ".pin")
 }
 
-// maskDates copies m with the sizes and checksums of index files blanked.
+// maskDates copies m with the sizes and checksums of index files, and the
+// dates recorded from them, blanked.
 func maskDates(m *manifest.Manifest) *manifest.Manifest {
 	c := *m
 	c.Shards = make([]manifest.Shard, len(m.Shards))
@@ -32,6 +33,7 @@ func maskDates(m *manifest.Manifest) *manifest.Manifest {
 				s.Files[k].Size, s.Files[k].SHA256 = 0, "dated"
 			}
 		}
+		s.Date = "dated"
 		c.Shards[i] = s
 	}
 	return &c

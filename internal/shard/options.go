@@ -17,9 +17,13 @@ import (
 
 // Options says what to build and where.
 type Options struct {
-	Input  string          // FASTA, plain or gzip: a local path or s3://bucket/key
-	Type   manifest.DBType // nucl or prot
-	Shards int             // number of shards; exactly one of Shards and TargetShardLetters is set
+	Input string // FASTA, plain or gzip: a local path or s3://bucket/key
+	// BlastDB is a prebuilt BLAST database to shard instead of a FASTA:
+	// DIR/NAME or s3://bucket/prefix/NAME (see BuildFromBlastDB). Type may
+	// then be left empty: the database says.
+	BlastDB string
+	Type    manifest.DBType // nucl or prot
+	Shards  int             // number of shards; exactly one of Shards and TargetShardLetters is set
 	// TargetShardLetters sets the shard count from the input instead:
 	// ceil(letters / TargetShardLetters), at least 1 and at most the
 	// sequence count. Only Build takes it: BuildShard and Finish run as
@@ -36,6 +40,9 @@ type Options struct {
 	Log      logr.Logger
 	// Makeblastdb is the program to run; default "makeblastdb" from PATH.
 	Makeblastdb string
+	// Blastdbcmd reads a prebuilt database (BlastDB); default
+	// "blastdbcmd" from PATH.
+	Blastdbcmd string
 	// Jobs bounds concurrent makeblastdb runs; default runtime.NumCPU().
 	Jobs int
 	// SourceSHA256, when set, is the input's SHA-256 as an earlier
@@ -45,6 +52,9 @@ type Options struct {
 }
 
 func (o *Options) setDefaults() {
+	if o.Name == "" && o.BlastDB != "" {
+		o.Name = blastDBName(o.BlastDB)
+	}
 	if o.Name == "" {
 		o.Name = DefaultName(o.Input)
 	}
@@ -61,10 +71,13 @@ func (o *Options) setDefaults() {
 
 func (o *Options) validate() error {
 	var errs []error
-	if o.Input == "" {
+	switch {
+	case o.Input != "" && o.BlastDB != "":
+		errs = append(errs, errors.New("an input FASTA and a BLAST database given: give one"))
+	case o.Input == "" && o.BlastDB == "":
 		errs = append(errs, errors.New("no input FASTA given"))
 	}
-	if o.Type != manifest.Nucleotide && o.Type != manifest.Protein {
+	if o.Type != manifest.Nucleotide && o.Type != manifest.Protein && (o.BlastDB == "" || o.Type != "") {
 		errs = append(errs, fmt.Errorf("database type %q: must be %s or %s", o.Type, manifest.Nucleotide, manifest.Protein))
 	}
 	switch {

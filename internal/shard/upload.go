@@ -33,7 +33,7 @@ func uploadDir(ctx context.Context, st objstore.Store, dir string) ([]manifest.F
 		}
 		files = append(files, f)
 	}
-	sort.Slice(files, func(i, j int) bool { return files[i].Name < files[j].Name })
+	sortFiles(files)
 	return files, nil
 }
 
@@ -60,4 +60,8 @@ func uploadFile(ctx context.Context, st objstore.Store, path string) (manifest.F
 		return manifest.File{}, fmt.Errorf("uploading %s: read %d bytes, file has %d (changed during upload?)", name, hr.n, fi.Size())
 	}
 	return manifest.File{Name: name, Size: fi.Size(), SHA256: hex.EncodeToString(hr.h.Sum(nil))}, nil
+}
+
+func sortFiles(files []manifest.File) {
+	sort.Slice(files, func(i, j int) bool { return files[i].Name < files[j].Name })
 }

@@ -61,6 +61,20 @@ func StartOIDC(t testing.TB) *OIDC {
 	return o
 }
 
+// OIDCClientID is the audience MinIO started by (*OIDC).StartMinIO accepts.
+const OIDCClientID = "blastfleet"
+
+// StartMinIO starts MinIO trusting this issuer for
+// AssumeRoleWithWebIdentity: tokens for OIDCClientID whose "policy" claim
+// names MinIO policies (readwrite, readonly) get those.
+func (o *OIDC) StartMinIO(t testing.TB) *MinIO {
+	t.Helper()
+	return StartMinIOEnv(t,
+		"MINIO_IDENTITY_OPENID_CONFIG_URL="+o.ConfigURL(),
+		"MINIO_IDENTITY_OPENID_CLIENT_ID="+OIDCClientID,
+		"MINIO_IDENTITY_OPENID_CLAIM_NAME=policy")
+}
+
 // ConfigURL is the discovery document's URL.
 func (o *OIDC) ConfigURL() string { return o.Issuer + "/.well-known/openid-configuration" }
 

@@ -32,6 +32,7 @@ func TestEndToEnd(t *testing.T) {
 	t.Run("campaigns", func(t *testing.T) {
 		t.Run("clean", func(t *testing.T) { t.Parallel(); testClean(t, tg, f, db) })
 		t.Run("report", func(t *testing.T) { t.Parallel(); testReport(t, tg, f, db) })
+		t.Run("metadata-transfer", func(t *testing.T) { t.Parallel(); testMetadataTransfer(t, tg, f, db) })
 		t.Run("operator-killed", func(t *testing.T) { t.Parallel(); testOperatorKilled(t, tg, f, db) })
 		t.Run("launcher-killed", func(t *testing.T) { t.Parallel(); testLauncherKilled(t, tg, f, db) })
 		t.Run("worker-rank-killed", func(t *testing.T) { t.Parallel(); testWorkerRankKilled(t, tg, f, db) })
@@ -59,6 +60,17 @@ func testClean(t *testing.T, tg *target, f *fixture, db string) {
 	tg.verify(t, c, f, expect{maxAttempts: 1})
 
 	out := filepath.Join(t.TempDir(), "result.tsv")
+	tg.results(t, name, out)
+	got, err := os.ReadFile(out)
+	if err != nil || string(got) != string(f.want) {
+		t.Errorf("blastfleet results wrote %d bytes (%v), want the reference's %d", len(got), err, len(f.want))
+	}
+}
+
+// results runs blastfleet results for the campaign into out, reaching
+// the object store as this test does.
+func (tg *target) results(t *testing.T, name, out string) {
+	t.Helper()
 	args := []string{"results", name, "-n", tg.ns, "-o", out}
 	if tg.stack != nil || tg.node != nil {
 		args = append(args, "--from-secret")
@@ -67,9 +79,5 @@ func testClean(t *testing.T, tg *target, f *fixture, db string) {
 	}
 	if stdout, stderr, err := tg.run(t, tg.cli, args...); err != nil {
 		t.Fatalf("blastfleet %s: %v\n%s%s", strings.Join(args, " "), err, stdout, stderr)
-	}
-	got, err := os.ReadFile(out)
-	if err != nil || string(got) != string(f.want) {
-		t.Errorf("blastfleet results wrote %d bytes (%v), want the reference's %d", len(got), err, len(f.want))
 	}
 }

@@ -90,6 +90,16 @@ func TestReports(t *testing.T) {
 						np   int
 						args []string
 					}{{"workers=2", 0, []string{"--workers", "2"}}}
+					if mts == 500 && code == 5 {
+						// Every output strategy writes the regenerated pieces.
+						for _, st := range strategies[1:] {
+							cases = append(cases, struct {
+								name string
+								np   int
+								args []string
+							}{"workers=2/strategy=" + st, 0, []string{"--workers", "2", "--strategy", st, "--write-buffer", "64KiB"}})
+						}
+					}
 					if mts == 500 && (code == 0 || code == 11) {
 						cases = append(cases, struct {
 							name string

@@ -262,6 +262,11 @@ func (b *databaseBuilder) withBucket(name string) *databaseBuilder {
 	return b
 }
 
+func (b *databaseBuilder) withServiceAccount(name string) *databaseBuilder {
+	b.set("spec.serviceAccountName", name)
+	return b
+}
+
 func (b *databaseBuilder) withoutCredentials() *databaseBuilder {
 	b.unset("spec.storage.credentialsSecretRef")
 	return b

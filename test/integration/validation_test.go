@@ -134,7 +134,7 @@ func TestSpecValidation(t *testing.T) {
 		{"database by target size", database("by-size").cutBySize("1Gi")},
 		{"nucleotide database", database("nt").ofType("nucl").cutInto(64)},
 		{"no credentials Secret: the pods' identity", campaign("no-secret").withoutCredentials().withSet("spec.partitions.serviceAccountName", "blast-irsa")},
-		{"database without credentials", database("no-secret").withoutCredentials()},
+		{"database without credentials, on a service account", database("no-secret").withoutCredentials().withServiceAccount("db-irsa")},
 		{"queries in a public bucket behind a private CA", campaign("public-q").withSet("spec.queries.storage", map[string]any{
 			"endpoint": "https://s3.example.org", "bucket": "public", "prefix": "sets", "anonymous": true,
 			"caBundle": map[string]any{"name": "corp-ca"}})},

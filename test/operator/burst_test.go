@@ -68,7 +68,9 @@ func TestBurstToDeadline(t *testing.T) {
 	// hpc-a catches up: 95 chunks in the hour, 1 running, 4 left.
 	h.commitChunks(hpc.l, 94)
 	h.waitPartitions("burst", "burst-p0-r0")
-	h.waitEvent("burst", burst.ReasonRemoving, corev1.EventTypeNormal, "removing 2 partitions (3 → 1): the sites finish at ")
+	// The commits land over several reconciles: the operator may step
+	// down 3 → 2 → 1 as well as 3 → 1 (seen under load); either ends at 1.
+	h.waitEvent("burst", burst.ReasonRemoving, corev1.EventTypeNormal, " → 1): the sites finish at ")
 	got = h.waitOnSchedule("burst", metav1.ConditionTrue, burst.ReasonOnSchedule, "keeping 1 partition: with 1 finishing at ")
 	if got.Status.Partitions.Desired != 1 || got.Status.Phase != v1alpha1.CampaignRunning {
 		t.Errorf("desired %d, phase %s: want 1 partition, Running", got.Status.Partitions.Desired, got.Status.Phase)

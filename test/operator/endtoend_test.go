@@ -77,11 +77,18 @@ func TestEndToEnd(t *testing.T) {
 func newRunningHarness(t *testing.T) (*harness, string) {
 	t.Helper()
 	testenv.RequireTools(t, "makeblastdb", "blastp", "mpirun")
-	bins := testenv.BuiltBinaries(t)
 	h := newHarness(t)
-	dir := t.TempDir()
-	h.startRunner(bins, dir)
-	return h, dir
+	return h, h.runLocally()
+}
+
+// runLocally starts the local runner for h and returns a scratch
+// directory.
+func (h *harness) runLocally() string {
+	h.t.Helper()
+	testenv.RequireTools(h.t, "makeblastdb", "blastp", "mpirun")
+	dir := h.t.TempDir()
+	h.startRunner(testenv.BuiltBinaries(h.t), dir)
+	return dir
 }
 
 // synthProteins is a synthetic protein database and queries with real

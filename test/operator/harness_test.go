@@ -55,18 +55,24 @@ func newHarness(t testing.TB) *harness {
 // newHarnessWith runs the operator with policy p.
 func newHarnessWith(t testing.TB, p policy.Policy) *harness {
 	t.Helper()
-	return newHarnessEnv(t, kubetest.Start(t), p)
+	return newHarnessOn(t, p, testenv.StartMinIO(t))
 }
 
 // newArgoHarness runs the operator on an API server with Argo's CRDs.
 func newArgoHarness(t testing.TB) *harness {
 	t.Helper()
-	return newHarnessEnv(t, kubetest.StartArgo(t), policy.Policy{RequireCredentialsLabel: true})
+	return newHarnessEnv(t, kubetest.StartArgo(t), policy.Policy{RequireCredentialsLabel: true}, testenv.StartMinIO(t))
 }
 
-func newHarnessEnv(t testing.TB, env *kubetest.Env, p policy.Policy) *harness {
+// newHarnessOn runs the operator with policy p against MinIO m.
+func newHarnessOn(t testing.TB, p policy.Policy, m *testenv.MinIO) *harness {
 	t.Helper()
-	h := &harness{t: t, env: env, minio: testenv.StartMinIO(t), ns: "default", policy: p}
+	return newHarnessEnv(t, kubetest.Start(t), p, m)
+}
+
+func newHarnessEnv(t testing.TB, env *kubetest.Env, p policy.Policy, m *testenv.MinIO) *harness {
+	t.Helper()
+	h := &harness{t: t, env: env, minio: m, ns: "default", policy: p}
 	h.c = h.env.Client
 	h.minio.MakeBucket(t, bucket)
 	h.create(testkit.MinIOSecret(h.minio, h.ns, secretName))

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -163,4 +164,91 @@ func TestStorePolicies(t *testing.T) {
 	c.Spec.Partitions.ServiceAccountName = "cluster-admin"
 	h.create(c)
 	h.waitRefused("sa", policy.ReasonViolation, "spec.partitions.serviceAccountName", "cluster-admin")
+
+	// A database's sharding pods likewise.
+	h.create(&v1alpha1.BlastDatabase{
+		ObjectMeta: metav1.ObjectMeta{Name: "sa-db", Namespace: h.ns},
+		Spec: v1alpha1.BlastDatabaseSpec{Source: v1alpha1.ObjectReference{Key: "fasta/x.fa"}, Type: v1alpha1.DatabaseProtein,
+			Shards: v1alpha1.Sharding{Count: ptr.To[int32](1)}, Storage: h.output("databases"), ServiceAccountName: "cluster-admin"},
+	})
+	h.eventually("database refused its service account", 20*time.Second, func() (bool, string) {
+		var db v1alpha1.BlastDatabase
+		if err := h.c.Get(ctx, client.ObjectKey{Namespace: h.ns, Name: "sa-db"}, &db); err != nil {
+			return false, err.Error()
+		}
+		s := string(db.Status.Phase) + " " + conditionsOf(db.Status.Conditions)
+		return db.Status.Phase == v1alpha1.DatabasePending && strings.Contains(s, policy.ReasonViolation) &&
+			strings.Contains(s, "spec.serviceAccountName") && strings.Contains(s, "cluster-admin"), s
+	})
+}
+
+// TestPodIdentity runs a whole campaign with no credentials Secret
+// anywhere, as on EKS with IRSA: every pod (sharding, planning, ranks)
+// and the operator hold only a web identity token (projected by the
+// cluster into AWS_WEB_IDENTITY_TOKEN_FILE), which MinIO exchanges at its
+// STS (AssumeRoleWithWebIdentity) after checking it against a real
+// OpenID issuer. The operator may use its own identity only because the
+// policy allows it here. The result equals blastp of the unsharded
+// database.
+func TestPodIdentity(t *testing.T) {
+	idp := testenv.StartOIDC(t)
+	m := idp.StartMinIO(t)
+	m.WaitSTS(t)
+	// The process environment is every local pod's host environment and
+	// the operator's: a token, and no keys.
+	token := filepath.Join(t.TempDir(), "token")
+	writeToken := func(from *testenv.OIDC) {
+		if err := os.WriteFile(token, []byte(from.Token(t, testenv.OIDCClientID, time.Hour, map[string]any{"policy": "readwrite"})), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// First a token MinIO must refuse: another issuer's.
+	writeToken(testenv.StartOIDC(t))
+	for _, k := range []string{"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_PROFILE", "AWS_ENDPOINT_URL"} {
+		t.Setenv(k, "")
+	}
+	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", filepath.Join(t.TempDir(), "none"))
+	t.Setenv("AWS_WEB_IDENTITY_TOKEN_FILE", token)
+
+	h := newHarnessOn(t, policy.Policy{RequireCredentialsLabel: true, AllowOperatorIdentity: true}, m)
+	dir := h.runLocally()
+	ctx := context.Background()
+	db, queries := synthProteins(t, synth.Options{Seed: 13, Families: 6, Members: 5, MinLen: 80, MaxLen: 160, Queries: 5, Unrelated: 8})
+	st := h.store("")
+	for key, data := range map[string][]byte{"fasta/irsa.fa": db, "queries/irsa.fa": queries} {
+		if err := st.Put(ctx, key, bytes.NewReader(data), int64(len(data))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	noSecret := func(prefix string) v1alpha1.ObjectStorage {
+		s := h.output(prefix)
+		s.CredentialsSecretRef = nil
+		return s
+	}
+	h.create(&v1alpha1.BlastDatabase{
+		ObjectMeta: metav1.ObjectMeta{Name: "irsa", Namespace: h.ns},
+		Spec: v1alpha1.BlastDatabaseSpec{Source: v1alpha1.ObjectReference{Key: "fasta/irsa.fa"}, Type: v1alpha1.DatabaseProtein,
+			Shards: v1alpha1.Sharding{Count: ptr.To[int32](2)}, Storage: noSecret("databases")},
+	})
+	var bdb v1alpha1.BlastDatabase
+	h.eventually("database refused with another issuer's token", 30*time.Second, func() (bool, string) {
+		if err := h.c.Get(ctx, client.ObjectKey{Namespace: h.ns, Name: "irsa"}, &bdb); err != nil {
+			return false, err.Error()
+		}
+		s := string(bdb.Status.Phase) + " " + conditionsOf(bdb.Status.Conditions)
+		return bdb.Status.Phase == v1alpha1.DatabasePending && strings.Contains(s, "StorageAccessDenied") &&
+			strings.Contains(s, "no credentials from this pod's or host's identity"), s
+	})
+	t.Logf("with another issuer's token: %s", conditionsOf(bdb.Status.Conditions))
+	writeToken(idp)
+
+	c := h.campaign("irsa", "irsa", 2)
+	c.Spec.Output = noSecret("campaigns")
+	c.Spec.Partitions.ServiceAccountName = "blast-irsa"
+	h.create(c)
+	done := h.waitPhase("irsa", v1alpha1.CampaignComplete, 4*time.Minute)
+	if done.Status.Queries.Done != 5 {
+		t.Errorf("status %+v", done.Status)
+	}
+	h.checkAgainstBlastp("irsa", dir, db, queries)
 }

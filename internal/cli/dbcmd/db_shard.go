@@ -15,6 +15,7 @@ import (
 
 type dbShardOptions struct {
 	input         string
+	blastdb       string
 	dbType        string
 	shards        int
 	targetLetters int64
@@ -34,8 +35,8 @@ type dbShardOptions struct {
 func newDBShardCmd(root *cli.Options) *cobra.Command {
 	o := &dbShardOptions{}
 	cmd := &cobra.Command{
-		Use:   "shard --input FILE|s3://bucket/key --type nucl|prot --shards N|--target-shard-letters L --output DIR|s3://bucket/prefix",
-		Short: "Build a sharded BLAST database from a FASTA file",
+		Use:   "shard --input FILE|s3://bucket/key --type nucl|prot | --blastdb DIR/NAME|s3://bucket/prefix/NAME  --shards N|--target-shard-letters L --output DIR|s3://bucket/prefix",
+		Short: "Build a sharded BLAST database from a FASTA file or a prebuilt BLAST database",
 		Long: `Build a sharded BLAST database from a FASTA file (plain or gzip), local or
 in object storage.
 
@@ -56,9 +57,24 @@ For a Kubernetes Indexed Job, split the build: each index runs with
 built from this input), then one run with --shards N --finish checks that
 every shard is there and writes manifest.json.
 
-Needs makeblastdb (BLAST+) on PATH.`,
+A prebuilt BLAST database (--blastdb DIR/NAME or s3://bucket/prefix/NAME:
+its volumes as NCBI publishes them, NAME.NN.tar.gz with .md5 files or
+unpacked, with or without NAME-<type>-metadata.json, taxdb.tar.gz or
+taxdb.btd/bti beside them) is sharded along its volumes: each shard is a run
+of whole volumes, copied as they are (ids, titles, taxids, masks and OIDs
+stay), under an alias file with the whole database's statistics. An
+archive whose MD5 differs from its .md5 file is refused. The taxonomy
+database and the version 5 indexes are shipped beside the shards, so the
+staxid, ssciname, scomname, sblastname and sskingdom columns and the
+-taxids and -negative_taxids options work as on the original. At most one
+shard per volume; --type is read from the database. It builds in one run
+(no --shard-index/--finish: nothing is rebuilt, only copied).
+
+Needs makeblastdb (BLAST+) on PATH, and blastdbcmd for --blastdb.`,
 		Example: `  blastfleet db shard --input swissprot.fa.gz --type prot --shards 8 --output s3://dbs/swissprot
   blastfleet db shard --input s3://fasta/nt.fa.gz --type nucl --target-shard-letters 4000000000 --output s3://dbs/nt
+  blastfleet db shard --blastdb s3://ncbi-mirror/blast/db/swissprot --shards 1 --output s3://dbs/swissprot
+  blastfleet db shard --blastdb /data/blastdb/nt --shards 16 --output s3://dbs/nt
 
   # one pod per shard, then a finishing pod
   blastfleet db shard --input s3://fasta/nt.fa.gz --type nucl --shards 16 --output s3://dbs/nt --shard-index $JOB_COMPLETION_INDEX
@@ -74,8 +90,9 @@ Needs makeblastdb (BLAST+) on PATH.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.input, "input", "", "FASTA to shard, plain or gzip: a file or s3://bucket/key (required)")
-	f.StringVar(&o.dbType, "type", "", "sequence type: nucl or prot (required)")
+	f.StringVar(&o.input, "input", "", "FASTA to shard, plain or gzip: a file or s3://bucket/key (this or --blastdb is required)")
+	f.StringVar(&o.blastdb, "blastdb", "", "prebuilt BLAST database to shard instead of a FASTA: DIR/NAME or s3://bucket/prefix/NAME (volumes unpacked or NAME.NN.tar.gz with .md5 files)")
+	f.StringVar(&o.dbType, "type", "", "sequence type: nucl or prot (required with --input; read from the database with --blastdb)")
 	f.IntVar(&o.shards, "shards", 0, "number of shards, at least 1 (this or --target-shard-letters is required)")
 	f.Int64Var(&o.targetLetters, "target-shard-letters", 0, "letters per shard to aim for: ceil(letters / L) shards, instead of --shards")
 	f.IntVar(&o.shardIndex, "shard-index", 0, "build only this shard, 0-based (needs --shards; for an Indexed Job: $JOB_COMPLETION_INDEX); writes no manifest")
@@ -86,9 +103,7 @@ Needs makeblastdb (BLAST+) on PATH.`,
 	f.BoolVar(&o.verify, "verify", false, "read and validate the whole input and print its sha256 alone on stdout, writing nothing (a pipeline's first step; give the sum to the shard runs' --source-sha256)")
 	f.StringVar(&o.sourceSHA256, "source-sha256", "", "fail before writing anything unless the input's sha256 is this (as --verify printed it)")
 	f.StringVar(&o.workDir, "work-dir", "", "directory for temporary build files (default: the system temp directory)")
-	for _, name := range []string{"input", "type", "output"} {
-		_ = cmd.MarkFlagRequired(name) // cannot fail: the flags exist
-	}
+	_ = cmd.MarkFlagRequired("output") // cannot fail: the flag exists
 	return cmd
 }
 
@@ -96,10 +111,17 @@ Needs makeblastdb (BLAST+) on PATH.`,
 // the flag to fix.
 func (o *dbShardOptions) validate() error {
 	var errs []error
-	if strings.TrimSpace(o.input) == "" {
-		errs = append(errs, errors.New("--input must not be empty"))
+	switch {
+	case o.blastdb != "" && o.input != "":
+		errs = append(errs, errors.New("--input and --blastdb exclude each other: shard a FASTA or a BLAST database"))
+	case o.blastdb != "":
+		if o.indexSet || o.finish {
+			errs = append(errs, errors.New("--blastdb builds in one run: --shard-index and --finish are for FASTA inputs"))
+		}
+	case strings.TrimSpace(o.input) == "":
+		errs = append(errs, errors.New("--input (a FASTA) or --blastdb (a BLAST database) is required"))
 	}
-	if o.dbType != string(manifest.Nucleotide) && o.dbType != string(manifest.Protein) {
+	if (o.blastdb == "" || o.dbType != "") && o.dbType != string(manifest.Nucleotide) && o.dbType != string(manifest.Protein) {
 		errs = append(errs, fmt.Errorf("--type must be nucl or prot, not %q", o.dbType))
 	}
 	switch {
@@ -148,6 +170,7 @@ func (o *dbShardOptions) run(cmd *cobra.Command, root *cli.Options) error {
 	}
 	opts := shard.Options{
 		Input:              o.input,
+		BlastDB:            o.blastdb,
 		Type:               manifest.DBType(o.dbType),
 		Shards:             o.shards,
 		TargetShardLetters: o.targetLetters,
@@ -183,6 +206,9 @@ func (o *dbShardOptions) run(cmd *cobra.Command, root *cli.Options) error {
 		return err
 	}
 	build := shard.Build
+	if o.blastdb != "" {
+		build = shard.BuildFromBlastDB
+	}
 	if o.finish {
 		build = shard.Finish
 	}

@@ -158,7 +158,10 @@ func TestDBShardFlagErrors(t *testing.T) {
 	}{
 		{[]string{"--input", "x.fa", "--type", "dna", "--shards", "2", "--output", "o"}, "--type must be nucl or prot"},
 		{[]string{"--input", "x.fa", "--type", "nucl", "--shards", "0", "--output", "o"}, "--shards must be ≥ 1"},
-		{[]string{"--type", "nucl", "--shards", "1"}, `"input"`},
+		{[]string{"--type", "nucl", "--shards", "1", "--output", "o"}, "--input (a FASTA) or --blastdb (a BLAST database) is required"},
+		{[]string{"--input", "x.fa", "--blastdb", "d/nt", "--shards", "1", "--output", "o"}, "--input and --blastdb exclude each other"},
+		{[]string{"--blastdb", "d/nt", "--shards", "2", "--shard-index", "0", "--output", "o"}, "--blastdb builds in one run"},
+		{[]string{"--blastdb", "d/nt", "--type", "dna", "--shards", "1", "--output", "o"}, "--type must be nucl or prot"},
 	} {
 		out := filepath.Join(t.TempDir(), "out")
 		args := append([]string{"db", "shard"}, tc.args...)

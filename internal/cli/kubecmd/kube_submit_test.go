@@ -76,6 +76,16 @@ func testSubmitFlags(t *testing.T, f *kubeFixture) {
 		t.Errorf("--finish-by tomorrow: err %v, stderr %q", err, errOut)
 	}
 
+	// -taxidlist names a file here: its taxids go to the campaign inline.
+	taxa := filepath.Join(t.TempDir(), "taxa.txt")
+	if err := os.WriteFile(taxa, []byte("9606\n10090\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f.mustCLI("submit", "--name", "taxa1", "--database", fxDB, "--queries", "q.fa", "--program", "blastp", "--blast-option=-taxidlist="+taxa)
+	if o := f.get("default", "taxa1").Spec.BlastOptions; len(o) != 1 || o[0] != (v1alpha1.BlastOption{Name: "taxids", Value: "9606,10090"}) {
+		t.Errorf("-taxidlist: blast options %+v", o)
+	}
+
 	// Only what was given is sent: the rest are the server's defaults.
 	f.mustCLI("submit", "--name", "flags2", "--database", fxDB, "--queries", "q.fa", "--program", "blastn")
 	sp = f.get("default", "flags2").Spec

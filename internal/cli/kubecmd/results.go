@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -70,6 +71,27 @@ func (o *resultsOptions) run(ctx context.Context, cmd *cobra.Command, kc *kube, 
 	}
 	if !s.Complete {
 		return o.incomplete(kc, c, s.Missing)
+	}
+	if o.results.Open == nil && l.Plan() != nil && l.Plan().Search.Metadata {
+		// Regenerating reads the database and the queries as the ledger
+		// is read: --endpoint, --from-secret or this machine's variables.
+		cfg, err := o.s3Config(ctx, kc, c)
+		if err != nil {
+			return err
+		}
+		o.results.Open = func(ctx context.Context, role objstore.Role, loc string) (objstore.Store, error) {
+			if role != objstore.RoleOutput && objstore.RoleConfigured(role) {
+				// The database or queries on a store of their own,
+				// as this machine's BLASTFLEET_<ROLE>_ variables say.
+				return objstore.OpenAs(ctx, role, loc)
+			}
+			rest, ok := strings.CutPrefix(loc, "s3://")
+			if !ok {
+				return objstore.Open(ctx, loc)
+			}
+			bucket, prefix, _ := strings.Cut(rest, "/")
+			return objstore.NewS3(cfg, bucket, prefix)
+		}
 	}
 	n, missing, err := cli.WriteResults(ctx, cmd.OutOrStdout(), l, o.output, o.results, cmd.ErrOrStderr())
 	if err != nil {

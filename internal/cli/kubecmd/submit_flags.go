@@ -14,6 +14,7 @@ import (
 
 	"github.com/blastfleet/blastfleet/api/v1alpha1"
 	"github.com/blastfleet/blastfleet/internal/cli"
+	"github.com/blastfleet/blastfleet/internal/search"
 )
 
 // submitSpec is a campaign described by flags. Only the flags the user
@@ -22,17 +23,17 @@ import (
 // own message rather than silently dropped (a typed object would omit
 // a zero partitions struct and get the defaults).
 type submitSpec struct {
-	name, database, queries, program, outfmt, evalue, topHits string
-	maxTargetSeqs                                             int32
-	blastOptions                                              []string
-	chunkLetters                                              int64
-	chunkQueries                                              int32
-	partitions, workers, slots                                int32
-	minPartitions, maxPartitions                              int32
-	image, queue                                              string
-	suspend                                                   bool
-	deadline                                                  time.Duration
-	finishBy                                                  string
+	name, database, queries, program, outfmt, evalue, topHits, transfer string
+	maxTargetSeqs                                                       int32
+	blastOptions                                                        []string
+	chunkLetters                                                        int64
+	chunkQueries                                                        int32
+	partitions, workers, slots                                          int32
+	minPartitions, maxPartitions                                        int32
+	image, queue                                                        string
+	suspend                                                             bool
+	deadline                                                            time.Duration
+	finishBy                                                            string
 
 	endpoint, region, bucket, prefix, credentialsSecret string
 	caConfigMap, serviceAccount                         string
@@ -52,7 +53,7 @@ var queriesStoreFlags = []string{"queries-endpoint", "queries-region", "queries-
 // submitSpecFlags are the flags that describe a campaign, which -f
 // excludes: the file says it all.
 var submitSpecFlags = []string{
-	"name", "database", "queries", "program", "outfmt", "evalue", "top-hits", "max-target-seqs", "blast-option",
+	"name", "database", "queries", "program", "outfmt", "evalue", "top-hits", "transfer", "max-target-seqs", "blast-option",
 	"chunk-letters", "chunk-queries", "partitions", "workers", "slots", "image", "queue", "suspend", "deadline",
 	"finish-by", "min-partitions", "max-partitions", "endpoint", "region", "bucket", "prefix", "credentials-secret",
 	"ca-configmap", "service-account", "queries-endpoint", "queries-region", "queries-credentials-secret", "queries-anonymous",
@@ -65,7 +66,8 @@ func (s *submitSpec) addFlags(cmd *cobra.Command) {
 	f.StringVar(&s.database, "database", "", "the BlastDatabase to search, in the same namespace")
 	f.StringVar(&s.queries, "queries", "", "the query FASTA (gzip if it ends in .gz): s3://bucket/key, a key in the output bucket, or a file here, which is checked and uploaded beside the campaign")
 	f.StringVar(&s.program, "program", "", "blastn, blastp, blastx, tblastn or tblastx")
-	f.StringVar(&s.outfmt, "outfmt", "", `tabular format and columns, e.g. "6 qseqid sseqid evalue bitscore" (server default "6")`)
+	f.StringVar(&s.outfmt, "outfmt", "", `output format: tabular 6, 7 or 10 with columns, e.g. "6 qseqid sseqid evalue bitscore", or a report: 0, 5, 11, 15, 16 (server default "6")`)
+	f.StringVar(&s.transfer, "transfer", "", "what partitions commit: full, or metadata (the ids of each query's hits; blastfleet results regenerates the output) (server default full)")
 	f.StringVar(&s.evalue, "evalue", "", "E-value cut-off as a decimal, e.g. 1e-5 (default: BLAST's, 10)")
 	f.StringVar(&s.topHits, "top-hits", "", "auto, exact or overfetch[=F] (server default auto)")
 	f.Int32Var(&s.maxTargetSeqs, "max-target-seqs", 0, "subjects kept per query over the whole database (server default 500)")
@@ -139,6 +141,7 @@ func (s *submitSpec) object(given given, namespace string, storage *v1alpha1.Obj
 	put("outfmt", s.outfmt, "outfmt")
 	put("evalue", s.evalue, "evalue")
 	put("top-hits", s.topHits, "topHits")
+	put("transfer", s.transfer, "transfer")
 	put("max-target-seqs", int64(s.maxTargetSeqs), "maxTargetSeqs")
 	put("chunk-letters", s.chunkLetters, "chunking", "letters")
 	put("chunk-queries", int64(s.chunkQueries), "chunking", "queries")
@@ -278,6 +281,11 @@ func queriesRef(q string) (map[string]any, error) {
 // parseBlastOption reads "-name=value" or "-name" (dashes optional). The
 // name and value are checked by the API server against the allowlist.
 func parseBlastOption(s string) (map[string]any, error) {
+	// -taxidlist=FILE names a file here: its taxids go as -taxids.
+	s, err := search.ExpandTaxidList(s)
+	if err != nil {
+		return nil, err
+	}
 	name, value, hasValue := strings.Cut(strings.TrimLeft(s, "-"), "=")
 	if name == "" {
 		return nil, fmt.Errorf("--blast-option %q: want -name=value, or -name for a flag such as -ungapped", s)
