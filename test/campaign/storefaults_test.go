@@ -31,10 +31,15 @@ func (e *env) proxied(t *testing.T, seed uint64, f faultproxy.Faults) (*faultpro
 }
 
 // checkFaultsInjected fails unless the proxy injected every kind of
-// fault, lost answers to conditional writes among them.
+// fault: lost answers, 5xx bursts, delays and resets.
 func checkFaultsInjected(t *testing.T, n faultproxy.Counts) {
 	t.Helper()
-	if n.LostConditional == 0 || n.Lost() == n.LostConditional || n.Bursts == 0 || n.Delays == 0 || n.Resets == 0 {
+	// Lost answers to conditional writes are a few of the lost answers
+	// when faults hit every request at random: some runs (a CI run: 15
+	// lost, none conditional) have none. TestStoreFaults/conditional
+	// loses a third of them on purpose; here only the other kinds are
+	// required.
+	if n.Lost() == n.LostConditional || n.Bursts == 0 || n.Delays == 0 || n.Resets == 0 {
 		t.Errorf("the proxy did not inject every kind of fault: %v", n)
 	}
 }
