@@ -63,8 +63,9 @@ func prometheusCRDPaths(t testing.TB) []string {
 	return paths
 }
 
-// cluster is a real kube-apiserver and etcd (envtest) with the MPIJob and
-// Prometheus Operator CRDs but not ours: the chart installs those.
+// cluster is a real kube-apiserver and etcd (envtest) with the MPIJob,
+// Argo Workflows and Prometheus Operator CRDs but not ours: the chart
+// installs those.
 type cluster struct {
 	client     client.Client
 	cfg        *rest.Config
@@ -81,9 +82,14 @@ func startCluster(t *testing.T) *cluster {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Argo's, for the chart's WorkflowTemplate (argo.databaseTemplate).
+	argo, err := kubetest.ArgoCRDs()
+	if err != nil {
+		t.Fatal(err)
+	}
 	env := &envtest.Environment{
 		BinaryAssetsDirectory: assets,
-		CRDDirectoryPaths:     append([]string{mpi}, prometheusCRDPaths(t)...),
+		CRDDirectoryPaths:     append(append([]string{mpi}, argo...), prometheusCRDPaths(t)...),
 		ErrorIfCRDPathMissing: true,
 		Scheme:                kubetest.Scheme(),
 	}
