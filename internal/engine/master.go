@@ -61,13 +61,14 @@ type master struct {
 	nextID           int
 	retry            time.Time // when the source may have work again
 
-	regens []int // blocks whose regeneration waits for a worker
-	sched  *scheduler.Scheduler
-	own    map[int]*scheduler.Scheduler // static schedules: per worker
-	blocks []*blockState
-	tasks  []taskInfo
-	cached map[int]map[int]bool // worker -> shard groups it caches
-	idle   []int
+	regens     []int       // blocks whose regeneration waits for a worker
+	shardGroup map[int]int // shard -> its group (groupOf)
+	sched      *scheduler.Scheduler
+	own        map[int]*scheduler.Scheduler // static schedules: per worker
+	blocks     []*blockState
+	tasks      []taskInfo
+	cached     map[int]map[int]bool // worker -> shard groups it caches
+	idle       []int
 
 	mergeOpts merge.Options
 	threshold int64

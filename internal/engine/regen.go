@@ -96,14 +96,17 @@ func (m *master) dispatchRegens() error {
 	return nil
 }
 
-// groupOf is the shard group that holds shard s.
+// groupOf is the shard group that holds shard s (a map made once).
 func (m *master) groupOf(s int) int {
-	for g, shards := range m.groups {
-		if slices.Contains(shards, s) {
-			return g
+	if m.shardGroup == nil {
+		m.shardGroup = map[int]int{}
+		for g, shards := range m.groups {
+			for _, sh := range shards {
+				m.shardGroup[sh] = g
+			}
 		}
 	}
-	return -1
+	return m.shardGroup[s]
 }
 
 // recordRegen keeps a regeneration's piece sizes (under master-writing,

@@ -127,7 +127,7 @@ func Report(ctx context.Context, dir string, db Database, s Search, query []byte
 	if date == "" && len(subjects) > 0 {
 		// A database whose manifest does not record dates: the date
 		// BLAST gives the first subject's shard.
-		if date, err = infoDate(ctx, subjects[0].DB); err != nil {
+		if _, date, err = blastvol.Info(ctx, "", subjects[0].DB); err != nil {
 			return nil, fmt.Errorf("the database's date: %w", err)
 		}
 	}
@@ -156,22 +156,6 @@ func Report(ctx context.Context, dir string, db Database, s Search, query []byte
 		return nil, fmt.Errorf("regenerating: %w", err)
 	}
 	return out, nil
-}
-
-var infoDateRe = regexp.MustCompile(`(?m)^Date: ([^\t\n]+)`)
-
-// infoDate is the date blastdbcmd -info prints for db (a volume or an
-// alias: the newest of its volumes').
-func infoDate(ctx context.Context, db string) (string, error) {
-	out, err := command(ctx, "", "blastdbcmd", "-db", db, "-info")
-	if err != nil {
-		return "", err
-	}
-	m := infoDateRe.FindSubmatch(out)
-	if m == nil {
-		return "", fmt.Errorf("blastdbcmd -db %s -info printed no date", db)
-	}
-	return string(m[1]), nil
 }
 
 const (

@@ -9,15 +9,14 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
 
 	"github.com/blastfleet/blastfleet/internal/blastdb"
+	"github.com/blastfleet/blastfleet/internal/blastvol"
 	"github.com/blastfleet/blastfleet/internal/manifest"
 	"github.com/blastfleet/blastfleet/internal/taxfilter"
 )
@@ -99,7 +98,7 @@ func BuildFromBlastDB(ctx context.Context, opts Options) (*manifest.Manifest, er
 	if err != nil {
 		return nil, err
 	}
-	title, date, err := dbInfo(ctx, o.Blastdbcmd, staged.Path())
+	title, date, err := blastvol.Info(ctx, o.Blastdbcmd, staged.Path())
 	if err != nil {
 		return nil, err
 	}
@@ -358,26 +357,4 @@ func (j *job) uploadCommon(ctx context.Context, work string, db *blastdb.Databas
 	common = append(common, f)
 	sortFiles(common)
 	return common, taxfilter.FileName, nil
-}
-
-var (
-	infoTitleRe = regexp.MustCompile(`(?m)^Database: (.*)$`)
-	infoDateRe  = regexp.MustCompile(`(?m)^Date: ([^\t\n]+)`)
-)
-
-// dbInfo is the title and date blastdbcmd -info prints for a database:
-// what BLAST prints for it, and so what regenerated reports print.
-func dbInfo(ctx context.Context, bin, db string) (title, date string, err error) {
-	if bin == "" {
-		bin = "blastdbcmd"
-	}
-	out, err := exec.CommandContext(ctx, bin, "-db", db, "-info").Output()
-	if err != nil {
-		return "", "", fmt.Errorf("blastdbcmd -db %s -info: %w", db, err)
-	}
-	t, d := infoTitleRe.FindSubmatch(out), infoDateRe.FindSubmatch(out)
-	if t == nil || d == nil {
-		return "", "", fmt.Errorf("blastdbcmd -db %s -info printed no title or date: %.200s", db, out)
-	}
-	return strings.TrimSpace(string(t[1])), string(d[1]), nil
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/blastfleet/blastfleet/internal/manifest"
 	"github.com/blastfleet/blastfleet/internal/objstore"
 	"github.com/blastfleet/blastfleet/internal/refsearch"
+	"github.com/blastfleet/blastfleet/internal/regen"
 	"github.com/blastfleet/blastfleet/internal/synth"
 )
 
@@ -63,15 +64,12 @@ func TestReports(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			date := m.Shards[len(m.Shards)-1].Date
 			for _, s := range m.Shards {
 				if s.Date == "" {
 					t.Fatalf("shard %s: no date in the manifest", s.Name)
 				}
-				if a, _ := time.Parse(blastvol.DateLayout, s.Date); a.After(mustParseDate(t, date)) {
-					date = s.Date
-				}
 			}
+			date := regen.DatabaseDate(m.Shards)
 			if err := blastvol.SetDate(ref+map[string]string{"nucl": ".nin", "prot": ".pin"}[c.dbtype], date); err != nil {
 				t.Fatal(err)
 			}
@@ -154,13 +152,4 @@ func formatArchive(t *testing.T, program, ref, queries, archive string, mts int)
 	if !bytes.Equal(got, want) {
 		t.Errorf("blast_formatter -outfmt 6 of the engine's archive: %s", refsearch.Diff(got, want))
 	}
-}
-
-func mustParseDate(t *testing.T, s string) time.Time {
-	t.Helper()
-	d, err := time.Parse(blastvol.DateLayout, s)
-	if err != nil {
-		t.Fatalf("date %q: %v", s, err)
-	}
-	return d
 }
