@@ -29,6 +29,9 @@ func campaignSearch(c *v1alpha1.SearchCampaign) (search.Spec, error) {
 	if spec.Metadata, err = search.ParseTransfer(s.Transfer); err != nil {
 		errs = append(errs, fmt.Errorf("spec.transfer: %w", err))
 	}
+	if spec.Batching, err = blast.ParseBatching(s.Batching); err != nil {
+		errs = append(errs, fmt.Errorf("spec.batching: %w", err))
+	}
 	if s.Evalue != "" {
 		if spec.Evalue, err = strconv.ParseFloat(s.Evalue, 64); err != nil {
 			errs = append(errs, fmt.Errorf("spec.evalue %q is not a number", s.Evalue))

@@ -29,6 +29,7 @@ func planJob(c *v1alpha1.SearchCampaign, spec search.Spec, db *v1alpha1.BlastDat
 		"--max-target-seqs", strconv.Itoa(req.MaxTargetSeqs),
 		"--top-hits", req.TopHits,
 		"--transfer", req.Transfer,
+		"--batching", string(spec.Batching),
 		"--max-attempts", strconv.Itoa(int(s.RetryPolicy.MaxAttempts)),
 		"--max-abandoned", strconv.Itoa(int(maxAbandoned(s.RetryPolicy))),
 		"--lease-seconds", strconv.Itoa(int(s.RetryPolicy.LeaseSeconds)),

@@ -84,6 +84,18 @@ type SearchCampaignSpec struct {
 	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="transfer is immutable: the campaign's plan fixes it"
 	Transfer string `json:"transfer,omitempty"`
 
+	// Batching is how queries are cut into BLAST+ batches, which BLAST+
+	// searches each as one concatenated query: blast (BLAST+'s own: the
+	// output is what one BLAST+ run of the whole query file prints, blastn
+	// with a fixed BATCH_SIZE per task), or alone (each query searched
+	// alone, so its answer does not depend on its neighbours, at one
+	// database scan per query: many times slower for short queries).
+	// +optional
+	// +kubebuilder:default=blast
+	// +kubebuilder:validation:Enum=blast;alone
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="batching is immutable: the campaign's plan fixes it"
+	Batching string `json:"batching,omitempty"`
+
 	// BlastOptions are further BLAST options. Only options that change how
 	// BLAST searches are allowed; those that change what it reads or
 	// writes, or how hits are identified, are not.

@@ -36,7 +36,7 @@ type flags struct {
 	evalue                                                float64
 	blastOptions                                          []string
 	blockLetters, threads, workers                        int
-	blastBatches                                          bool
+	batching                                              string
 	cacheDir, cacheBytes, groupBytes                      string
 	writeBuffer, topHits, transfer, strategy, summaryJSON string
 	campaign, partitionID, site                           string
@@ -91,7 +91,7 @@ the --sim-* flags), to measure strategies and --schedule with many ranks.`,
 	fl.IntVar(&f.blockLetters, "block-letters", 0, "query letters per task (default: guided, shrinking as work runs out)")
 	fl.IntVar(&f.threads, "threads", 1, "BLAST threads per worker (the worker's slots)")
 	fl.IntVar(&f.workers, "workers", 2, "workers when run without mpirun")
-	fl.BoolVar(&f.blastBatches, "blast-batches", false, "let BLAST+ search each block's queries in its own batches instead of each query alone: cheaper for many short queries on a large nucleotide database, but a query's hits may then change with its block and so with the worker count (breaks the correctness contract: docs/concepts.md)")
+	fl.StringVar(&f.batching, "batching", string(blast.BatchingBLAST), "how queries are cut into BLAST+ batches: blast (BLAST+'s own, as one BLAST+ run of the whole file prints; blastn runs with a fixed BATCH_SIZE per task) or alone (each query searched alone, independent of its neighbours: one database scan per query, docs/concepts.md)")
 	fl.StringVar(&f.cacheDir, "cache-dir", defaultCacheDir(), "where workers cache shards")
 	fl.StringVar(&f.cacheBytes, "cache-bytes", "0", "bound of each worker's shard cache, e.g. 8GiB (0: unbounded)")
 	fl.StringVar(&f.groupBytes, "group-bytes", "0", "database bytes one task searches (shards are grouped up to this; 0: the whole database, or --cache-bytes)")
@@ -156,7 +156,7 @@ func config(ctx context.Context, f *flags, rank int, log logr.Logger) (*engine.C
 	if err := checkBackend(f); err != nil {
 		return nil, err
 	}
-	cfg := &engine.Config{Threads: f.threads, BLASTBatches: f.blastBatches,
+	cfg := &engine.Config{Threads: f.threads,
 		BlockLetters: f.blockLetters, CacheDir: f.cacheDir, QuerySync: f.querySync, Log: log}
 	var err error
 	if f.campaign != "" {
@@ -171,7 +171,7 @@ func config(ctx context.Context, f *flags, rank int, log logr.Logger) (*engine.C
 			return nil, fmt.Errorf("--program is required")
 		}
 		if cfg.Spec, err = (search.Request{Program: f.program, Outfmt: f.outfmt, Options: f.blastOptions,
-			MaxTargetSeqs: f.maxTargetSeqs, Evalue: f.evalue, TopHits: f.topHits, Transfer: f.transfer}).Parse(); err != nil {
+			MaxTargetSeqs: f.maxTargetSeqs, Evalue: f.evalue, TopHits: f.topHits, Transfer: f.transfer, Batching: f.batching}).Parse(); err != nil {
 			return nil, err
 		}
 	}

@@ -59,8 +59,12 @@ func BenchmarkQueriesAlone(b *testing.B) {
 			for range b.N {
 				for _, batch := range []bool{false, true} {
 					t := time.Now()
+					size := blast.Alone
+					if batch {
+						size = blast.BatchLetters(blast.Blastn, nil, blast.BatchingBLAST)
+					}
 					if _, err := blast.Run(ctx, blast.Invocation{Program: blast.Blastn, DB: udb, Query: qf, Format: format,
-						MaxTargetSeqs: 500, Batched: batch}); err != nil {
+						MaxTargetSeqs: 500, BatchLetters: size}); err != nil {
 						b.Fatal(err)
 					}
 					if batch {

@@ -25,10 +25,10 @@ type Invocation struct {
 	Evalue        float64 // 0: BLAST's default
 	Threads       int     // -num_threads when > 1
 	Options       []Option
-	// Batched lets BLAST+ search the queries in its own batches, each
-	// batch as one concatenated query; by default every query is searched
-	// alone (AloneEnv).
-	Batched bool
+	// BatchLetters is B, the letters BLAST+ reads into one batch of
+	// queries, searched as one concatenated query (BatchLetters gives a
+	// search's; Alone makes every query its own batch). 0: Alone.
+	BatchLetters int
 	// MaxOutput bounds the standard output kept in memory: past it BLAST
 	// is killed and Run returns an *OutputLimitError. 0: unbounded.
 	MaxOutput int64
@@ -93,24 +93,13 @@ func (e *ExitError) Error() string {
 // stderrTailBytes bounds how much of BLAST's stderr an error carries.
 const stderrTailBytes = 2048
 
-// AloneEnv is the environment setting that makes BLAST+ search every query
-// of a query file alone. Its command-line programs read queries in batches
-// of some thousands of letters (GetQueryBatchSize in blastinput: 10,000 for
-// blastp, more for nucleotides, BATCH_SIZE when set) and search a batch as
-// one concatenated query, so a query's hits can change with its neighbours
-// (docs/concepts.md). A batch holds whole queries, so a batch size of one
-// letter makes each query its own search, in one process: the output is
-// that of one process per query, at the cost of one database scan per
-// query instead of per batch.
-const AloneEnv = "BATCH_SIZE=1"
-
 // usageReportEnv keeps BLAST+ from reporting each run to NCBI (2.12 does
 // by default): workers often have no route out, and each report would
 // wait on it. Users opt in by setting BLAST_USAGE_REPORT themselves.
 const usageReportEnv = "BLAST_USAGE_REPORT"
 
 // runEnv is a BLAST run's environment.
-func runEnv(batched bool, taxdbDir string) []string {
+func runEnv(batch int, taxdbDir string) []string {
 	env := os.Environ()
 	if taxdbDir != "" {
 		path := taxdbDir
@@ -122,14 +111,12 @@ func runEnv(batched bool, taxdbDir string) []string {
 	if _, set := os.LookupEnv(usageReportEnv); !set {
 		env = append(env, usageReportEnv+"=false")
 	}
-	if !batched {
-		env = append(env, AloneEnv)
-	}
-	return env
+	// Set always: blastn's own size adapts to hits without it (batch.go).
+	return append(env, BatchEnvValue(max(batch, Alone)))
 }
 
-// Run executes the invocation and returns its standard output. Every query
-// is searched alone (AloneEnv) unless the invocation is Batched.
+// Run executes the invocation and returns its standard output, the
+// queries searched in BLAST+ batches of inv.BatchLetters.
 //
 // BLAST runs in the database's directory: it looks for an alias file's
 // DBLIST names in its working directory before the alias file's own, so a
@@ -167,7 +154,7 @@ func Run(ctx context.Context, inv Invocation) ([]byte, error) {
 	// A child BLAST left behind (it spawns none, a wrapper might) must not
 	// hold the pipes, and so Run, open after BLAST itself is dead.
 	cmd.WaitDelay = 10 * time.Second
-	cmd.Env = runEnv(inv.Batched, inv.TaxDBDir)
+	cmd.Env = runEnv(inv.BatchLetters, inv.TaxDBDir)
 	cmd.Dir = dir
 	stdout := &cappedBuffer{max: inv.MaxOutput, kill: kill}
 	var stderr bytes.Buffer

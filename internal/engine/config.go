@@ -25,11 +25,6 @@ type Config struct {
 	Queries          string // FASTA or FASTA.gz, local path or s3://bucket/key
 	Output           string // FILE or s3://bucket/key
 	Threads          int    // BLAST threads per worker (the worker's slots)
-	// BLASTBatches lets BLAST+ search each block's queries in its own
-	// batches (--blast-batches): the engine before each query was searched
-	// alone. A query's hits can then change with its block; benchmarks
-	// use it to measure what searching alone costs.
-	BLASTBatches bool
 	BlockLetters int   // 0: guided (blocks shrink as work runs out)
 	GroupBytes   int64 // database bytes per task; 0: the whole database
 	CacheDir     string

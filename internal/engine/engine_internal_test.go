@@ -84,7 +84,7 @@ func TestBlockerFixed(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			b := newBlocker(queriesOfLengths(tt.lengths...), tt.fixed, 4, false)
+			b := newBlocker(queriesOfLengths(tt.lengths...), 1, tt.fixed, 4, false)
 			if got := takeAll(t, b); !slices.Equal(got, tt.want) {
 				t.Errorf("blocks %v, want %v", got, tt.want)
 			}
@@ -100,7 +100,7 @@ func TestBlockerGuidedUniform(t *testing.T) {
 				lengths[i] = 100
 			}
 			qs := queriesOfLengths(lengths...)
-			spans := takeAll(t, newBlocker(qs, 0, workers, false))
+			spans := takeAll(t, newBlocker(qs, 1, 0, workers, false))
 			sizes := make([]int64, len(spans))
 			for i, s := range spans {
 				sizes[i] = spanLetters(qs, s)
@@ -134,14 +134,14 @@ func TestBlockerMoreFollows(t *testing.T) {
 	}
 	qs := queriesOfLengths(lengths...)
 	for _, c := range []struct{ workers, blocks int }{{1, 1}, {2, 2}, {4, 4}, {16, 10}} {
-		spans := takeAll(t, newBlocker(qs, 0, c.workers, true))
+		spans := takeAll(t, newBlocker(qs, 1, 0, c.workers, true))
 		if len(spans) != c.blocks {
 			t.Errorf("%d workers: %d blocks, want %d (6000 letters, at least %d a block)", c.workers, len(spans), c.blocks, minGuidedLetters)
 		}
 	}
 	// Without more work after it, the same unit is guided: more, smaller
 	// blocks towards its end.
-	if g := takeAll(t, newBlocker(qs, 0, 2, false)); len(g) <= 2 {
+	if g := takeAll(t, newBlocker(qs, 1, 0, 2, false)); len(g) <= 2 {
 		t.Errorf("guided: %d blocks, want more than 2", len(g))
 	}
 }
@@ -155,7 +155,7 @@ func TestBlockerGuidedRandomLengths(t *testing.T) {
 		}
 		qs := queriesOfLengths(lengths...)
 		workers := 1 + r.IntN(8)
-		b := newBlocker(qs, 0, workers, false)
+		b := newBlocker(qs, 1, 0, workers, false)
 		var prevTarget int64 = -1
 		for !b.done() {
 			target := max(b.left/int64(2*workers), minGuidedLetters)
@@ -178,7 +178,7 @@ func TestBlockerGuidedRandomLengths(t *testing.T) {
 			t.Fatalf("seed %d: blocker ended at %d of %d with %d letters left", seed, b.next, len(qs), b.left)
 		}
 		// And a fresh blocker tiles the same queries.
-		takeAll(t, newBlocker(qs, 0, workers, false))
+		takeAll(t, newBlocker(qs, 1, 0, workers, false))
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/blastfleet/blastfleet/internal/blast"
 	"github.com/blastfleet/blastfleet/internal/enginemetrics"
 	"github.com/blastfleet/blastfleet/internal/merge"
 	"github.com/blastfleet/blastfleet/internal/objstore"
@@ -20,6 +21,7 @@ type blockState struct {
 	unit       *unit
 	first, end int   // global query indexes
 	letters    int64 // of its queries
+	batch      int   // B of its BLAST+ batches (its unit's)
 	tasksLeft  int
 	tasks      []int
 	owner      int           // static schedules: the only worker it goes to; 0: any
@@ -48,6 +50,9 @@ type master struct {
 	groups  [][]int
 	queries []query
 	letters int64
+	// batchStart marks the queries that start a BLAST+ batch of the
+	// whole query file (and len(queries), its end).
+	batchStart map[int]bool
 
 	source unitSource
 	// Storage work beside the loop: leasing and failure records in one
@@ -189,6 +194,11 @@ func (m *master) setup(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	ends := batchEnds(m.queries, cfg.BatchLetters())
+	m.batchStart = map[int]bool{0: true}
+	for _, e := range ends {
+		m.batchStart[e] = true
+	}
 	m.sched = scheduler.New(len(m.groups))
 	m.own = map[int]*scheduler.Scheduler{}
 	for w := 1; w <= m.workers; w++ {
@@ -207,14 +217,18 @@ func (m *master) setup(ctx context.Context) error {
 	m.sum = Summary{Program: string(cfg.Program), Output: cfg.Output, Strategy: cfg.Strategy.Name(), QuerySync: cfg.QuerySync,
 		Backend: "blast", Schedule: cfg.Schedule.String(),
 		TopHits: cfg.TopHits.String(), Queries: len(m.queries), QueryLetters: m.letters,
-		Shards: m.shards, ShardGroups: len(m.groups)}
+		Shards: m.shards, ShardGroups: len(m.groups),
+		Batching: string(cfg.Batching), BatchLetters: cfg.BatchLetters(), Batches: len(ends)}
+	if m.sum.Batching == "" {
+		m.sum.Batching = string(blast.BatchingBLAST)
+	}
 	if cfg.Sim != nil {
 		c := cfg.Sim.Model.Config()
 		m.sum.Backend, m.sum.Simulation = "simulate", &SimSummary{Seed: c.Seed, Speed: c.Speed, Spend: cfg.Sim.Spend.String(),
 			Subjects: c.Subjects, Generated: cfg.Sim.Generate}
 	}
 	cfg.Log.Info("search starting", "queries", len(m.queries), "letters", m.letters,
-		"shards", m.shards, "groups", len(m.groups), "workers", m.workers, "backend", m.sum.Backend, "schedule", m.sum.Schedule)
+		"shards", m.shards, "groups", len(m.groups), "workers", m.workers, "batchLetters", cfg.BatchLetters(), "batches", len(ends), "backend", m.sum.Backend, "schedule", m.sum.Schedule)
 	return nil
 }
 
@@ -485,7 +499,7 @@ func (m *master) assign(w int, t scheduler.Task) error {
 // shares.
 func (m *master) blockAssign(id int, b *blockState) *assignMsg {
 	qs := m.queries[b.first:b.end]
-	a := &assignMsg{Block: id, First: b.first, IDs: make([]string, len(qs))}
+	a := &assignMsg{Block: id, First: b.first, IDs: make([]string, len(qs)), Batch: b.batch}
 	for i, q := range qs {
 		a.IDs[i] = q.ID
 	}
@@ -582,7 +596,7 @@ func (m *master) updateRun(ctx context.Context) {
 // any worker (owner 0) or for the owner alone.
 func (m *master) newBlock(u *unit, first, end, owner int) {
 	id := len(m.blocks)
-	m.blocks = append(m.blocks, &blockState{unit: u, first: first, end: end, letters: sumLetters(m.queries[first:end]), tasksLeft: len(m.groups),
+	m.blocks = append(m.blocks, &blockState{unit: u, first: first, end: end, letters: sumLetters(m.queries[first:end]), batch: u.batch, tasksLeft: len(m.groups),
 		hits: make([][]merge.Hit, end-first), owner: owner})
 	u.blocks = append(u.blocks, id)
 	if owner > 0 {

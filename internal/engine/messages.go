@@ -64,6 +64,9 @@ type assignMsg struct {
 	FASTA  []byte
 	Lens   []int // simulate: the queries' lengths instead of their FASTA
 	Shards []int
+	// Batch is B, the letters of the block's BLAST+ batches (1: each
+	// query alone).
+	Batch int
 	// Regen, for a regeneration task: per query of the block, the kept
 	// subjects, in the database's order; Total is the number of queries
 	// of the whole search (a report's numbering and footer need it).

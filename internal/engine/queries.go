@@ -31,16 +31,20 @@ func loadQueries(ctx context.Context, location string, p blast.Program) ([]query
 	return qs, st.Letters, st.SHA256, nil
 }
 
-// blocker cuts the query list into blocks on demand. With a fixed size each
-// block holds about that many letters; otherwise blocks are guided: each
-// takes a share of what is left, so early blocks are large (few BLAST
-// start-ups) and the last ones small (workers finish together). A unit
-// that more work follows (a campaign chunk that is not among the last)
-// needs no small blocks, since the next unit's blocks keep the workers
-// busy: it is cut into one block per worker.
+// blocker cuts the query list into blocks on demand. A block is a run of
+// whole BLAST+ batches (ends), so BLAST searches each batch exactly as one
+// run of the whole query file does. With a fixed size each block holds
+// about that many letters; otherwise blocks are guided: each takes a share
+// of what is left, so early blocks are large (few BLAST start-ups) and the
+// last ones small (workers finish together). A unit that more work follows
+// (a campaign chunk that is not among the last) needs no small blocks,
+// since the next unit's blocks keep the workers busy: it is cut into one
+// block per worker.
 type blocker struct {
 	queries []query
-	next    int
+	ends    []int // batch ends, ascending, the last len(queries)
+	next    int   // the next query
+	batch   int   // the next batch
 	left    int64
 	fixed   int64 // letters per block; 0: guided
 	workers int
@@ -52,14 +56,24 @@ type blocker struct {
 // a floor of 1500 letters left a worker idle 0.4-0.7 s at the end).
 const minGuidedLetters = 600
 
-// newBlocker cuts queries into blocks of fixed letters (0: guided, as
-// for workers workers, or with more following, one block per worker).
-func newBlocker(queries []query, fixed, workers int, more bool) *blocker {
-	b := &blocker{queries: queries, left: sumLetters(queries), fixed: int64(fixed), workers: workers}
+// newBlocker cuts queries, in BLAST+ batches of batchLetters, into blocks
+// of fixed letters (0: guided, as for workers workers, or with more
+// following, one block per worker).
+func newBlocker(queries []query, batchLetters, fixed, workers int, more bool) *blocker {
+	b := &blocker{queries: queries, ends: batchEnds(queries, batchLetters), left: sumLetters(queries), fixed: int64(fixed), workers: workers}
 	if more && fixed <= 0 {
 		b.fixed = max((b.left+int64(workers)-1)/int64(workers), minGuidedLetters)
 	}
 	return b
+}
+
+// batchEnds are the ends of qs's BLAST+ batches of b letters.
+func batchEnds(qs []query, b int) []int {
+	lengths := make([]int, len(qs))
+	for i, q := range qs {
+		lengths[i] = q.Len
+	}
+	return blast.BatchEnds(lengths, b)
 }
 
 func sumLetters(qs []query) int64 {
@@ -72,7 +86,7 @@ func sumLetters(qs []query) int64 {
 
 func (b *blocker) done() bool { return b.next >= len(b.queries) }
 
-// take returns the next block as [first, end).
+// take returns the next block as [first, end): whole batches, at least one.
 func (b *blocker) take() (first, end int) {
 	target := b.fixed
 	if target <= 0 {
@@ -80,9 +94,15 @@ func (b *blocker) take() (first, end int) {
 	}
 	first, end = b.next, b.next
 	var n int64
-	for end < len(b.queries) && (end == first || n+int64(b.queries[end].Len) <= target) {
-		n += int64(b.queries[end].Len)
-		end++
+	for b.batch < len(b.ends) {
+		e := b.ends[b.batch]
+		letters := sumLetters(b.queries[end:e])
+		if end > first && n+letters > target {
+			break
+		}
+		n += letters
+		end = e
+		b.batch++
 	}
 	b.next, b.left = end, b.left-n
 	return first, end

@@ -49,11 +49,17 @@ func (s Schedule) static() bool { return s != Dynamic }
 // worker (the Blue Gene/P paper's §V.C baselines), each span cut into
 // blocks queued for that worker alone. The blocks are added in query
 // order, as the merge needs, and the unit has no queries left to cut.
+// Spans are runs of whole BLAST+ batches: the split weighs batches.
 func (m *master) splitUnit(u *unit) error {
 	qs := m.queries[u.first:u.end]
-	lengths := make([]int, len(qs))
-	for i, q := range qs {
-		lengths[i] = q.Len
+	ends := u.blk.ends
+	lengths := make([]int, len(ends))
+	for i, e := range ends {
+		first := 0
+		if i > 0 {
+			first = ends[i-1]
+		}
+		lengths[i] = int(sumLetters(qs[first:e]))
 	}
 	var spans []scheduler.Span
 	var err error
@@ -65,12 +71,19 @@ func (m *master) splitUnit(u *unit) error {
 	if err != nil {
 		return fmt.Errorf("--schedule %s: %w", m.cfg.Schedule, err)
 	}
+	at := func(batch int) int { // a batch index as a query index
+		if batch == 0 {
+			return 0
+		}
+		return ends[batch-1]
+	}
 	for i, s := range spans {
+		s = scheduler.Span{First: at(s.First), End: at(s.End)}
 		w := i + 1
 		// Blocks within a span are guided as for one worker: the span's
 		// worker alone searches them, so their size only spreads BLAST's
 		// start-up cost and lets its output go out before the span ends.
-		blk := newBlocker(qs[s.First:s.End], m.cfg.BlockLetters, 1, false)
+		blk := newBlocker(qs[s.First:s.End], u.batch, m.cfg.BlockLetters, 1, false)
 		for !blk.done() {
 			first, end := blk.take()
 			m.newBlock(u, u.first+s.First+first, u.first+s.First+end, w)

@@ -41,7 +41,7 @@ func staticMaster(t *testing.T, sched Schedule, workers int, lengths ...int) (*m
 	for w := 1; w <= workers; w++ {
 		m.own[w] = scheduler.New(2)
 	}
-	u := &unit{first: 0, end: len(lengths), blk: newBlocker(m.queries, 0, workers, false)}
+	u := &unit{first: 0, end: len(lengths), blk: newBlocker(m.queries, 1, 0, workers, false)}
 	m.units = []*unit{u}
 	if err := m.splitUnit(u); err != nil {
 		t.Fatal(err)

@@ -14,6 +14,7 @@ type (
 	Summary     = runrecord.Summary
 	RankSummary = runrecord.RankSummary
 	SimSummary  = runrecord.SimSummary
+	QueryRange  = runrecord.QueryRange
 	Interval    = runrecord.Interval
 	Histogram   = runrecord.Histogram
 	TaskRecord  = runrecord.TaskRecord

@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/blastfleet/blastfleet/internal/blast"
 	"github.com/blastfleet/blastfleet/internal/ledger"
 	"github.com/blastfleet/blastfleet/internal/merge"
 	"github.com/blastfleet/blastfleet/internal/objstore"
@@ -21,6 +22,10 @@ type unit struct {
 	id         int
 	first, end int // global query indexes
 	blk        *blocker
+	// batch is B for the unit's queries: the search's, or 1 (each query
+	// alone) for a unit that cuts through a batch of the query file, as a
+	// chunk split to isolate a failing query does.
+	batch int
 	target     output.Target
 	lease      *ledger.Lease // nil outside campaigns
 	leased     time.Time
@@ -45,12 +50,27 @@ type pendingLine struct {
 // newUnit starts the output of queries [first, end); more says that more
 // work follows it (its blocks need not shrink towards its end).
 func (m *master) newUnit(ctx context.Context, first, end int, location string, more bool) (*unit, error) {
-	u := &unit{first: first, end: end, blk: newBlocker(m.queries[first:end], m.cfg.BlockLetters, m.workers, more)}
+	u := &unit{first: first, end: end, batch: m.unitBatch(first, end)}
+	if u.batch == blast.Alone && m.cfg.BatchLetters() != blast.Alone {
+		m.sum.SearchedAlone = append(m.sum.SearchedAlone, QueryRange{First: m.queries[first].ID, Last: m.queries[end-1].ID, Count: end - first})
+		m.cfg.Log.Info("queries searched alone: the unit cuts through a BLAST+ batch (a chunk split to isolate a failing query)",
+			"first", m.queries[first].ID, "last", m.queries[end-1].ID, "queries", end-first)
+	}
+	u.blk = newBlocker(m.queries[first:end], u.batch, m.cfg.BlockLetters, m.workers, more)
 	var err error
 	if u.target, err = output.Begin(ctx, location); err != nil {
 		return nil, err
 	}
 	return u, nil
+}
+
+// unitBatch is B for queries [first, end): the search's when they are
+// whole batches of the query file, else 1.
+func (m *master) unitBatch(first, end int) int {
+	if m.batchStart == nil || (m.batchStart[first] && m.batchStart[end]) {
+		return m.cfg.BatchLetters()
+	}
+	return blast.Alone
 }
 
 // done: every block cut, merged and written.

@@ -365,7 +365,7 @@ func (w *worker) runTask(ctx context.Context, a *assignMsg) (r taskResult) {
 	timeout := w.pace.timeout(limits, len(a.FASTA))
 	out, err := blast.Run(ctx, blast.Invocation{Program: w.cfg.Program, DB: db, Query: qpath,
 		Format: w.cfg.Format, MaxTargetSeqs: w.cfg.shardTargetSeqs(w.db.Sequences, len(w.groups)),
-		Evalue: w.cfg.Evalue, Threads: w.cfg.Threads, Options: plan.Options, Batched: w.cfg.BLASTBatches,
+		Evalue: w.cfg.Evalue, Threads: w.cfg.Threads, Options: plan.Options, BatchLetters: a.Batch,
 		Timeout: timeout, MaxOutput: limits.MaxOutput, TaxDBDir: w.taxDBDir()})
 	r.ended = time.Now()
 	if err != nil {

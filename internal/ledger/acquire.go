@@ -287,7 +287,7 @@ func (l *Ledger) settle(ctx context.Context, lf leaf, att attemptsRecord) error 
 	f := att.lastFailure()
 	rec := outcomeRecord{Outcome: outcomeFailed, At: l.now().UTC(), Token: newToken(), Failure: &f}
 	if lf.r.Len() > 1 {
-		h := lf.r.halves()
+		h := l.plan.halves(lf.r)
 		rec.Outcome, rec.Children = outcomeSplit, h[:]
 	}
 	_, err := l.putCAS(ctx, lf.r.dir()+commitName, encode(rec), lf.decisionETag)

@@ -18,12 +18,6 @@ func (r Range) String() string { return fmt.Sprintf("[%d,%d)", r.First, r.End) }
 // Len is the number of queries.
 func (r Range) Len() int { return r.End - r.First }
 
-// halves is the deterministic split, so partitions deciding at once agree.
-func (r Range) halves() [2]Range {
-	mid := r.First + r.Len()/2
-	return [2]Range{{r.First, mid}, {mid, r.End}}
-}
-
 const chunksDir = "chunks/"
 
 // dir is the chunk's key prefix; zero padding makes List sort by query.

@@ -95,7 +95,7 @@ func (l *Ledger) decide(ctx context.Context, r Range, data []byte) error {
 		if err != nil {
 			return fmt.Errorf("committing chunk %s: %w", r, err)
 		}
-		rec, problem := parseOutcome(r, cur)
+		rec, problem := l.plan.parseOutcome(r, cur)
 		switch {
 		case problem != "":
 			if etag, err = l.void(ctx, r, curETag, nil, problem); err != nil && !errors.Is(err, objstore.ErrPrecondition) {

@@ -79,7 +79,7 @@ func TestCorruption(t *testing.T) {
 		keys := map[int]string{}
 		for i := range 3 {
 			r := Range{i, i + 1}
-			if rec, _ := parseOutcome(r, []byte(read(t, st, r.dir()+commitName))); rec != nil {
+			if rec, _ := (*Plan)(nil).parseOutcome(r, []byte(read(t, st, r.dir()+commitName))); rec != nil {
 				keys[i] = rec.ResultKey
 			}
 		}

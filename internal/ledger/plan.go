@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/blastfleet/blastfleet/internal/objstore"
@@ -28,7 +29,44 @@ type Plan struct {
 	Database      Database    `json:"database"`
 	Search        search.Spec `json:"search"` // how each chunk is searched
 	Chunks        []Chunk     `json:"chunks"`
-	Policy        Policy      `json:"policy"`
+	// BatchStarts are the queries that start a BLAST+ batch, ascending,
+	// the first query's 0 left out: chunks start and end on them, and a
+	// chunk split to isolate a failing query is split on the one nearest
+	// its middle while it holds more than one batch. Empty: every query is
+	// a batch of its own (the search's batching is alone).
+	BatchStarts []int  `json:"batchStarts,omitempty"`
+	Policy      Policy `json:"policy"`
+}
+
+// halves is the deterministic split of r, so partitions deciding at once
+// agree: on the batch start nearest r's middle, or, within one batch, in
+// the middle (its halves are then searched each query alone).
+func (p *Plan) halves(r Range) [2]Range {
+	mid := r.First + r.Len()/2
+	if p != nil && len(p.BatchStarts) > 0 {
+		i, _ := slices.BinarySearch(p.BatchStarts, r.First+1)
+		best := -1
+		for ; i < len(p.BatchStarts) && p.BatchStarts[i] < r.End; i++ {
+			if s := p.BatchStarts[i]; best < 0 || abs(s-mid) < abs(best-mid) {
+				best = s
+			}
+		}
+		if best > 0 {
+			mid = best
+		}
+	}
+	return [2]Range{{r.First, mid}, {mid, r.End}}
+}
+
+func abs(n int) int { return max(n, -n) }
+
+// BatchStartsOf lists where BLAST+ batches start given their ends
+// (blast.BatchEnds): every end but the last.
+func BatchStartsOf(ends []int) []int {
+	if len(ends) < 2 {
+		return nil
+	}
+	return slices.Clone(ends[:len(ends)-1])
 }
 
 // Queries identifies the queries object.
@@ -123,6 +161,11 @@ func (p *Plan) validate() error {
 			return fmt.Errorf("plan chunk %d is [%d,%d), want it to start at %d and be non-empty", i, c.First, c.End, next)
 		}
 		next = c.End
+	}
+	for i, c := range p.Chunks {
+		if _, found := slices.BinarySearch(p.BatchStarts, c.First); i > 0 && len(p.BatchStarts) > 0 && !found {
+			return fmt.Errorf("plan chunk %d starts at query %d, inside a BLAST+ batch", i, c.First)
+		}
 	}
 	if p.Queries.Count != 0 && next != p.Queries.Count {
 		return fmt.Errorf("plan chunks cover %d queries, queries.count is %d", next, p.Queries.Count)

@@ -114,7 +114,7 @@ func (l *Ledger) expand(ctx context.Context, r Range, objs map[Range]chunkObjs, 
 		if err != nil {
 			return fmt.Errorf("reading chunk %s: %w", r, err)
 		}
-		rec, problem := parseOutcome(r, data)
+		rec, problem := l.plan.parseOutcome(r, data)
 		if problem == "" && rec.Outcome == outcomeCommitted {
 			problem = l.checkResult(ctx, r, o, rec)
 		}
@@ -147,7 +147,7 @@ func (l *Ledger) expand(ctx context.Context, r Range, objs map[Range]chunkObjs, 
 
 // parseOutcome decodes commit.json; a problem string means it is corrupt
 // and must be voided.
-func parseOutcome(r Range, data []byte) (*outcomeRecord, string) {
+func (p *Plan) parseOutcome(r Range, data []byte) (*outcomeRecord, string) {
 	var rec outcomeRecord
 	if err := json.Unmarshal(data, &rec); err != nil {
 		return nil, fmt.Sprintf("corrupt commit marker: %v", err)
@@ -158,7 +158,7 @@ func parseOutcome(r Range, data []byte) (*outcomeRecord, string) {
 			return nil, fmt.Sprintf("corrupt commit marker: result key %q, sha256 %q", rec.ResultKey, rec.SHA256)
 		}
 	case outcomeSplit:
-		if h := r.halves(); len(rec.Children) != 2 || rec.Children[0] != h[0] || rec.Children[1] != h[1] || r.Len() < 2 {
+		if h := p.halves(r); len(rec.Children) != 2 || rec.Children[0] != h[0] || rec.Children[1] != h[1] || r.Len() < 2 {
 			return nil, fmt.Sprintf("corrupt commit marker: split into %v", rec.Children)
 		}
 	case outcomeFailed, outcomeVoid:

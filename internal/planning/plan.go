@@ -47,25 +47,17 @@ func Make(ctx context.Context, r Request) (*ledger.Plan, *manifest.Manifest, err
 	if err != nil {
 		return nil, nil, err
 	}
-	var chunks []ledger.Chunk
-	if r.ChunkLetters > 0 {
-		chunks = ledger.ChunkByLetters(lengths, r.ChunkLetters)
-	} else {
-		chunks = ledger.ChunkByQueries(len(lengths), r.ChunkQueries)
-		for i := range chunks {
-			for _, n := range lengths[chunks[i].First:chunks[i].End] {
-				chunks[i].Letters += int64(n)
-			}
-		}
-	}
+	ends := blast.BatchEnds(lengths, r.Search.BatchLetters())
+	chunks := chunkBatches(lengths, ends, r.ChunkLetters, r.ChunkQueries)
 	return &ledger.Plan{
-		Name:      r.Name,
-		CreatedAt: time.Now().UTC(),
-		Queries:   q,
-		Database:  db,
-		Search:    r.Search,
-		Chunks:    chunks,
-		Policy:    r.Policy,
+		Name:        r.Name,
+		CreatedAt:   time.Now().UTC(),
+		Queries:     q,
+		Database:    db,
+		Search:      r.Search,
+		Chunks:      chunks,
+		BatchStarts: ledger.BatchStartsOf(ends),
+		Policy:      r.Policy,
 	}, m, nil
 }
 

@@ -17,6 +17,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/blastfleet/blastfleet/internal/blast"
 	"github.com/blastfleet/blastfleet/internal/blastdoc"
 	"github.com/blastfleet/blastfleet/internal/fasta"
 )
@@ -50,11 +51,43 @@ func Search(ctx context.Context, program, db, queries, outfmt string, args ...st
 	return search(ctx, "", program, db, queries, outfmt, args...)
 }
 
+// SearchBatches is the reference of the correctness contract (DESIGN.md
+// §3): one BLAST+ run of the whole query file on the unsharded database,
+// in BLAST+'s batches of the search's B (blast.BatchLetters: BATCH_SIZE is
+// set, so blastn's adaptive batch size is off).
+func SearchBatches(ctx context.Context, program, db, queries, outfmt string, args ...string) ([]byte, error) {
+	return searchEnv(ctx, "", []string{batchEnv(program, args)}, program, db, queries, outfmt, args...)
+}
+
+// ReportBatches is SearchBatches for a report format, run in db's
+// directory with -db its name, as a user names a database: BLAST+'s own
+// document for the whole file.
+func ReportBatches(ctx context.Context, program, db, queries, outfmt string, args ...string) ([]byte, error) {
+	return searchEnv(ctx, filepath.Dir(db), []string{batchEnv(program, args)}, program, filepath.Base(db), queries, outfmt, args...)
+}
+
+// batchEnv is BATCH_SIZE for program with args (their -task).
+func batchEnv(program string, args []string) string {
+	var opts []blast.Option
+	for i := 0; i+1 < len(args); i++ {
+		if args[i] == "-task" {
+			opts = append(opts, blast.Option{Name: "task", Value: args[i+1]})
+		}
+	}
+	return blast.BatchEnvValue(blast.BatchLetters(blast.Program(program), opts, blast.BatchingBLAST))
+}
+
 // search is Search run in dir.
 func search(ctx context.Context, dir, program, db, queries, outfmt string, args ...string) ([]byte, error) {
+	return searchEnv(ctx, dir, nil, program, db, queries, outfmt, args...)
+}
+
+// searchEnv is search with env added to the environment.
+func searchEnv(ctx context.Context, dir string, env []string, program, db, queries, outfmt string, args ...string) ([]byte, error) {
 	argv := append([]string{"-db", db, "-query", queries, "-outfmt", outfmt}, args...)
 	cmd := exec.CommandContext(ctx, program, argv...)
 	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), append(env, "BLAST_USAGE_REPORT=false")...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()

@@ -47,10 +47,21 @@ type Summary struct {
 	TopHits      string      `json:"topHits"`
 	Queries      int         `json:"queries"`
 	QueryLetters int64       `json:"queryLetters"`
-	Shards       int         `json:"shards"`
-	ShardGroups  int         `json:"shardGroups"`
-	Blocks       int         `json:"blocks"`
-	Tasks        int         `json:"tasks"`
+	// Batching is how queries were cut into BLAST+ batches (blast or
+	// alone) and BatchLetters B, the letters of a batch.
+	Batching     string `json:"batching,omitempty"`
+	BatchLetters int    `json:"batchLetters,omitempty"`
+	Batches      int    `json:"batches,omitempty"`
+	// SearchedAlone are the query ranges searched each query alone
+	// although the search has BLAST+ batches: chunks split to isolate a
+	// failing query, which cut through a batch.
+	SearchedAlone []QueryRange `json:"searchedAlone,omitempty"`
+	// Decomposition is how the work was cut into tasks, and why.
+	Decomposition string `json:"decomposition,omitempty"`
+	Shards        int    `json:"shards"`
+	ShardGroups   int    `json:"shardGroups"`
+	Blocks        int    `json:"blocks"`
+	Tasks         int    `json:"tasks"`
 	// Regenerations are the tasks that made reports (-outfmt 0, 5, 7,
 	// 15, 16) of merged blocks, one BLAST run per query; not in Tasks.
 	Regenerations int   `json:"regenerations,omitempty"`
@@ -75,6 +86,13 @@ type Summary struct {
 	TaskSeconds  *Histogram    `json:"taskSeconds,omitempty"`
 	SlowestTasks []TaskRecord  `json:"slowestTasks,omitempty"`
 	Ranks        []RankSummary `json:"ranks"`
+}
+
+// QueryRange is a run of consecutive queries, by their ids.
+type QueryRange struct {
+	First string `json:"first"`
+	Last  string `json:"last"`
+	Count int    `json:"count"`
 }
 
 // SimSummary is the simulate backend's setting: with the command line it

@@ -26,7 +26,14 @@ type Spec struct {
 	// subjects (ParaMEDIC's metadata), and the output is regenerated at
 	// home (blastfleet campaign results); false: the output itself.
 	Metadata bool
+	// Batching is how queries are cut into BLAST+ batches: BLAST+'s own
+	// (empty or blast) or each query alone.
+	Batching blast.Batching `json:"batching,omitempty"`
 }
+
+// BatchLetters is B, the letters of the search's BLAST+ batches
+// (blast.BatchLetters).
+func (s Spec) BatchLetters() int { return blast.BatchLetters(s.Program, s.Options, s.Batching) }
 
 // Transfers are the values of --transfer: what partitions commit.
 const (
@@ -45,6 +52,7 @@ type Request struct {
 	Evalue        float64
 	TopHits       string // "" is auto
 	Transfer      string // "" is full
+	Batching      string // "" is blast
 }
 
 // Parse checks every field at once; the errors name the flag to fix.
@@ -83,6 +91,9 @@ func (r Request) Parse() (Spec, error) {
 		add(err)
 	}
 	if err := s.checkRegeneration(); err != nil {
+		add(err)
+	}
+	if s.Batching, err = blast.ParseBatching(r.Batching); err != nil {
 		add(err)
 	}
 	return s, errors.Join(errs...)
@@ -137,6 +148,9 @@ func (s Spec) Validate() error {
 	if s.Format == nil {
 		errs = append(errs, errors.New("--outfmt is required"))
 	}
+	if _, err := blast.ParseBatching(string(s.Batching)); err != nil {
+		errs = append(errs, err)
+	}
 	for _, o := range s.Options {
 		if _, err := blast.CheckOption(o.Name, o.Value, o.Value != ""); err != nil {
 			errs = append(errs, fmt.Errorf("--blast-option: %w", err))
@@ -160,7 +174,7 @@ func (s Spec) checkCutoffs() error {
 // operator's planning Job and the CLI's messages use it.
 func (s Spec) Request() Request {
 	r := Request{Program: string(s.Program), MaxTargetSeqs: s.MaxTargetSeqs, Evalue: s.Evalue, TopHits: s.TopHits.Arg(),
-		Transfer: s.Transfer()}
+		Transfer: s.Transfer(), Batching: string(s.Batching)}
 	if s.Format != nil {
 		r.Outfmt = s.Format.UserArg()
 	}

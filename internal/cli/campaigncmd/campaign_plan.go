@@ -27,7 +27,7 @@ type campaignPlanOptions struct {
 	chunkLetters, chunkQueries      int
 
 	// The search, as blastfleet-engine's flags of the same names.
-	program, outfmt, topHits, transfer string
+	program, outfmt, topHits, transfer, batching string
 	maxTargetSeqs                      int
 	evalue                             float64
 	blastOptions                       []string
@@ -87,6 +87,7 @@ database at the recorded locations.`,
 	f.IntVar(&o.maxTargetSeqs, "max-target-seqs", blast.DefaultMaxTargetSeqs, "keep at most this many subjects per query, applied globally after the merge")
 	f.Float64Var(&o.evalue, "evalue", 0, "E-value cut-off (default: BLAST's, 10)")
 	f.StringArrayVar(&o.blastOptions, "blast-option", nil, "extra BLAST option from the allowlist, e.g. --blast-option=-word_size=11 (repeatable)")
+	f.StringVar(&o.batching, "batching", string(blast.BatchingBLAST), "how queries are cut into BLAST+ batches: blast (BLAST+'s own, as one BLAST+ run of the file) or alone (each query searched alone: one database scan per query)")
 	f.StringVar(&o.transfer, "transfer", "full", "what partitions commit: full (the output) or metadata (per query the ids of its kept subjects, regenerated at home by campaign results)")
 	f.StringVar(&o.topHits, "top-hits", "auto", "how shard groups are searched under --max-target-seqs: auto, exact or overfetch[=F] (see blastfleet-engine --help)")
 	f.IntVar(&o.maxAttempts, "max-attempts", ledger.DefaultMaxAttempts, "failed attempts per chunk before it is split in halves (a single query: recorded as failed)")
@@ -123,7 +124,7 @@ func (o *campaignPlanOptions) validate() (search.Spec, error) {
 		add(fmt.Errorf("--chunk-queries must be ≥ 1, not %d", o.chunkQueries))
 	}
 	spec, err := search.Request{Program: o.program, Outfmt: o.outfmt, Options: o.blastOptions,
-		MaxTargetSeqs: o.maxTargetSeqs, Evalue: o.evalue, TopHits: o.topHits, Transfer: o.transfer}.Parse()
+		MaxTargetSeqs: o.maxTargetSeqs, Evalue: o.evalue, TopHits: o.topHits, Transfer: o.transfer, Batching: o.batching}.Parse()
 	if err != nil {
 		add(err)
 	}
@@ -222,6 +223,11 @@ func printPlanSummary(w io.Writer, p *ledger.Plan, m *manifest.Manifest, loc str
 		line += " --transfer metadata"
 	}
 	fmt.Fprintf(w, "  search    %s\n", line)
+	if p.Search.Batching == blast.BatchingAlone {
+		fmt.Fprintf(w, "  batches   each query alone (--batching alone)\n")
+	} else {
+		fmt.Fprintf(w, "  batches   %d BLAST+ batches of %d letters (BATCH_SIZE=%d)\n", len(p.BatchStarts)+1, p.Search.BatchLetters(), p.Search.BatchLetters())
+	}
 	var most, least int64 = 0, math.MaxInt64
 	for _, c := range p.Chunks {
 		most, least = max(most, c.Letters), min(least, c.Letters)

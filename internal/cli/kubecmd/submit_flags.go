@@ -23,7 +23,7 @@ import (
 // own message rather than silently dropped (a typed object would omit
 // a zero partitions struct and get the defaults).
 type submitSpec struct {
-	name, database, queries, program, outfmt, evalue, topHits, transfer string
+	name, database, queries, program, outfmt, evalue, topHits, transfer, batching string
 	maxTargetSeqs                                                       int32
 	blastOptions                                                        []string
 	chunkLetters                                                        int64
@@ -53,7 +53,7 @@ var queriesStoreFlags = []string{"queries-endpoint", "queries-region", "queries-
 // submitSpecFlags are the flags that describe a campaign, which -f
 // excludes: the file says it all.
 var submitSpecFlags = []string{
-	"name", "database", "queries", "program", "outfmt", "evalue", "top-hits", "transfer", "max-target-seqs", "blast-option",
+	"name", "database", "queries", "program", "outfmt", "evalue", "top-hits", "transfer", "batching", "max-target-seqs", "blast-option",
 	"chunk-letters", "chunk-queries", "partitions", "workers", "slots", "image", "queue", "suspend", "deadline",
 	"finish-by", "min-partitions", "max-partitions", "endpoint", "region", "bucket", "prefix", "credentials-secret",
 	"ca-configmap", "service-account", "queries-endpoint", "queries-region", "queries-credentials-secret", "queries-anonymous",
@@ -67,6 +67,7 @@ func (s *submitSpec) addFlags(cmd *cobra.Command) {
 	f.StringVar(&s.queries, "queries", "", "the query FASTA (gzip if it ends in .gz): s3://bucket/key, a key in the output bucket, or a file here, which is checked and uploaded beside the campaign")
 	f.StringVar(&s.program, "program", "", "blastn, blastp, blastx, tblastn or tblastx")
 	f.StringVar(&s.outfmt, "outfmt", "", `output format: tabular 6, 7 or 10 with columns, e.g. "6 qseqid sseqid evalue bitscore", or a report: 0, 5, 11, 15, 16 (server default "6")`)
+	f.StringVar(&s.batching, "batching", "", "how queries are cut into BLAST+ batches: blast (BLAST+'s own, as one BLAST+ run of the file) or alone (each query alone, independent of its neighbours: one database scan per query) (server default blast)")
 	f.StringVar(&s.transfer, "transfer", "", "what partitions commit: full, or metadata (the ids of each query's hits; blastfleet results regenerates the output) (server default full)")
 	f.StringVar(&s.evalue, "evalue", "", "E-value cut-off as a decimal, e.g. 1e-5 (default: BLAST's, 10)")
 	f.StringVar(&s.topHits, "top-hits", "", "auto, exact or overfetch[=F] (server default auto)")
@@ -142,6 +143,7 @@ func (s *submitSpec) object(given given, namespace string, storage *v1alpha1.Obj
 	put("evalue", s.evalue, "evalue")
 	put("top-hits", s.topHits, "topHits")
 	put("transfer", s.transfer, "transfer")
+	put("batching", s.batching, "batching")
 	put("max-target-seqs", int64(s.maxTargetSeqs), "maxTargetSeqs")
 	put("chunk-letters", s.chunkLetters, "chunking", "letters")
 	put("chunk-queries", int64(s.chunkQueries), "chunking", "queries")
