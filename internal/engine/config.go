@@ -25,9 +25,9 @@ type Config struct {
 	Queries          string // FASTA or FASTA.gz, local path or s3://bucket/key
 	Output           string // FILE or s3://bucket/key
 	Threads          int    // BLAST threads per worker (the worker's slots)
-	BlockLetters int   // 0: guided (blocks shrink as work runs out)
-	GroupBytes   int64 // database bytes per task; 0: the whole database
-	CacheDir     string
+	BlockLetters     int    // 0: guided (blocks shrink as work runs out)
+	GroupBytes       int64  // database bytes per task; 0: the whole database
+	CacheDir         string
 	// TaskLimits bound each BLAST run (zero value: DefaultTaskLimits).
 	TaskLimits  TaskLimits
 	CacheBytes  int64 // 0: unbounded

@@ -25,7 +25,7 @@ type unit struct {
 	// batch is B for the unit's queries: the search's, or 1 (each query
 	// alone) for a unit that cuts through a batch of the query file, as a
 	// chunk split to isolate a failing query does.
-	batch int
+	batch      int
 	target     output.Target
 	lease      *ledger.Lease // nil outside campaigns
 	leased     time.Time

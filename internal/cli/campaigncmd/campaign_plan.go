@@ -28,9 +28,9 @@ type campaignPlanOptions struct {
 
 	// The search, as blastfleet-engine's flags of the same names.
 	program, outfmt, topHits, transfer, batching string
-	maxTargetSeqs                      int
-	evalue                             float64
-	blastOptions                       []string
+	maxTargetSeqs                                int
+	evalue                                       float64
+	blastOptions                                 []string
 
 	maxAttempts, maxAbandoned, leaseSeconds, renewSeconds, skewSeconds int
 

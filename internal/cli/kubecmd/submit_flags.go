@@ -24,16 +24,16 @@ import (
 // a zero partitions struct and get the defaults).
 type submitSpec struct {
 	name, database, queries, program, outfmt, evalue, topHits, transfer, batching string
-	maxTargetSeqs                                                       int32
-	blastOptions                                                        []string
-	chunkLetters                                                        int64
-	chunkQueries                                                        int32
-	partitions, workers, slots                                          int32
-	minPartitions, maxPartitions                                        int32
-	image, queue                                                        string
-	suspend                                                             bool
-	deadline                                                            time.Duration
-	finishBy                                                            string
+	maxTargetSeqs                                                                 int32
+	blastOptions                                                                  []string
+	chunkLetters                                                                  int64
+	chunkQueries                                                                  int32
+	partitions, workers, slots                                                    int32
+	minPartitions, maxPartitions                                                  int32
+	image, queue                                                                  string
+	suspend                                                                       bool
+	deadline                                                                      time.Duration
+	finishBy                                                                      string
 
 	endpoint, region, bucket, prefix, credentialsSecret string
 	caConfigMap, serviceAccount                         string
