@@ -2,7 +2,6 @@ package engine_e2e
 
 import (
 	"bytes"
-	"context"
 	"path/filepath"
 	"testing"
 	"time"
@@ -15,25 +14,25 @@ import (
 // place it: in-process with 1, 2 and 4 workers, under mpirun with 2 to 5
 // ranks, with blocks of one query and one block of all, with every output
 // strategy, and with one shard group and one group per shard. Every output
-// must be byte-identical to the others and to the queries-alone reference
-// (each query searched by blastn alone on the unsharded database).
+// must be byte-identical to the others and to the reference: one blastn
+// run of the whole query file on the unsharded database, in BLAST+'s
+// batches (BATCH_SIZE of the task). The same holds for --batching alone
+// against each query searched alone.
 func TestDeterminismMatrix(t *testing.T) {
 	requireTools(t, "mpirun", "blastn", "makeblastdb")
 	b := bins(t)
 	f := newFixture(t, synth.BatchingSensitive())
 	const outfmt = "6 qseqid sseqid pident length evalue bitscore qstart qend sstart send"
 	want := f.reference(t, outfmt, "-task", "blastn")
-	oneRun, err := refsearch.Search(context.Background(), "blastn", f.unsharded, f.queries, outfmt,
-		"-max_target_seqs", "500", "-task", "blastn")
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The data must show what the test guards against.
-	d := refsearch.Diff(oneRun, want)
+	alone := f.referenceAlone(t, outfmt, "-task", "blastn")
+	// The data must show what the test guards against: a block cut
+	// through a batch, or a batch searched query by query, answers
+	// otherwise.
+	d := refsearch.Diff(alone, want)
 	if d == "" {
-		t.Fatal("one blastn run of all queries equals the queries-alone reference: the fixture no longer shows BLAST's batching, so this test could not fail")
+		t.Fatal("the queries searched alone equal BLAST+'s batches: the fixture no longer shows BLAST's batching, so this test could not fail")
 	}
-	t.Logf("one blastn run of all queries differs from the queries-alone reference: %s", d)
+	t.Logf("each query alone differs from BLAST+'s batches: %s", d)
 	db := filepath.Join(t.TempDir(), "db")
 	shard(t, b.cli, f.fasta, 4, db, nil)
 
@@ -77,22 +76,26 @@ func TestDeterminismMatrix(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			if got := search(t, c.np, c.args...); !bytes.Equal(got, want) {
-				t.Fatalf("%s: output differs from each query searched alone: %s", c.name, refsearch.Diff(got, want))
+				t.Fatalf("%s: output differs from BLAST+'s batches: %s", c.name, refsearch.Diff(got, want))
 			}
 		})
 	}
-	// The engine's previous design, BLAST's own batches (--blast-batches),
-	// with one block of every query answers as one blastn run does: the
-	// difference the matrix guards against is real in the engine too.
-	t.Run("blast-batches/block-letters=all", func(t *testing.T) {
-		got := search(t, 0, "--workers", "1", "--block-letters", "100000000", "--blast-batches")
-		if d := refsearch.Diff(got, oneRun); d != "" {
-			t.Fatalf("--blast-batches with one block differs from one blastn run of all queries: %s", d)
-		}
-	})
+	// Each query alone, for users who want a query's answer independent of
+	// its neighbours: the same matrix in small.
+	for _, c := range []runCase{
+		{"alone/workers=2", 0, []string{"--workers", "2"}},
+		{"alone/workers=2/block-letters=all", 0, []string{"--workers", "2", "--block-letters", "100000000"}},
+		{"alone/np=4/groups=per-shard", 4, []string{"--group-bytes", "1"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := search(t, c.np, append(c.args, "--batching", "alone")...); !bytes.Equal(got, alone) {
+				t.Fatalf("%s: output differs from each query searched alone: %s", c.name, refsearch.Diff(got, alone))
+			}
+		})
+	}
 	if n := bytes.Count(want, []byte("\n")); n < 5000 {
 		t.Errorf("the reference has %d lines; the fixture should give thousands", n)
 	} else {
-		t.Logf("every run equals the queries-alone reference: %d lines, %d bytes", n, len(want))
+		t.Logf("every run equals its reference: %d lines, %d bytes", n, len(want))
 	}
 }

@@ -151,13 +151,26 @@ func newFixture(t *testing.T, o synth.Options) *fixture {
 	return f
 }
 
-// reference is the unsharded blastn search of each query alone with the
+// reference is one blastn run of the whole query file on the unsharded
+// database, in BLAST+'s batches of the search's BATCH_SIZE, with the
 // engine's defaults (-max_target_seqs 500, BLAST's E-value) and extra
 // arguments: the correctness contract's yardstick (DESIGN.md §3).
 func (f *fixture) reference(t *testing.T, outfmt string, args ...string) []byte {
 	t.Helper()
+	return f.referenceWith(t, refsearch.SearchBatches, outfmt, args...)
+}
+
+// referenceAlone is reference for --batching alone: each query searched
+// alone.
+func (f *fixture) referenceAlone(t *testing.T, outfmt string, args ...string) []byte {
+	t.Helper()
+	return f.referenceWith(t, refsearch.SearchAlone, outfmt, args...)
+}
+
+func (f *fixture) referenceWith(t *testing.T, search func(ctx context.Context, program, db, queries, outfmt string, args ...string) ([]byte, error), outfmt string, args ...string) []byte {
+	t.Helper()
 	args = append([]string{"-max_target_seqs", "500"}, args...)
-	out, err := refsearch.SearchAlone(context.Background(), "blastn", f.unsharded, f.queries, outfmt, args...)
+	out, err := search(context.Background(), "blastn", f.unsharded, f.queries, outfmt, args...)
 	if err != nil {
 		t.Fatal(err)
 	}
