@@ -142,7 +142,7 @@ func (s search) reference(t *testing.T, f *fixture, untruncated bool) []byte {
 		opt, _ := blast.ParseOption(o)
 		args = append(args, blast.Args([]blast.Option{opt})...)
 	}
-	out, err := refsearch.SearchAlone(context.Background(), string(s.program), f.unsharded, f.queries, format.UserArg(), args...)
+	out, err := refsearch.SearchBatches(context.Background(), string(s.program), f.unsharded, f.queries, format.UserArg(), args...)
 	if err != nil {
 		t.Fatal(err)
 	}

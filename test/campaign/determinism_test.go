@@ -8,16 +8,17 @@ import (
 )
 
 // TestKillPartitionBatchingData is the campaign path of the determinism
-// matrix (test/engine): on data where one blastn run of all queries is not
-// the queries-alone answer, two partitions of different sizes share the
+// matrix (test/engine): on data where BLAST+'s batches answer otherwise
+// than each query alone, two partitions of different sizes share the
 // campaign, one is SIGKILLed mid-run and the other takes its chunks over;
-// the result is still each query searched alone, byte for byte.
+// the result is still one blastn run of the file in BLAST+'s batches,
+// byte for byte.
 func TestKillPartitionBatchingData(t *testing.T) {
 	f := getBatchingFixture(t)
-	if bytes.Equal(f.oneRun, f.want) {
-		t.Fatal("one blastn run of all queries equals the queries-alone reference: the fixture no longer shows BLAST's batching")
+	if bytes.Equal(f.alone, f.want) {
+		t.Fatal("each query alone equals BLAST+'s batches: the fixture no longer shows BLAST's batching")
 	}
-	t.Logf("one blastn run differs from the queries alone: %s", refsearch.Diff(f.oneRun, f.want))
+	t.Logf("each query alone differs from BLAST+'s batches: %s", refsearch.Diff(f.alone, f.want))
 	e := newEnvWith(t, f)
 	loc := "s3://campaigns/" + campaignName(t)
 	st := e.plan(t, loc, 10)

@@ -78,7 +78,7 @@ type fixture struct {
 	nQueries                    int
 	letters                     int64
 	want                        []byte   // each query alone on the unsharded database, outfmt 6 std, -max_target_seqs 500
-	oneRun                      []byte   // all queries in one blastn run
+	alone                       []byte   // each query searched alone
 	manifestSHA, manifestKey    string   // the build's manifest, as a plan pins it
 	slowPath                    string   // PATH with a blastn that sleeps first
 	options                     []string // BLAST options of the plan, e.g. -task=blastn
@@ -164,10 +164,10 @@ func buildFixture(o synth.Options, options ...string) (*fixture, error) {
 		name, value, _ := strings.Cut(o, "=")
 		args = append(args, name, value)
 	}
-	if f.want, err = refsearch.SearchAlone(ctx, "blastn", unsharded, f.queries, outfmt, args...); err != nil {
+	if f.want, err = refsearch.SearchBatches(ctx, "blastn", unsharded, f.queries, outfmt, args...); err != nil {
 		return nil, err
 	}
-	if f.oneRun, err = refsearch.Search(ctx, "blastn", unsharded, f.queries, outfmt, args...); err != nil {
+	if f.alone, err = refsearch.SearchAlone(ctx, "blastn", unsharded, f.queries, outfmt, args...); err != nil {
 		return nil, err
 	}
 	if n := bytes.Count(f.want, []byte("\n")); n < 100 {

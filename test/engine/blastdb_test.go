@@ -53,7 +53,7 @@ func TestPrebuiltBlastDBEqualsBLAST(t *testing.T) {
 			t.Setenv("BLASTDB", src.Original)
 			reference := func(args ...string) []byte {
 				args = append([]string{"-max_target_seqs", "500"}, args...)
-				out, err := refsearch.SearchAlone(context.Background(), tc.program, src.Path(), src.Queries, taxColumns, args...)
+				out, err := refsearch.SearchBatches(context.Background(), tc.program, src.Path(), src.Queries, taxColumns, args...)
 				if err != nil {
 					t.Fatal(err)
 				}

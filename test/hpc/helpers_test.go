@@ -70,7 +70,7 @@ func buildFixture() (*fixture, error) {
 	if err != nil {
 		return nil, err
 	}
-	if f.want, err = refsearch.SearchAlone(ctx, "blastn", unsharded, f.queries, outfmt, "-max_target_seqs", "500"); err != nil {
+	if f.want, err = refsearch.SearchBatches(ctx, "blastn", unsharded, f.queries, outfmt, "-max_target_seqs", "500"); err != nil {
 		return nil, err
 	}
 	return f, nil

@@ -106,7 +106,7 @@ func TestPrebuiltDatabaseEndToEnd(t *testing.T) {
 	}
 	// Only now: the partitions must have found the taxdb they shipped.
 	t.Setenv("BLASTDB", src.Original)
-	want, err := refsearch.SearchAlone(ctx, "blastp", src.Path(), src.Queries, outfmt, "-max_target_seqs", "500", "-taxids", "9001,9004")
+	want, err := refsearch.SearchBatches(ctx, "blastp", src.Path(), src.Queries, outfmt, "-max_target_seqs", "500", "-taxids", "9001,9004")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -138,7 +138,7 @@ func (h *harness) checkAgainstBlastp(campaign, dir string, db, queries []byte) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := refsearch.SearchAlone(ctx, "blastp", ref, filepath.Join(dir, "q.fa"), "6", "-max_target_seqs", "500")
+	want, err := refsearch.SearchBatches(ctx, "blastp", ref, filepath.Join(dir, "q.fa"), "6", "-max_target_seqs", "500")
 	if err != nil {
 		t.Fatal(err)
 	}
