@@ -1,6 +1,10 @@
 package planning
 
-import "github.com/blastfleet/blastfleet/internal/ledger"
+import (
+	"github.com/blastfleet/blastfleet/internal/blast"
+	"github.com/blastfleet/blastfleet/internal/ledger"
+	"github.com/blastfleet/blastfleet/internal/search"
+)
 
 // chunkBatches cuts queries into chunks of whole BLAST+ batches (ends, as
 // blast.BatchEnds gives them): of about letters letters each, or when
@@ -30,4 +34,17 @@ func chunkBatches(lengths, ends []int, letters, perChunk int) []ledger.Chunk {
 		out = append(out, cur)
 	}
 	return out
+}
+
+// Chunks cuts queries of the given lengths into a plan's chunks for search
+// s (about letters letters, or perChunk queries, a chunk) and returns them
+// with the plan's batch starts.
+func Chunks(lengths []int, s search.Spec, letters, perChunk int) ([]ledger.Chunk, []int) {
+	b := s.BatchLetters()
+	ends := blast.BatchEnds(lengths, b)
+	if b == blast.Alone {
+		// Every query starts a batch: the plan says so by recording none.
+		return chunkBatches(lengths, ends, letters, perChunk), nil
+	}
+	return chunkBatches(lengths, ends, letters, perChunk), ledger.BatchStartsOf(ends)
 }

@@ -47,8 +47,7 @@ func Make(ctx context.Context, r Request) (*ledger.Plan, *manifest.Manifest, err
 	if err != nil {
 		return nil, nil, err
 	}
-	ends := blast.BatchEnds(lengths, r.Search.BatchLetters())
-	chunks := chunkBatches(lengths, ends, r.ChunkLetters, r.ChunkQueries)
+	chunks, starts := Chunks(lengths, r.Search, r.ChunkLetters, r.ChunkQueries)
 	return &ledger.Plan{
 		Name:        r.Name,
 		CreatedAt:   time.Now().UTC(),
@@ -56,7 +55,7 @@ func Make(ctx context.Context, r Request) (*ledger.Plan, *manifest.Manifest, err
 		Database:    db,
 		Search:      r.Search,
 		Chunks:      chunks,
-		BatchStarts: ledger.BatchStartsOf(ends),
+		BatchStarts: starts,
 		Policy:      r.Policy,
 	}, m, nil
 }

@@ -28,9 +28,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/blastfleet/blastfleet/internal/blast"
+	"github.com/blastfleet/blastfleet/internal/fasta"
 	"github.com/blastfleet/blastfleet/internal/ledger"
 	"github.com/blastfleet/blastfleet/internal/manifest"
 	"github.com/blastfleet/blastfleet/internal/objstore"
+	"github.com/blastfleet/blastfleet/internal/planning"
 	"github.com/blastfleet/blastfleet/internal/refsearch"
 	"github.com/blastfleet/blastfleet/internal/runrecord"
 	"github.com/blastfleet/blastfleet/internal/shard"
@@ -77,11 +80,16 @@ type fixture struct {
 	queryBytes                  []byte
 	nQueries                    int
 	letters                     int64
-	want                        []byte   // each query alone on the unsharded database, outfmt 6 std, -max_target_seqs 500
-	alone                       []byte   // each query searched alone
-	manifestSHA, manifestKey    string   // the build's manifest, as a plan pins it
-	slowPath                    string   // PATH with a blastn that sleeps first
-	options                     []string // BLAST options of the plan, e.g. -task=blastn
+	// want is the reference of the fixture's batching on the unsharded
+	// database, outfmt 6 std, -max_target_seqs 500: one run in BLAST+'s
+	// batches, or each query alone.
+	want                     []byte
+	alone                    []byte         // each query searched alone
+	batching                 blast.Batching // of the plans: alone for the ledger's mechanics (many small chunks)
+	lengths                  []int          // of the queries
+	manifestSHA, manifestKey string         // the build's manifest, as a plan pins it
+	slowPath                 string         // PATH with a blastn that sleeps first
+	options                  []string       // BLAST options of the plan, e.g. -task=blastn
 }
 
 // blastDelay is how long the partitions' blastn waits before running, so
@@ -106,7 +114,10 @@ var (
 func getFixture(t *testing.T) *fixture {
 	t.Helper()
 	requireTools(t, "mpirun", "blastn", "makeblastdb")
-	fixOnce.Do(func() { fix, fixErr = buildFixture(nuclFamilies()) })
+	// Each query alone: the plans' chunks may then be as small as the
+	// tests of leases, retries and takeovers want (a chunk is whole
+	// BLAST+ batches, and these queries are one batch).
+	fixOnce.Do(func() { fix, fixErr = buildFixture(nuclFamilies(), blast.BatchingAlone) })
 	if fixErr != nil {
 		t.Fatalf("fixture: %v", fixErr)
 	}
@@ -116,21 +127,23 @@ func getFixture(t *testing.T) *fixture {
 func getBatchingFixture(t *testing.T) *fixture {
 	t.Helper()
 	requireTools(t, "mpirun", "blastn", "makeblastdb")
-	batchOnce.Do(func() { batchFix, batchErr = buildFixture(synth.BatchingSensitive(), "-task=blastn") })
+	batchOnce.Do(func() {
+		batchFix, batchErr = buildFixture(synth.BatchingSensitive(), blast.BatchingBLAST, "-task=blastn")
+	})
 	if batchErr != nil {
 		t.Fatalf("fixture: %v", batchErr)
 	}
 	return batchFix
 }
 
-func buildFixture(o synth.Options, options ...string) (*fixture, error) {
+func buildFixture(o synth.Options, batching blast.Batching, options ...string) (*fixture, error) {
 	dir, err := os.MkdirTemp("", "blastfleet-campaign-fixture-")
 	if err != nil {
 		return nil, err
 	}
 	fixDirs = append(fixDirs, dir)
 	f := &fixture{dir: dir, fasta: filepath.Join(dir, "db.fa"), queries: filepath.Join(dir, "q.fa"), shards: filepath.Join(dir, "shards"),
-		options: options}
+		options: options, batching: batching}
 	var db, q bytes.Buffer
 	if err := synth.Write(o, &db, &q); err != nil {
 		return nil, err
@@ -164,11 +177,21 @@ func buildFixture(o synth.Options, options ...string) (*fixture, error) {
 		name, value, _ := strings.Cut(o, "=")
 		args = append(args, name, value)
 	}
-	if f.want, err = refsearch.SearchBatches(ctx, "blastn", unsharded, f.queries, outfmt, args...); err != nil {
-		return nil, err
-	}
 	if f.alone, err = refsearch.SearchAlone(ctx, "blastn", unsharded, f.queries, outfmt, args...); err != nil {
 		return nil, err
+	}
+	f.want = f.alone
+	if batching != blast.BatchingAlone {
+		if f.want, err = refsearch.SearchBatches(ctx, "blastn", unsharded, f.queries, outfmt, args...); err != nil {
+			return nil, err
+		}
+	}
+	recs, err := fasta.ReadAll(bytes.NewReader(f.queryBytes), f.queries, fasta.Nucleotide)
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range recs {
+		f.lengths = append(f.lengths, len(r.Seq))
 	}
 	if n := bytes.Count(f.want, []byte("\n")); n < 100 {
 		return nil, fmt.Errorf("the reference has only %d lines", n)
@@ -293,13 +316,17 @@ func (e *env) planWith(t *testing.T, loc string, q int, db, qloc string) objstor
 func (e *env) planFull(t *testing.T, loc string, q int, db, qloc string, pol ledger.Policy) objstore.Store {
 	t.Helper()
 	f := e.f
+	spec := search.MustParse(search.Request{Program: "blastn", Outfmt: outfmt, MaxTargetSeqs: 500, TopHits: "auto", Options: f.options,
+		Batching: string(f.batching)})
+	chunks, starts := planning.Chunks(f.lengths, spec, 0, q)
 	return writePlan(t, loc, &ledger.Plan{SchemaVersion: ledger.SchemaVersion, Name: filepath.Base(loc),
 		Queries: ledger.Queries{Location: qloc, SHA256: sha256Hex(f.queryBytes), Size: int64(len(f.queryBytes)),
 			Count: f.nQueries, Letters: f.letters},
-		Database: ledger.Database{Location: db, Name: "families", Type: "nucl", ManifestSHA256: f.manifestSHA, Manifest: f.manifestKey},
-		Search:   search.MustParse(search.Request{Program: "blastn", Outfmt: outfmt, MaxTargetSeqs: 500, TopHits: "auto", Options: f.options}),
-		Chunks:   ledger.ChunkByQueries(f.nQueries, q),
-		Policy:   pol})
+		Database:    ledger.Database{Location: db, Name: "families", Type: "nucl", ManifestSHA256: f.manifestSHA, Manifest: f.manifestKey},
+		Search:      spec,
+		Chunks:      chunks,
+		BatchStarts: starts,
+		Policy:      pol})
 }
 
 // writePlan writes plan p at loc and returns the campaign's store.

@@ -53,7 +53,7 @@ func reportPlan(e *env, loc, outfmt, transfer string) *ledger.Plan {
 			Count: f.nQueries, Letters: f.letters},
 		Database: ledger.Database{Location: e.db, Name: "families", Type: "nucl", ManifestSHA256: f.manifestSHA, Manifest: f.manifestKey},
 		Search: search.MustParse(search.Request{Program: "blastn", Outfmt: outfmt, MaxTargetSeqs: 500, TopHits: "auto",
-			Transfer: transfer}),
+			Transfer: transfer, Batching: string(f.batching)}),
 		Chunks: ledger.ChunkByQueries(f.nQueries, 7),
 		Policy: testPolicy}
 }

@@ -91,7 +91,7 @@ func TestChaosSoak(t *testing.T) {
 			Queries: ledger.Queries{Location: e.qloc, SHA256: sha256Hex(fasta), Size: int64(len(fasta)),
 				Count: size.queries, Letters: letters},
 			Database: ledger.Database{Location: "s3://data/simulated", Name: "simulated", Type: "nucl", ManifestSHA256: sha256Hex(nil)},
-			Search:   search.MustParse(search.Request{Program: "blastn", Outfmt: outfmt, MaxTargetSeqs: 500, TopHits: "auto"}),
+			Search:   search.MustParse(search.Request{Program: "blastn", Outfmt: outfmt, MaxTargetSeqs: 500, TopHits: "auto", Batching: "alone"}),
 			Chunks:   ledger.ChunkByQueries(size.queries, size.chunk),
 			Policy:   testPolicy})
 	}

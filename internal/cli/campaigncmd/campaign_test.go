@@ -129,9 +129,11 @@ func TestCampaignPlanDir(t *testing.T) {
 	db := filepath.Join(f.dir, "db")
 	f.shardTo(t, db)
 	camp := filepath.Join(f.dir, "campaigns", "run1")
+	// Each query alone: chunks are whole BLAST+ batches, and with BLAST+'s
+	// own these few queries are one (TestCampaignPlanBatches).
 	plan := func(extra ...string) (string, string, error) {
 		args := append([]string{"campaign", "plan", "--queries", f.queries, "--database", db, "--program", "blastn",
-			"--outfmt", "6 qseqid sseqid evalue bitscore", "--chunk-queries", "3", "--output", camp}, extra...)
+			"--outfmt", "6 qseqid sseqid evalue bitscore", "--chunk-queries", "3", "--batching", "alone", "--output", camp}, extra...)
 		return run(t, "blastfleet", args...)
 	}
 
@@ -185,7 +187,7 @@ func TestCampaignPlanDir(t *testing.T) {
 		// BLAST's reason, and nothing is written.
 		other := filepath.Join(f.dir, "campaigns", "refused")
 		_, stderr, err := run(t, "blastfleet", "campaign", "plan", "--queries", f.queries, "--database", db, "--program", "blastn",
-			"--chunk-queries", "3", "--output", other, "--blast-option=-word_size=3")
+			"--chunk-queries", "3", "--batching", "alone", "--output", other, "--blast-option=-word_size=3")
 		if err == nil || !strings.Contains(err.Error()+stderr, "BLAST+ refuses the search") || !strings.Contains(err.Error()+stderr, `"word_size". Illegal value, expected >=4`) {
 			t.Errorf("plan with -word_size 3: err %v\n%s", err, stderr)
 		}
@@ -204,7 +206,7 @@ func TestCampaignPlanDir(t *testing.T) {
 		rel, err := filepath.Rel(wd, f.queries)
 		if err == nil {
 			if _, _, err := run(t, "blastfleet", "campaign", "plan", "--queries", rel, "--database", db, "--program", "blastn",
-				"--outfmt", "6 qseqid sseqid evalue bitscore", "--chunk-queries", "3", "--output", camp); err != nil {
+				"--outfmt", "6 qseqid sseqid evalue bitscore", "--chunk-queries", "3", "--batching", "alone", "--output", camp); err != nil {
 				t.Errorf("plan with a relative queries path: %v", err)
 			}
 		}
@@ -270,7 +272,7 @@ func TestCampaignPlanDir(t *testing.T) {
 		clitest.WriteFile(t, qgz, gz.Bytes())
 		out := filepath.Join(f.dir, "campaigns", "gz")
 		stdout, _, err := run(t, "blastfleet", "campaign", "plan", "--queries", qgz, "--database", db, "--program", "tblastx",
-			"--chunk-letters", "400", "--name", "zipped", "--output", out)
+			"--chunk-letters", "400", "--batching", "alone", "--name", "zipped", "--output", out)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -599,5 +601,29 @@ func TestCampaignFailedQueries(t *testing.T) {
 	}
 	if data, err := os.ReadFile(out); err != nil || len(data) != 0 {
 		t.Errorf("results file %q, %v", data, err)
+	}
+}
+
+// TestCampaignPlanBatches: by default chunks are runs of whole BLAST+
+// batches, which the plan records, however small the chunk size asked.
+func TestCampaignPlanBatches(t *testing.T) {
+	f := newCampaignFixture(t)
+	db := filepath.Join(f.dir, "db")
+	f.shardTo(t, db)
+	camp := filepath.Join(f.dir, "campaigns", "batches")
+	// tblastx's batches are 10,002 letters; a small chunk size still
+	// gives whole batches.
+	stdout, stderr, err := run(t, "blastfleet", "campaign", "plan", "--queries", f.queries, "--database", db, "--program", "blastn",
+		"--chunk-queries", "1", "--output", camp)
+	if err != nil {
+		t.Fatalf("plan: %v\n%s", err, stderr)
+	}
+	p := readPlanAt(t, camp)
+	want := fmt.Sprintf("batches   %d BLAST+ batches of 100000 letters (BATCH_SIZE=100000)", len(p.BatchStarts)+1)
+	if !strings.Contains(stdout, want) {
+		t.Errorf("summary lacks %q:\n%s", want, stdout)
+	}
+	if f.letters < 100000 && (len(p.Chunks) != 1 || len(p.BatchStarts) != 0) {
+		t.Errorf("%d letters are one megablast batch: chunks %+v, batch starts %v", f.letters, p.Chunks, p.BatchStarts)
 	}
 }
