@@ -1,9 +1,8 @@
 #!/usr/bin/env bash
 # make demo-engine: shard Debian's plast-example dolphin proteins, search the 71
 # example queries with the engine under mpirun (1 master + 2 workers), and
-# compare the merged result with one direct blastp run (each query alone:
-# BATCH_SIZE=1, docs/concepts.md) on the unsharded
-# database. Kubernetes is not involved (make demo runs the same search as a
+# compare the merged result with one plain blastp -num_threads 2 run on the
+# unsharded database (docs/concepts.md). Kubernetes is not involved (make demo runs the same search as a
 # SearchCampaign on the local stack): this is the engine a partition
 # runs.
 set -euo pipefail

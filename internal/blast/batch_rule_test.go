@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -33,9 +34,14 @@ func TestBatchRule(t *testing.T) {
 		}
 		return p
 	}
-	var pdb, pq, ndb, nq, sdb, sq bytes.Buffer
+	var pdb, pq, pq2, ndb, nq, sdb, sq bytes.Buffer
 	if err := synth.Write(synth.Options{Seed: 3, Protein: true, Families: 6, Members: 6, MinLen: 80, MaxLen: 300,
 		Mutation: 0.05, Queries: 60, QueryFrac: 1, Unrelated: 20}, &pdb, &pq); err != nil {
+		t.Fatal(err)
+	}
+	// tblastn's batches are twice as large: as many queries again.
+	if err := synth.Write(synth.Options{Seed: 3, Protein: true, Families: 6, Members: 6, MinLen: 80, MaxLen: 300,
+		Mutation: 0.05, Queries: 120, QueryFrac: 1, Unrelated: 20}, io.Discard, &pq2); err != nil {
 		t.Fatal(err)
 	}
 	if err := synth.Write(synth.Options{Seed: 4, Families: 4, Members: 12, MinLen: 1200, MaxLen: 1500, Mutation: 0.005,
@@ -66,7 +72,7 @@ func TestBatchRule(t *testing.T) {
 		dbs[name] = db
 	}
 	protQ, nuclQ, codingQ := write("pq.fa", pq.Bytes()), write("nq.fa", nq.Bytes()), write("cq.fa", backTranslate(t, pq.Bytes()))
-	sensQ := write("sq.fa", sq.Bytes())
+	sensQ, protQ2 := write("sq.fa", sq.Bytes()), write("pq2.fa", pq2.Bytes())
 	format, err := blast.ParseFormat("6 std")
 	if err != nil {
 		t.Fatal(err)
@@ -87,7 +93,7 @@ func TestBatchRule(t *testing.T) {
 		{"blastn/megablast", blast.Blastn, dbs["nucl"], nuclQ, "", 3000, false, true},
 		{"blastp", blast.Blastp, dbs["prot"], protQ, "", 0, true, true},
 		{"blastx", blast.Blastx, dbs["prot"], codingQ, "", 0, true, false},
-		{"tblastn", blast.Tblastn, dbs["prot-as-nucl"], protQ, "", 0, true, false},
+		{"tblastn", blast.Tblastn, dbs["prot-as-nucl"], protQ2, "", 0, true, false},
 		{"tblastx", blast.Tblastx, dbs["prot-as-nucl"], codingQ, "", 0, true, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
