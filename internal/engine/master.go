@@ -50,6 +50,12 @@ type master struct {
 	groups  [][]int
 	queries []query
 	letters int64
+	// The database's shards (ids, bytes, in order) and sequences, and how
+	// the search was cut into tasks (decompose.go).
+	shardIDs      []int
+	shardSizes    []int64
+	dbSequences   int64
+	decomposition string
 	// batchStart marks the queries that start a BLAST+ batch of the
 	// whole query file (and len(queries), its end).
 	batchStart map[int]bool
@@ -199,6 +205,16 @@ func (m *master) setup(ctx context.Context) error {
 	for _, e := range ends {
 		m.batchStart[e] = true
 	}
+	if cfg.Sim == nil {
+		letters := make([]int64, len(ends))
+		first := 0
+		for i, e := range ends {
+			letters[i] = sumLetters(m.queries[first:e])
+			first = e
+		}
+		m.groups, m.decomposition = decompose(m.shardSizes, m.shardIDs, m.groups, letters, m.workers,
+			setupShare(cfg.Program, cfg.Options), cfg.segmentable(m.dbSequences), cfg.GroupBytes > 0)
+	}
 	m.sched = scheduler.New(len(m.groups))
 	m.own = map[int]*scheduler.Scheduler{}
 	for w := 1; w <= m.workers; w++ {
@@ -218,7 +234,7 @@ func (m *master) setup(ctx context.Context) error {
 		Backend: "blast", Schedule: cfg.Schedule.String(),
 		TopHits: cfg.TopHits.String(), Queries: len(m.queries), QueryLetters: m.letters,
 		Shards: m.shards, ShardGroups: len(m.groups),
-		Batching: string(cfg.Batching), BatchLetters: cfg.BatchLetters(), Batches: len(ends)}
+		Batching: string(cfg.Batching), BatchLetters: cfg.BatchLetters(), Batches: len(ends), Decomposition: m.decomposition}
 	if m.sum.Batching == "" {
 		m.sum.Batching = string(blast.BatchingBLAST)
 	}
@@ -228,7 +244,7 @@ func (m *master) setup(ctx context.Context) error {
 			Subjects: c.Subjects, Generated: cfg.Sim.Generate}
 	}
 	cfg.Log.Info("search starting", "queries", len(m.queries), "letters", m.letters,
-		"shards", m.shards, "groups", len(m.groups), "workers", m.workers, "batchLetters", cfg.BatchLetters(), "batches", len(ends), "backend", m.sum.Backend, "schedule", m.sum.Schedule)
+		"shards", m.shards, "groups", len(m.groups), "workers", m.workers, "batchLetters", cfg.BatchLetters(), "batches", len(ends), "decomposition", m.decomposition, "backend", m.sum.Backend, "schedule", m.sum.Schedule)
 	return nil
 }
 
@@ -247,6 +263,10 @@ func (m *master) setupBLAST(ctx context.Context) (string, error) {
 		return "", err
 	}
 	m.shards = len(db.Shards)
+	for _, s := range db.Shards {
+		m.shardIDs, m.shardSizes = append(m.shardIDs, s.ID), append(m.shardSizes, s.Bytes())
+	}
+	m.dbSequences = db.Sequences
 	m.mergeOpts.InOrder = db.InOrder()
 	if !m.mergeOpts.InOrder {
 		cfg.Log.Info("the database's shards do not keep its order (built before blastfleet kept it): subjects that tie in E-value and score are re-ordered by their database ordinals, which BLAST's order may differ from where E-values differ in unprinted digits; rebuild it with blastfleet db shard --force for BLAST's exact order",
@@ -431,7 +451,9 @@ func (m *master) handleEnvelope(ctx context.Context, from int, e *envelope) erro
 	return fmt.Errorf("unexpected message from rank %d", from)
 }
 
-func (m *master) setCached(w int, groups []int) {
+// setCached records the groups worker w caches, from the shards it says
+// it caches: a group whose every shard is there.
+func (m *master) setCached(w int, shards []int) {
 	// Every task's report says it again: refill the worker's set in place.
 	set := m.cached[w]
 	if set == nil {
@@ -439,8 +461,14 @@ func (m *master) setCached(w int, groups []int) {
 		m.cached[w] = set
 	}
 	clear(set)
-	for _, g := range groups {
-		set[g] = true
+	have := map[int]bool{}
+	for _, s := range shards {
+		have[s] = true
+	}
+	for g, group := range m.groups {
+		if !slices.ContainsFunc(group, func(s int) bool { return !have[s] }) {
+			set[g] = true
+		}
 	}
 }
 
@@ -488,7 +516,7 @@ func (m *master) assign(w int, t scheduler.Task) error {
 		b.assign = m.blockAssign(t.Block, b)
 	}
 	a := *b.assign
-	a.Task, a.Group, a.Shards = id, t.Group, m.groups[t.Group]
+	a.Task, a.Group, a.Shards, a.Groups = id, t.Group, m.groups[t.Group], len(m.groups)
 	if len(b.tasks) == len(m.groups) {
 		b.assign = nil
 	}

@@ -52,7 +52,7 @@ type setupMsg struct {
 }
 
 type helloMsg struct {
-	Cached []int // shard group ids
+	Cached []int // ids of the shards the worker caches
 }
 
 type assignMsg struct {
@@ -64,6 +64,9 @@ type assignMsg struct {
 	FASTA  []byte
 	Lens   []int // simulate: the queries' lengths instead of their FASTA
 	Shards []int
+	// Groups is how many shard groups the database is searched in: the
+	// master decides them (decompose.go), tasks carry their shards.
+	Groups int
 	// Batch is B, the letters of the block's BLAST+ batches (1: each
 	// query alone).
 	Batch int
@@ -98,7 +101,7 @@ type hitMeta struct {
 type doneMsg struct {
 	Task         int
 	Hits         []hitMeta
-	Cached       []int
+	Cached       []int // ids of the shards the worker caches
 	BlastSeconds float64
 	Lines        [][]byte // master-writing: every hit's text, in Hits' order
 }

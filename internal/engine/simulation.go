@@ -96,7 +96,7 @@ func (w *worker) runSimTask(ctx context.Context, a *assignMsg) (r taskResult) {
 	}
 	model := w.cfg.Sim.Model
 	res, err := model.Search(a.First, qs, a.Shards, w.cfg.Format, merge.Options{
-		MaxTargetSeqs:          w.cfg.shardTargetSeqs(int64(model.Database().Sequences()), len(w.groups)),
+		MaxTargetSeqs:          w.cfg.shardTargetSeqs(int64(model.Database().Sequences()), a.Groups),
 		Evalue:                 w.cfg.Evalue,
 		LengthDependentEvalues: w.cfg.Program.LengthDependentEvalues()})
 	if err != nil {

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -35,14 +34,13 @@ type taskResult struct {
 func (r *taskResult) blastSeconds() float64 { return r.ended.Sub(r.fetched).Seconds() }
 
 type worker struct {
-	cfg    *Config
-	tr     transport.Transport
-	rank   int
-	db     *manifest.Manifest
-	groups [][]int
-	cache  *cache.Cache
-	dir    string // cache directory: shard files and group alias files
-	tmp    string // query files
+	cfg   *Config
+	tr    transport.Transport
+	rank  int
+	db    *manifest.Manifest
+	cache *cache.Cache
+	dir   string // cache directory: shard files and group alias files
+	tmp   string // query files
 	// ordinals maps, per shard, a subject id as BLAST prints it to the
 	// subject's ordinal in the unsharded database.
 	ordinals map[int]map[string]int64
@@ -108,7 +106,7 @@ func runWorker(ctx context.Context, cfg *Config, tr transport.Transport) error {
 	}
 	w.clock.since("setup", w.clock.start)
 	w.asked = time.Now()
-	if err := tr.Send(0, encode(&envelope{Hello: &helloMsg{Cached: w.cachedGroups()}})); err != nil {
+	if err := tr.Send(0, encode(&envelope{Hello: &helloMsg{Cached: w.cachedShards()}})); err != nil {
 		return err
 	}
 	for _, msg := range early {
@@ -122,7 +120,6 @@ func runWorker(ctx context.Context, cfg *Config, tr transport.Transport) error {
 func (w *worker) setup(ctx context.Context) error {
 	if w.cfg.Sim != nil {
 		// Nothing to fetch: the model holds the database's description.
-		w.groups = simGroups(w.cfg.Sim.Model.Database(), w.cfg.GroupBytes)
 		return nil
 	}
 	db, dbStore, err := openDatabase(ctx, w.cfg)
@@ -130,7 +127,9 @@ func (w *worker) setup(ctx context.Context) error {
 		return err
 	}
 	w.db = db
-	if w.groups, err = shardGroups(w.db, w.cfg.GroupBytes, w.cfg.CacheBytes); err != nil {
+	// The master decides the groups (decompose.go); this checks the cache
+	// can hold every shard, as the master's check does.
+	if _, err = shardGroups(w.db, w.cfg.GroupBytes, w.cfg.CacheBytes); err != nil {
 		return err
 	}
 	w.dir = filepath.Join(w.cfg.CacheDir, cacheName(w.db), fmt.Sprintf("rank-%d", w.rank))
@@ -154,27 +153,17 @@ func (w *worker) cleanup() {
 	}
 }
 
-// cachedGroups lists the shard groups whose shards are all cached; under
-// simulate, every group.
-func (w *worker) cachedGroups() []int {
+// cachedShards lists the shards the worker caches; under simulate, every
+// shard.
+func (w *worker) cachedShards() []int {
 	if w.cfg.Sim != nil {
-		all := make([]int, len(w.groups))
-		for g := range all {
-			all[g] = g
+		all := make([]int, w.cfg.Sim.Model.Database().Shards())
+		for s := range all {
+			all[s] = s
 		}
 		return all
 	}
-	have := w.cache.Cached() // ascending
-	var out []int
-	for g, shards := range w.groups {
-		if !slices.ContainsFunc(shards, func(s int) bool {
-			_, ok := slices.BinarySearch(have, s)
-			return !ok
-		}) {
-			out = append(out, g)
-		}
-	}
-	return out
+	return w.cache.Cached()
 }
 
 func (w *worker) loop(ctx context.Context) error {
@@ -303,7 +292,7 @@ func (w *worker) finishTask(ctx context.Context, r taskResult) error {
 	// Sending the hits (and, under master-writing, the lines) is S3aSim's
 	// gather.
 	t := time.Now()
-	d := &doneMsg{Task: r.assign.Task, Hits: r.hits, Cached: w.cachedGroups(), BlastSeconds: blastSeconds}
+	d := &doneMsg{Task: r.assign.Task, Hits: r.hits, Cached: w.cachedShards(), BlastSeconds: blastSeconds}
 	if w.cfg.Strategy.Flow() == output.ToMaster {
 		d.Lines = r.lines
 	} else {
@@ -339,12 +328,12 @@ func (w *worker) runTask(ctx context.Context, a *assignMsg) (r taskResult) {
 		}
 		ordinals = append(ordinals, ids)
 	}
-	db, err := w.alias(a.Group)
+	db, err := w.alias(a.Group, a.Shards)
 	if err != nil {
 		r.err = err
 		return r
 	}
-	plan, err := w.taxPlan(a.Group)
+	plan, err := w.taxPlan(a.Group, a.Shards)
 	if err != nil {
 		r.err = err
 		return r
@@ -364,7 +353,7 @@ func (w *worker) runTask(ctx context.Context, a *assignMsg) (r taskResult) {
 	limits := w.cfg.taskLimits()
 	timeout := w.pace.timeout(limits, len(a.FASTA))
 	out, err := blast.Run(ctx, blast.Invocation{Program: w.cfg.Program, DB: db, Query: qpath,
-		Format: w.cfg.Format, MaxTargetSeqs: w.cfg.shardTargetSeqs(w.db.Sequences, len(w.groups)),
+		Format: w.cfg.Format, MaxTargetSeqs: w.cfg.shardTargetSeqs(w.db.Sequences, a.Groups),
 		Evalue: w.cfg.Evalue, Threads: w.cfg.Threads, Options: plan.Options, BatchLetters: a.Batch,
 		Timeout: timeout, MaxOutput: limits.MaxOutput, TaxDBDir: w.taxDBDir()})
 	r.ended = time.Now()
@@ -464,7 +453,7 @@ func (w *worker) shardOrdinals(s int) (map[string]int64, error) {
 	return m, nil
 }
 
-func (w *worker) alias(g int) (string, error) {
+func (w *worker) alias(g int, shards []int) (string, error) {
 	if a, ok := w.aliases[g]; ok {
 		return a, nil
 	}
@@ -472,7 +461,7 @@ func (w *worker) alias(g int) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	a, err := groupAlias(w.dir, w.db, g, w.groups[g], filtered)
+	a, err := groupAlias(w.dir, w.db, g, shards, filtered)
 	if err == nil {
 		w.aliases[g] = a
 	}
@@ -514,7 +503,7 @@ func (w *worker) filteredStats() (*dbStats, error) {
 // taxPlan is how group g is searched under the taxid filter (package
 // taxfilter); without one, with the search's options. It follows alias,
 // which reads the table.
-func (w *worker) taxPlan(g int) (taxfilter.Plan, error) {
+func (w *worker) taxPlan(g int, shards []int) (taxfilter.Plan, error) {
 	if w.filtered == nil {
 		return taxfilter.Plan{Options: w.cfg.Options}, nil
 	}
@@ -525,7 +514,7 @@ func (w *worker) taxPlan(g int) (taxfilter.Plan, error) {
 	if err != nil {
 		return taxfilter.Plan{}, err
 	}
-	p, err := w.taxTable.Plan(filter, w.groups[g], w.cfg.Options)
+	p, err := w.taxTable.Plan(filter, shards, w.cfg.Options)
 	if err != nil {
 		return p, err
 	}
