@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/blastfleet/blastfleet/internal/runrecord"
@@ -20,6 +21,7 @@ var (
 )
 
 var pageTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
+	"inc":        func(n int) int { return n + 1 },
 	"n":          num,
 	"seconds":    seconds,
 	"stamp":      stamp,
@@ -45,6 +47,11 @@ type page struct {
 	Slowest  []slowTask
 	Failures *failuresView
 	RunRows  []runRow
+	// Decompositions are the runs' distinct choices of blocks and shard
+	// groups, with their reasons; SearchedAlone the query ranges some run
+	// searched each query alone (a chunk split through a batch).
+	Decompositions []string
+	SearchedAlone  []runrecord.QueryRange
 }
 
 func (r *Report) page() *page {
@@ -61,7 +68,34 @@ func (r *Report) page() *page {
 		Slowest:  slowest,
 		Failures: buildFailures(r),
 		RunRows:  buildRuns(r.Runs),
+
+		Decompositions: decompositions(r.Runs),
+		SearchedAlone:  searchedAlone(r.Runs),
 	}
+}
+
+func decompositions(runs []runrecord.RunRecord) []string {
+	var out []string
+	for _, r := range runs {
+		if s := r.Summary; s != nil && s.Decomposition != "" && !slices.Contains(out, s.Decomposition) {
+			out = append(out, s.Decomposition)
+		}
+	}
+	return out
+}
+
+func searchedAlone(runs []runrecord.RunRecord) []runrecord.QueryRange {
+	var out []runrecord.QueryRange
+	for _, r := range runs {
+		if s := r.Summary; s != nil {
+			for _, q := range s.SearchedAlone {
+				if !slices.Contains(out, q) {
+					out = append(out, q)
+				}
+			}
+		}
+	}
+	return out
 }
 
 // WriteHTML writes the report as one self-contained HTML page.
