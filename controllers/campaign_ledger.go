@@ -39,6 +39,13 @@ func (run *campaignRun) readLedger(ctx context.Context) (bool, error) {
 		}
 		s.FailedQueries = append(s.FailedQueries, v1alpha1.FailedQuery{Index: int32(q.Query), ID: q.ID, Reason: truncate(q.Reason.String(), 1024)})
 	}
+	s.SearchedAlone = nil
+	for i, r := range st.SearchedAlone {
+		if i == 20 {
+			break
+		}
+		s.SearchedAlone = append(s.SearchedAlone, r.String())
+	}
 	s.ChunksRatio = fmt.Sprintf("%d/%d", st.Committed, st.Chunks)
 	s.Sites, s.SitesSummary = siteProgress(st.Sites)
 	if d := endgamePoll(st, run.r.PollInterval); d > 0 {

@@ -420,6 +420,15 @@ type SearchCampaignStatus struct {
 	// +kubebuilder:validation:MaxItems=20
 	FailedQueries []FailedQuery `json:"failedQueries,omitempty"`
 
+	// SearchedAlone lists up to 20 query ranges ("[first,end)", indexes
+	// in the queries file) that are searched each query alone, not in the
+	// file's BLAST+ batches: chunks split to isolate a failing query that
+	// cut through a batch.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=20
+	SearchedAlone []string `json:"searchedAlone,omitempty"`
+
 	// Sites splits progress by where partitions ran: this cluster's
 	// partitions (the operator's --site, "cloud" by default) and every HPC
 	// site that joined the campaign (blastfleet hpc submit).

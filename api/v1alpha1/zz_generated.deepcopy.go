@@ -529,6 +529,11 @@ func (in *SearchCampaignStatus) DeepCopyInto(out *SearchCampaignStatus) {
 		*out = make([]FailedQuery, len(*in))
 		copy(*out, *in)
 	}
+	if in.SearchedAlone != nil {
+		in, out := &in.SearchedAlone, &out.SearchedAlone
+		*out = make([]string, len(*in))
+		copy(*out, *in)
+	}
 	if in.Sites != nil {
 		in, out := &in.Sites, &out.Sites
 		*out = make([]SiteProgress, len(*in))

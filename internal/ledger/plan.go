@@ -60,6 +60,20 @@ func (p *Plan) halves(r Range) [2]Range {
 
 func abs(n int) int { return max(n, -n) }
 
+// wholeBatches says whether r is a run of whole BLAST+ batches (always,
+// when each query is its own batch).
+func (p *Plan) wholeBatches(r Range) bool {
+	if p == nil || len(p.BatchStarts) == 0 {
+		return true
+	}
+	last := p.Chunks[len(p.Chunks)-1].End
+	starts := func(q int) bool {
+		_, found := slices.BinarySearch(p.BatchStarts, q)
+		return q == 0 || q == last || found
+	}
+	return starts(r.First) && starts(r.End)
+}
+
 // BatchStartsOf lists where BLAST+ batches start given their ends
 // (blast.BatchEnds): every end but the last.
 func BatchStartsOf(ends []int) []int {

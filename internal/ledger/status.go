@@ -27,6 +27,10 @@ type Status struct {
 	QueriesFailed   int           `json:"queriesFailed"`
 	FailedQueries   []FailedQuery `json:"failedQueries,omitempty"`
 	Missing         []Range       `json:"missing,omitempty"`
+	// SearchedAlone are the chunks, split to isolate a failing query, that
+	// cut through a BLAST+ batch: their queries are searched each alone,
+	// not in the file's batches (docs/concepts.md).
+	SearchedAlone []Range `json:"searchedAlone,omitempty"`
 	// Problems are bad commits found (and voided) while reading.
 	Problems []string `json:"problems,omitempty"`
 	Complete bool     `json:"complete"`
@@ -71,6 +75,9 @@ func (l *Ledger) status(ctx context.Context) (*Status, []leaf, error) {
 	sites := newSiteTally()
 	leases := map[Range]*leaseRecord{} // of the leaves not decided
 	for _, lf := range leaves {
+		if lf.state != leafFailed && !l.plan.wholeBatches(lf.r) {
+			s.SearchedAlone = append(s.SearchedAlone, lf.r)
+		}
 		switch lf.state {
 		case leafCommitted:
 			s.Committed++

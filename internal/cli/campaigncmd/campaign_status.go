@@ -152,6 +152,9 @@ func printStatusTable(w io.Writer, loc string, s *ledger.Status) {
 	if len(s.Missing) > 0 {
 		fmt.Fprintf(w, "missing   %s\n", cli.RangesLine(s.Missing, maxMissingShown))
 	}
+	if len(s.SearchedAlone) > 0 {
+		fmt.Fprintf(w, "alone     %s: split to isolate a failing query, searched each query alone, not in BLAST+'s batches\n", cli.RangesLine(s.SearchedAlone, maxMissingShown))
+	}
 	for _, pr := range s.Problems {
 		fmt.Fprintf(w, "problem   %s\n", cli.Truncate(pr, 2*cli.MaxReasonWidth))
 	}
