@@ -70,7 +70,7 @@ func buildFixture() (*fixture, error) {
 	if err != nil {
 		return nil, err
 	}
-	if f.want, err = refsearch.SearchBatches(ctx, "blastn", unsharded, f.queries, outfmt, "-max_target_seqs", "500"); err != nil {
+	if f.want, err = refsearch.SearchAlone(ctx, "blastn", unsharded, f.queries, outfmt, "-max_target_seqs", "500"); err != nil {
 		return nil, err
 	}
 	return f, nil
@@ -92,8 +92,10 @@ type site struct {
 	jobDirs  []string // where jobs were submitted from: their logs
 }
 
-// newSite plans a campaign of chunks of chunkQueries queries; every BLAST
-// run of its partitions first sleeps delay seconds.
+// newSite plans a campaign of chunks of chunkQueries queries, each query
+// searched alone (the fixture's queries are one BLAST+ batch, and the
+// sites' tests want many chunks); every BLAST run of its partitions first
+// sleeps delay seconds.
 func newSite(t *testing.T, chunkQueries int, delay string) *site {
 	t.Helper()
 	f := getFixture(t)
@@ -110,7 +112,7 @@ func newSite(t *testing.T, chunkQueries int, delay string) *site {
 	s.name = strings.ToLower(strings.ReplaceAll(t.Name(), "/", "-"))
 	s.campaign = "s3://campaigns/" + s.name
 	s.cli("campaign", "plan", "--queries", "s3://data/q.fa", "--database", "s3://data/db", "--program", "blastn",
-		"--outfmt", outfmt, "--chunk-queries", fmt.Sprint(chunkQueries), "--output", s.campaign)
+		"--outfmt", outfmt, "--chunk-queries", fmt.Sprint(chunkQueries), "--batching", "alone", "--output", s.campaign)
 	return s
 }
 
