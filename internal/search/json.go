@@ -20,6 +20,9 @@ type wire struct {
 	TopHits       string            `json:"topHits"`
 	// Transfer is absent (full) in plans before metadata transfer.
 	Transfer string `json:"transfer,omitempty"`
+	// Batching is always written; a plan without it was made when each
+	// query was searched alone, and is still searched so.
+	Batching *string `json:"batching,omitempty"`
 }
 
 type wireFormat struct {
@@ -47,6 +50,11 @@ func (s Spec) MarshalJSON() ([]byte, error) {
 	if s.Metadata {
 		w.Transfer = TransferMetadata
 	}
+	b, err := blast.ParseBatching(string(s.Batching))
+	if err != nil {
+		return nil, err
+	}
+	w.Batching = (*string)(&b)
 	for _, o := range s.Options {
 		opt := option{Name: o.Name}
 		if o.Value != "" {
@@ -95,6 +103,12 @@ func (s *Spec) UnmarshalJSON(b []byte) error {
 	}
 	if s.Metadata, err = ParseTransfer(w.Transfer); err != nil {
 		add("transfer", err)
+	}
+	s.Batching = blast.BatchingAlone
+	if w.Batching != nil {
+		if s.Batching, err = blast.ParseBatching(*w.Batching); err != nil {
+			add("batching", err)
+		}
 	}
 	return errors.Join(errs...)
 }

@@ -73,7 +73,7 @@ func TestJSON(t *testing.T) {
 		t.Fatal(err)
 	}
 	const want = `{"program":"blastn","outfmt":{"code":6,"columns":["qseqid","sseqid","evalue"]},"maxTargetSeqs":50,"evalue":0.00001,` +
-		`"options":[{"name":"word_size","value":"11"},{"name":"dust","value":"no"},{"name":"ungapped"}],"topHits":"auto"}`
+		`"options":[{"name":"word_size","value":"11"},{"name":"dust","value":"no"},{"name":"ungapped"}],"topHits":"auto","batching":"blast"}`
 	if string(b) != want {
 		t.Errorf("JSON\n got %s\nwant %s", b, want)
 	}
@@ -82,12 +82,20 @@ func TestJSON(t *testing.T) {
 		t.Errorf("decoded %+v (%v), want %+v", back, err, s)
 	}
 
-	// A plan written before the spec was typed reads the same.
+	// A plan written before the spec was typed reads the same, but for
+	// its batching: a plan without one was made when each query was
+	// searched alone, and is still searched so.
 	const legacy = `{"program":"blastn","outfmt":"6 qseqid sseqid evalue","maxTargetSeqs":50,"evalue":1e-5,` +
 		`"options":["-word_size=11","-dust=no","-ungapped"],"topHits":"auto"}`
 	var old Spec
-	if err := json.Unmarshal([]byte(legacy), &old); err != nil || !reflect.DeepEqual(old, s) {
-		t.Errorf("legacy plan decoded %+v (%v), want %+v", old, err, s)
+	alone := s
+	alone.Batching = blast.BatchingAlone
+	if err := json.Unmarshal([]byte(legacy), &old); err != nil || !reflect.DeepEqual(old, alone) {
+		t.Errorf("legacy plan decoded %+v (%v), want %+v", old, err, alone)
+	}
+	b, err = json.Marshal(alone)
+	if err != nil || !strings.Contains(string(b), `"batching":"alone"`) {
+		t.Errorf("batching alone encoded as %s (%v)", b, err)
 	}
 
 	// What a reader refuses, it names.
