@@ -19,8 +19,9 @@ import (
 // a block is merged its kept subjects are known, and one more task, a
 // regeneration, searches each of its BLAST+ batches again against just
 // their queries' subjects (regen.Batch) and cuts BLAST's report into the
-// queries' pieces of the search's report (package blastdoc). The pieces are the block's
-// lines: they are written as tabular lines are, by any strategy.
+// queries' pieces of the search's report (package blastdoc). The pieces
+// are the block's lines: they are written as tabular lines are, by any
+// strategy.
 
 // regenerating: the search's format is a report, or its output is
 // metadata (a regeneration task then writes each query's metadata line).

@@ -60,7 +60,7 @@ func TestReports(t *testing.T) {
 						args []string
 					}
 					cases := []reportCase{{"workers=2", 0, []string{"--workers", "2"}}}
-					if mts == 500 && (code == 5 || code == 11) {
+					if mts == 500 && code == 11 {
 						cases = append(cases, reportCase{"workers=2/batching=alone", 0, []string{"--workers", "2", "--batching", "alone"}})
 					}
 					if mts == 500 && code == 5 {
