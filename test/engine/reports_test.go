@@ -9,10 +9,13 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/blastfleet/blastfleet/internal/blast"
 	"github.com/blastfleet/blastfleet/internal/blastvol"
+	"github.com/blastfleet/blastfleet/internal/fasta"
 	"github.com/blastfleet/blastfleet/internal/manifest"
 	"github.com/blastfleet/blastfleet/internal/objstore"
 	"github.com/blastfleet/blastfleet/internal/refsearch"
@@ -164,7 +167,7 @@ func TestReportsInBatches(t *testing.T) {
 	ref, db, queries := reportData(t, b, data, "nucl", "")
 	for _, c := range []struct {
 		code, mts int
-	}{{0, 500}, {5, 500}, {0, 3}, {11, 500}} {
+	}{{0, 500}, {0, 3}, {11, 500}} {
 		name := fmt.Sprintf("outfmt=%d/max-target-seqs=%d", c.code, c.mts)
 		args := []string{"-max_target_seqs", strconv.Itoa(c.mts), "-task", "blastn"}
 		want, err := refsearch.ReportBatches(context.Background(), "blastn", ref, queries, strconv.Itoa(c.code), args...)
@@ -188,6 +191,52 @@ func TestReportsInBatches(t *testing.T) {
 			t.Errorf("%s: %s", name, refsearch.Diff(got, want))
 			_ = os.WriteFile(filepath.Join(os.TempDir(), "batches-"+strconv.Itoa(c.code)+".got"), got, 0o644)
 			_ = os.WriteFile(filepath.Join(os.TempDir(), "batches-"+strconv.Itoa(c.code)+".want"), want, 0o644)
+		}
+	}
+	batchMetadata(t, b, db, queries)
+}
+
+// batchMetadata: under --transfer metadata, one block of both batches,
+// each query's line names the first query of its BLAST+ batch, and a
+// query cut to -max_target_seqs says it may have more.
+func batchMetadata(t *testing.T, b binaries, db, queries string) {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "out")
+	mustRun(t, mpiTimeout, mpiEnv, b.engine, "--database", db, "--queries", queries, "--program", "blastn", "--outfmt", "0",
+		"--max-target-seqs", "3", "--top-hits", "exact", "--blast-option=-task=blastn", "--transfer", "metadata",
+		"--block-letters", "1000000", "--output", out, "--cache-dir", filepath.Join(t.TempDir(), "cache"))
+	f, err := os.Open(queries)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	recs, err := fasta.ReadAll(f, queries, fasta.Nucleotide)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lengths := make([]int, len(recs))
+	for i, r := range recs {
+		lengths[i] = len(r.Seq)
+	}
+	ends := blast.BatchEnds(lengths, blast.BatchLetters(blast.Blastn, []blast.Option{{Name: "task", Value: "blastn"}}, blast.BatchingBLAST))
+	if len(ends) < 2 {
+		t.Fatalf("%d batches, want several", len(ends))
+	}
+	lines := strings.Split(strings.TrimSuffix(string(readFile(t, out)), "\n"), "\n")
+	if len(lines) != len(recs) {
+		t.Fatalf("%d metadata lines for %d queries", len(lines), len(recs))
+	}
+	start := 0
+	for i, l := range lines {
+		if i == ends[0] {
+			start, ends = ends[0], ends[1:]
+		}
+		md, err := regen.ParseMetadata([]byte(l))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if md.Index != i+1 || md.Batch != start+1 || md.More != (len(md.Subjects) == 3) || len(md.Subjects) > 3 {
+			t.Errorf("query %d: metadata %+v, want its batch to start at query %d, more %v", i+1, md, start+1, len(md.Subjects) == 3)
 		}
 	}
 }
