@@ -1,18 +1,20 @@
-// Package blastdoc splits a BLAST+ report of one query into its frame
-// (what BLAST prints once per run) and its body (what it prints per
-// query), and puts bodies of many queries back into one report, the way
-// BLAST+ 2.12 frames a batch: one header, the bodies in query order with
-// the queries numbered Query_1, Query_2, ... across the run, one footer.
+// Package blastdoc splits a BLAST+ report into its frame (what BLAST
+// prints once per run) and its bodies (what it prints per query), and puts
+// bodies of many queries back into one report, the way BLAST+ 2.12 frames
+// a run: one header, the bodies in query order with the queries numbered
+// Query_1, Query_2, ... across the run, one footer.
 //
-// A regenerated campaign is searched query by query (DESIGN.md section 3:
-// each query as if alone), so every body is BLAST's own; only the frame
-// and the numbering come from here. The rules were read off BLAST+ 2.12's
-// batch output and are checked against it by this package's tests.
+// A regenerated campaign is searched again batch by batch (DESIGN.md
+// section 3: BLAST+'s own batches; or each query alone), so every body is
+// BLAST's own; only the frame and the numbering come from here. The rules
+// were read off BLAST+ 2.12's output and are checked against it by this
+// package's tests.
 package blastdoc
 
 import (
 	"bytes"
 	"fmt"
+	"regexp"
 	"strconv"
 )
 
@@ -104,22 +106,25 @@ func Separator(code int) []byte {
 // Renumber makes a one-query body (where the query is Query_1) the body
 // of the k-th query (from 1) of a run. Only the fields that carry the
 // number change: an exact tag or key, never free text.
-func Renumber(code int, body []byte, k int) []byte {
-	if k == 1 {
+func Renumber(code int, body []byte, k int) []byte { return renumber(code, body, 1, k) }
+
+// renumber makes the body of a run's query from the body of its query k.
+func renumber(code int, body []byte, from, k int) []byte {
+	if k == from {
 		return body
 	}
-	n := strconv.Itoa(k)
+	f, n := strconv.Itoa(from), strconv.Itoa(k)
 	var pairs [][2]string
 	switch code {
 	case 5:
 		pairs = [][2]string{
-			{"<Iteration_iter-num>1</Iteration_iter-num>", "<Iteration_iter-num>" + n + "</Iteration_iter-num>"},
-			{"<Iteration_query-ID>Query_1</Iteration_query-ID>", "<Iteration_query-ID>Query_" + n + "</Iteration_query-ID>"},
+			{"<Iteration_iter-num>" + f + "</Iteration_iter-num>", "<Iteration_iter-num>" + n + "</Iteration_iter-num>"},
+			{"<Iteration_query-ID>Query_" + f + "</Iteration_query-ID>", "<Iteration_query-ID>Query_" + n + "</Iteration_query-ID>"},
 		}
 	case 15:
-		pairs = [][2]string{{`"query_id": "Query_1"`, `"query_id": "Query_` + n + `"`}}
+		pairs = [][2]string{{`"query_id": "Query_` + f + `"`, `"query_id": "Query_` + n + `"`}}
 	case 16:
-		pairs = [][2]string{{"<query-id>Query_1</query-id>", "<query-id>Query_" + n + "</query-id>"}}
+		pairs = [][2]string{{"<query-id>Query_" + f + "</query-id>", "<query-id>Query_" + n + "</query-id>"}}
 	}
 	for _, p := range pairs {
 		body = bytes.Replace(body, []byte(p[0]), []byte(p[1]), 1)
@@ -145,15 +150,108 @@ func Piece(code int, doc []byte, k, n int) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	return piece(code, p, p.Body, 1, k, n), nil
+}
+
+// piece is Piece of body, the body of query from of the report cut in p.
+func piece(code int, p Parts, body []byte, from, k, n int) []byte {
 	var out []byte
 	if k == 1 {
 		out = append(out, p.Header...)
 	} else {
 		out = append(out, Separator(code)...)
 	}
-	out = append(out, Renumber(code, p.Body, k)...)
+	out = append(out, renumber(code, body, from, k)...)
 	if k == n {
 		out = append(out, Footer(code, p.Footer, n)...)
 	}
-	return out, nil
+	return out
+}
+
+// Pieces cuts BLAST+'s report of a batch of n queries, the queries first
+// to first+n-1 (from 1) of a run of total, into what each contributes to
+// the run's report (Piece): the report of the whole run is the batches'
+// pieces in query order. BLAST+ numbers a run's queries across its
+// batches; a batch searched by itself numbers them from 1, and its
+// pieces are renumbered. The archive (11) of a batch is one document
+// that interleaves its queries: it is the batch's first piece, renumbered,
+// and the others are empty.
+func Pieces(code int, doc []byte, first, n, total int) ([][]byte, error) {
+	pieces := make([][]byte, n)
+	if code == 11 {
+		if _, err := Split(code, doc); err != nil {
+			return nil, err
+		}
+		pieces[0] = renumberArchive(doc, first-1)
+		return pieces, nil
+	}
+	p, err := Split(code, doc)
+	if err != nil {
+		return nil, err
+	}
+	bodies, err := splitBody(code, p.Body)
+	if err != nil {
+		return nil, err
+	}
+	if len(bodies) != n {
+		return nil, fmt.Errorf("outfmt %d: a report of %d queries, want %d", code, len(bodies), n)
+	}
+	for i, body := range bodies {
+		pieces[i] = piece(code, p, body, i+1, first+i, total)
+	}
+	return pieces, nil
+}
+
+// starts are what each query's body starts with, at the start of a line,
+// in a report's body (-outfmt 7: the body's first line, the program's).
+var starts = map[int]string{
+	0:  "Query= ",
+	5:  "<Iteration>\n",
+	15: "{\n    \"report\":",
+	16: "<BlastOutput2>\n",
+}
+
+// splitBody cuts the body of a report of several queries into the
+// queries' bodies, without the separators between them.
+func splitBody(code int, body []byte) ([][]byte, error) {
+	start := starts[code]
+	if code == 7 {
+		if i := bytes.IndexByte(body, '\n'); i >= 0 {
+			start = string(body[:i+1])
+		}
+	}
+	if start == "" || !bytes.HasPrefix(body, []byte(start)) {
+		return nil, fmt.Errorf("outfmt %d: a report's body does not start with a query's (%d bytes)", code, len(body))
+	}
+	sep := Separator(code)
+	var bodies [][]byte
+	for {
+		i := bytes.Index(body[1:], []byte("\n"+start))
+		if i < 0 {
+			return append(bodies, body), nil
+		}
+		end := i + 2 // the next query's body starts after the newline
+		if !bytes.HasSuffix(body[:end], sep) {
+			return nil, fmt.Errorf("outfmt %d: no %q between two queries' bodies", code, sep)
+		}
+		bodies = append(bodies, body[:end-len(sep)])
+		body = body[end:]
+	}
+}
+
+// archiveQueryID is how an archive names a query BLAST+ numbered.
+var archiveQueryID = regexp.MustCompile(`local str "Query_([0-9]+)"`)
+
+// renumberArchive adds by to the numbers of an archive's queries.
+func renumberArchive(doc []byte, by int) []byte {
+	if by == 0 {
+		return doc
+	}
+	return archiveQueryID.ReplaceAllFunc(doc, func(m []byte) []byte {
+		k, err := strconv.Atoi(string(archiveQueryID.FindSubmatch(m)[1]))
+		if err != nil {
+			return m
+		}
+		return fmt.Appendf(nil, `local str "Query_%d"`, k+by)
+	})
 }

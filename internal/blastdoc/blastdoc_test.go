@@ -158,3 +158,58 @@ func TestSplitRefusesOtherReports(t *testing.T) {
 		t.Fatal("outfmt 6 is not framed, Split accepted it")
 	}
 }
+
+// TestPiecesOfBatches: for every framed format and the archive, BLAST+'s
+// report of a query file searched in batches equals the pieces of each
+// batch's own report (the batch's queries searched by themselves, as one
+// batch), numbered as in the whole run.
+func TestPiecesOfBatches(t *testing.T) {
+	if _, err := exec.LookPath("blastn"); err != nil {
+		t.Skip("BLAST+ not installed")
+	}
+	r := rand.New(rand.NewSource(8))
+	dir := t.TempDir()
+	db := family(r, "ACGT", 3, 8, 500, 0.06, "s")
+	if err := os.WriteFile(filepath.Join(dir, "db.fa"), []byte(strings.Join(db, "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run(t, dir, "makeblastdb", "-in", "db.fa", "-dbtype", "nucl", "-parse_seqids", "-out", "mydb", "-title", "my db")
+	// Seven queries of 300 letters in batches of 1000 letters: 4 and 3,
+	// a query without hits in the second.
+	qs := family(r, "ACGT", 3, 2, 300, 0.05, "q")
+	qs = append(qs[:5], append(family(r, "ACGT", 1, 1, 300, 0, "none"), qs[5:]...)...)
+	batches := [][]string{qs[:4], qs[4:]}
+	if err := os.WriteFile(filepath.Join(dir, "all.fa"), []byte(strings.Join(qs, "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for i, b := range batches {
+		if err := os.WriteFile(filepath.Join(dir, "b"+strconv.Itoa(i)+".fa"), []byte(strings.Join(b, "")), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, code := range Codes {
+		arg := strconv.Itoa(code)
+		if code == 7 {
+			arg = "7 qseqid sseqid evalue bitscore"
+		}
+		blast := func(query string) []byte {
+			return run(t, dir, "env", "BATCH_SIZE=1000", "blastn", "-db", "mydb", "-query", query, "-outfmt", arg, "-max_target_seqs", "5")
+		}
+		want := blast("all.fa")
+		var got []byte
+		first := 1
+		for i, b := range batches {
+			pieces, err := Pieces(code, blast("b"+strconv.Itoa(i)+".fa"), first, len(b), len(qs))
+			if err != nil {
+				t.Fatalf("outfmt %d batch %d: %v", code, i, err)
+			}
+			for _, p := range pieces {
+				got = append(got, p...)
+			}
+			first += len(b)
+		}
+		if !bytes.Equal(got, want) {
+			t.Fatalf("outfmt %d: %s", code, refsearch.Diff(got, want))
+		}
+	}
+}

@@ -81,7 +81,7 @@ func RegenerateResults(ctx context.Context, stdout io.Writer, l *ledger.Ledger, 
 	s := p.Search
 	started, last := time.Now(), time.Now()
 	home := &regen.Home{DB: db, Cache: c, Total: len(recs),
-		Search: regen.Search{Program: s.Program, Format: s.Format, MaxTargetSeqs: s.MaxTargetSeqs, Evalue: s.Evalue, Options: s.Options, Threads: 1,
+		Search: regen.Search{Program: s.Program, Format: s.Format, MaxTargetSeqs: s.MaxTargetSeqs, Evalue: s.Evalue, Options: s.Options, Threads: 1, BatchLetters: s.BatchLetters(),
 			TaxDBDir: taxDBDir(db, c)},
 		Query: func(i int) ([]byte, error) {
 			if i < 1 || i > len(recs) {

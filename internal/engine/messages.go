@@ -79,6 +79,9 @@ type assignMsg struct {
 
 type regenQuery struct {
 	Subjects []regenSubject
+	// More: the query has, or may have, hits it did not keep
+	// (regen.BatchQuery.More).
+	More bool
 }
 
 type regenSubject struct {

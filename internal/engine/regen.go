@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"fmt"
@@ -8,7 +9,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/blastfleet/blastfleet/internal/blastdoc"
+	"github.com/blastfleet/blastfleet/internal/blast"
 	"github.com/blastfleet/blastfleet/internal/merge"
 	"github.com/blastfleet/blastfleet/internal/regen"
 )
@@ -16,10 +17,11 @@ import (
 // Reports (-outfmt 0, 5, 7, 15, 16) cannot be merged line by line. Their
 // blocks are searched as tabular blocks are, for the merge columns; once
 // a block is merged its kept subjects are known, and one more task, a
-// regeneration, searches each of its queries again against just those
-// subjects (package regen) and cuts BLAST's report into the query's piece
-// of the search's report (package blastdoc). The pieces are the block's
-// lines: they are written as tabular lines are, by any strategy.
+// regeneration, searches each of its BLAST+ batches again against just
+// their queries' subjects (regen.Batch) and cuts BLAST's report into the
+// queries' pieces of the search's report (package blastdoc). The pieces
+// are the block's lines: they are written as tabular lines are, by any
+// strategy.
 
 // regenerating: the search's format is a report, or its output is
 // metadata (a regeneration task then writes each query's metadata line).
@@ -42,6 +44,13 @@ func (m *master) queueRegen(id int) {
 				seen[h.Ordinal] = true
 				b.regen[q].Subjects = append(b.regen[q].Subjects, regenSubject{Shard: int32(h.Shard), Ordinal: h.Ordinal})
 			}
+		}
+		// A query cut to -max_target_seqs subjects may have more (a
+		// shard's search is cut too); one that lost a subject in the
+		// merge has more.
+		b.regen[q].More = len(seen) >= m.cfg.MaxTargetSeqs
+		for _, h := range hits {
+			b.regen[q].More = b.regen[q].More || !seen[h.Ordinal]
 		}
 		slices.SortFunc(b.regen[q].Subjects, func(a, c regenSubject) int { return cmp.Compare(a.Ordinal, c.Ordinal) })
 	}
@@ -130,15 +139,30 @@ func (m *master) recordRegen(d *doneMsg, t taskInfo, b *blockState) *unit {
 }
 
 // runRegenTask regenerates the reports of a block's queries, one BLAST
-// run per query, and keeps their pieces as the task's lines.
+// run per BLAST+ batch of the block (regen.Batch; each query alone when
+// the block's queries were searched alone), and keeps their pieces as the
+// task's lines.
 func (w *worker) runRegenTask(ctx context.Context, a *assignMsg) (r taskResult) {
 	r.assign = a
 	r.started = time.Now()
+	queries := splitBlock(a.FASTA)
+	if len(queries) != len(a.Regen) {
+		r.err = fmt.Errorf("regenerating block %d: %d queries in its FASTA, %d in its request", a.Block, len(queries), len(a.Regen))
+		return r
+	}
+	ends := regenBatchEnds(queries, a.Batch)
 	if w.cfg.Metadata {
 		// ParaMEDIC's metadata: the report is regenerated at home.
 		r.fetched = r.started
+		start := 0
 		for i, q := range a.Regen {
 			md := regen.Metadata{Index: a.First + i + 1, Query: a.IDs[i]}
+			if a.Batch > blast.Alone {
+				for i >= ends[0] {
+					start, ends = ends[0], ends[1:]
+				}
+				md.Batch, md.More = a.First+start+1, q.More
+			}
 			for _, s := range q.Subjects {
 				md.Subjects = append(md.Subjects, regen.MetaSubject{Ordinal: s.Ordinal, Shard: int(s.Shard)})
 			}
@@ -165,43 +189,60 @@ func (w *worker) runRegenTask(ctx context.Context, a *assignMsg) (r taskResult) 
 	r.fetched = time.Now()
 	db := regen.Database{Name: w.db.Name, Title: w.db.Title, Type: w.db.Type, Sequences: w.db.Sequences, Letters: w.db.Letters, Date: regen.DatabaseDate(w.db.Shards)}
 	limits := w.cfg.taskLimits()
-	queries := splitBlock(a.FASTA)
-	if len(queries) != len(a.Regen) {
-		r.err = fmt.Errorf("regenerating block %d: %d queries in its FASTA, %d in its request", a.Block, len(queries), len(a.Regen))
-		return r
-	}
-	for i, q := range a.Regen {
-		if err := injectedRegenFailure(a.IDs[i]); err != nil {
-			r.err = err
-			return r
-		}
-		subjects := make([]regen.Subject, len(q.Subjects))
-		for j, s := range q.Subjects {
-			id, err := w.subjectID(int(s.Shard), s.Ordinal)
-			if err != nil {
+	start := 0
+	for _, end := range ends {
+		qs := make([]regen.BatchQuery, end-start)
+		letters := 0
+		for i := start; i < end; i++ {
+			if err := injectedRegenFailure(a.IDs[i]); err != nil {
 				r.err = err
 				return r
 			}
-			subjects[j] = regen.Subject{DB: filepath.Join(w.dir, w.db.Shards[s.Shard].DBName), IDs: id, Ordinal: s.Ordinal}
+			q := a.Regen[i]
+			subjects := make([]regen.Subject, len(q.Subjects))
+			for j, s := range q.Subjects {
+				id, err := w.subjectID(int(s.Shard), s.Ordinal)
+				if err != nil {
+					r.err = err
+					return r
+				}
+				subjects[j] = regen.Subject{DB: filepath.Join(w.dir, w.db.Shards[s.Shard].DBName), IDs: id, Ordinal: s.Ordinal}
+			}
+			qs[i-start] = regen.BatchQuery{FASTA: queries[i], Subjects: subjects, More: q.More}
+			letters += len(queries[i])
 		}
 		search := regen.Search{Program: w.cfg.Program, Format: w.cfg.Format, MaxTargetSeqs: w.cfg.MaxTargetSeqs,
-			Evalue: w.cfg.Evalue, Options: w.cfg.Options, Threads: w.cfg.Threads,
-			Timeout: w.pace.timeout(limits, len(queries[i])), MaxOutput: limits.MaxOutput, TaxDBDir: w.taxDBDir()}
-		doc, err := regen.Report(ctx, filepath.Join(w.dir, "regen"), db, search, queries[i], subjects)
+			Evalue: w.cfg.Evalue, Options: w.cfg.Options, Threads: w.cfg.Threads, BatchLetters: a.Batch,
+			Timeout: w.pace.timeout(limits, letters), MaxOutput: limits.MaxOutput, TaxDBDir: w.taxDBDir()}
+		pieces, err := regen.Batch(ctx, filepath.Join(w.dir, "regen"), db, search, qs, a.First+start+1, a.Total)
 		if err != nil {
-			r.err = fmt.Errorf("query %s: %w", a.IDs[i], err)
+			if end-start == 1 {
+				r.err = fmt.Errorf("query %s: %w", a.IDs[start], err)
+			} else {
+				r.err = fmt.Errorf("queries %s to %s (a BLAST+ batch): %w", a.IDs[start], a.IDs[end-1], err)
+			}
 			return r
 		}
-		piece, err := blastdoc.Piece(w.cfg.Format.Code, doc, a.First+i+1, a.Total)
-		if err != nil {
-			r.err = fmt.Errorf("query %s: %w", a.IDs[i], err)
-			return r
+		for i, piece := range pieces {
+			r.lines = append(r.lines, piece)
+			r.hits = append(r.hits, hitMeta{Query: int32(start + i), Size: int32(len(piece))})
 		}
-		r.lines = append(r.lines, piece)
-		r.hits = append(r.hits, hitMeta{Query: int32(i), Size: int32(len(piece))})
+		start = end
 	}
 	r.ended = time.Now()
 	return r
+}
+
+// regenBatchEnds are the ends of a block's BLAST+ batches of b letters
+// (blast.BatchEnds; a block starts a batch), given its queries' records.
+func regenBatchEnds(records [][]byte, b int) []int {
+	lengths := make([]int, len(records))
+	for i, rec := range records {
+		if nl := bytes.IndexByte(rec, '\n'); nl >= 0 {
+			lengths[i] = len(rec) - nl - 1 - bytes.Count(rec[nl+1:], []byte{'\n'})
+		}
+	}
+	return blast.BatchEnds(lengths, max(b, blast.Alone))
 }
 
 // splitBlock cuts a block's FASTA into its queries' records.

@@ -12,11 +12,21 @@ import (
 //
 //	<index from 1>\t<query id>\t<ordinal>:<shard>,<ordinal>:<shard>,...\n
 //
-// a few bytes per subject where a report holds its alignments.
+// a few bytes per subject where a report holds its alignments. A query
+// searched in a BLAST+ batch of several letters (the default batching)
+// adds two fields, what regenerating its batch needs (regen.Batch):
+//
+//	...\t<index of its batch's first query>\t<1 if More, else 0>\n
 type Metadata struct {
 	Index    int
 	Query    string
 	Subjects []MetaSubject // in the database's order
+	// Batch is the index (from 1) of the first query of the query's
+	// BLAST+ batch; 0: the query was searched alone.
+	Batch int
+	// More: the query has, or may have, hits it did not keep
+	// (BatchQuery.More).
+	More bool
 }
 
 // MetaSubject is a kept subject: its ordinal in the unsharded database and
@@ -40,19 +50,40 @@ func (m Metadata) Append(b []byte) []byte {
 		b = append(b, ':')
 		b = strconv.AppendInt(b, int64(s.Shard), 10)
 	}
+	if m.Batch > 0 {
+		b = append(b, '\t')
+		b = strconv.AppendInt(b, int64(m.Batch), 10)
+		b = append(b, '\t', "01"[btoi(m.More)])
+	}
 	return append(b, '\n')
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // ParseMetadata reads one line (without its newline).
 func ParseMetadata(line []byte) (Metadata, error) {
 	f := bytes.Split(line, []byte{'\t'})
-	if len(f) != 3 {
-		return Metadata{}, fmt.Errorf("metadata line %.60q: %d fields, want 3 (index, query, subjects)", line, len(f))
+	if len(f) != 3 && len(f) != 5 {
+		return Metadata{}, fmt.Errorf("metadata line %.60q: %d fields, want 3 (index, query, subjects) or 5 (and batch, more)", line, len(f))
 	}
 	var m Metadata
 	var err error
 	if m.Index, err = strconv.Atoi(string(f[0])); err != nil || m.Index < 1 {
 		return Metadata{}, fmt.Errorf("metadata line %.60q: index %q", line, f[0])
+	}
+	if len(f) == 5 {
+		if m.Batch, err = strconv.Atoi(string(f[3])); err != nil || m.Batch < 1 || m.Batch > m.Index {
+			return Metadata{}, fmt.Errorf("metadata line %.60q: batch %q", line, f[3])
+		}
+		if string(f[4]) != "0" && string(f[4]) != "1" {
+			return Metadata{}, fmt.Errorf("metadata line %.60q: more %q, want 0 or 1", line, f[4])
+		}
+		m.More = string(f[4]) == "1"
 	}
 	m.Query = string(f[1])
 	if len(f[2]) == 0 {

@@ -92,14 +92,18 @@ type Search struct {
 	Evalue        float64
 	Options       []blast.Option
 	Threads       int
-	Timeout       time.Duration
-	MaxOutput     int64
+	// BatchLetters is B, the letters of the search's BLAST+ batches
+	// (blast.BatchLetters; 0 or blast.Alone: each query alone).
+	BatchLetters int
+	Timeout      time.Duration
+	MaxOutput    int64
 	// TaxDBDir holds the taxonomy database (taxdb.btd/bti), for the
 	// taxonomy names reports print; empty: none.
 	TaxDBDir string
 }
 
-// Report searches the one query in query (FASTA) against its subjects and
+// Report searches the queries in query (FASTA: one query, or one BLAST+
+// batch's, which s.BatchLetters keeps in one batch) against subjects and
 // returns BLAST's report. dir is a scratch directory, made and removed
 // here, beside or below the shards' directory: the alias it writes names
 // the shards by relative paths.
@@ -151,7 +155,7 @@ func Report(ctx context.Context, dir string, db Database, s Search, query []byte
 	}
 	out, err := blast.Run(ctx, blast.Invocation{Program: s.Program, DB: db.Name, Query: "query.fa", Format: s.Format,
 		MaxTargetSeqs: s.MaxTargetSeqs, Evalue: s.Evalue, Threads: s.Threads, Options: s.Options,
-		Timeout: s.Timeout, MaxOutput: s.MaxOutput, Report: true, Dir: dir, TaxDBDir: s.TaxDBDir})
+		BatchLetters: s.BatchLetters, Timeout: s.Timeout, MaxOutput: s.MaxOutput, Report: true, Dir: dir, TaxDBDir: s.TaxDBDir})
 	if err != nil {
 		return nil, fmt.Errorf("regenerating: %w", err)
 	}

@@ -14,14 +14,21 @@ import (
 	"github.com/blastfleet/blastfleet/internal/blast"
 	"github.com/blastfleet/blastfleet/internal/blastvol"
 	"github.com/blastfleet/blastfleet/internal/manifest"
+	"github.com/blastfleet/blastfleet/internal/refsearch"
 	"github.com/blastfleet/blastfleet/internal/synth"
 )
 
 func sh(t *testing.T, dir string, argv ...string) []byte {
 	t.Helper()
+	return shBatch(t, dir, blast.Alone, argv...)
+}
+
+// shBatch runs argv with BLAST+ batches of b letters.
+func shBatch(t *testing.T, dir string, b int, argv ...string) []byte {
+	t.Helper()
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), blast.AloneEnv, "BLAST_USAGE_REPORT=false")
+	cmd.Env = append(os.Environ(), blast.BatchEnvValue(b), "BLAST_USAGE_REPORT=false")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -101,16 +108,11 @@ func TestReportEqualsWholeDatabase(t *testing.T) {
 				t.Fatal(err)
 			}
 			db := Database{Name: "refdb", Type: dbtype, Sequences: int64(len(recs)), Letters: letters, Date: h.Date}
-			queries := records(qFA.String())
-			queries = append(queries, record{id: "nohits", text: ">nohits nothing like it\n" + strings.Repeat(map[bool]string{false: "ACGTTGCA", true: "WWCCMMHH"}[protein], 8) + "\n"})
-			for qi, q := range queries {
-				qfile := fmt.Sprintf("q%d.fa", qi)
-				if err := os.WriteFile(filepath.Join(dir, qfile), []byte(q.text), 0o644); err != nil {
-					t.Fatal(err)
-				}
+			// A subject as the shards hold it, from the id BLAST prints.
+			subjectsOf := func(out []byte) []Subject {
 				var subjects []Subject
 				seen := map[string]bool{}
-				for _, l := range strings.Fields(string(sh(t, dir, string(program), "-db", "refdb", "-query", qfile, "-outfmt", "6 sseqid", "-max_target_seqs", "500"))) {
+				for _, l := range strings.Fields(string(out)) {
 					key := strings.ToUpper(l)
 					if _, ok := ordinal[key]; !ok {
 						// A -parse_seqids database may print an accession-shaped id typed ("gb|rnd00026|").
@@ -126,18 +128,21 @@ func TestReportEqualsWholeDatabase(t *testing.T) {
 					seen[key] = true
 					subjects = append(subjects, Subject{DB: shardOf[key], IDs: []string{l}, Ordinal: ordinal[key]})
 				}
+				return subjects
+			}
+			queries := records(qFA.String())
+			queries = append(queries, record{id: "nohits", text: ">nohits nothing like it\n" + strings.Repeat(map[bool]string{false: "ACGTTGCA", true: "WWCCMMHH"}[protein], 8) + "\n"})
+			for qi, q := range queries {
+				qfile := fmt.Sprintf("q%d.fa", qi)
+				if err := os.WriteFile(filepath.Join(dir, qfile), []byte(q.text), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				subjects := subjectsOf(sh(t, dir, string(program), "-db", "refdb", "-query", qfile, "-outfmt", "6 sseqid", "-max_target_seqs", "500"))
 				if q.id != "nohits" && len(subjects) < 3 {
 					t.Fatalf("query %s: %d subjects, want a family's", q.id, len(subjects))
 				}
 				for _, code := range blast.ReportCodes {
-					arg := strconv.Itoa(code)
-					if code == 7 {
-						arg = "7 qseqid sseqid pident evalue bitscore staxid"
-					}
-					f, err := blast.ParseFormat(arg)
-					if err != nil {
-						t.Fatal(err)
-					}
+					arg, f := reportFormat(t, code)
 					want := sh(t, dir, string(program), "-db", "refdb", "-query", qfile, "-outfmt", arg, "-max_target_seqs", "500")
 					got, err := Report(context.Background(), filepath.Join(dir, "scratch"), db,
 						Search{Program: program, Format: f, MaxTargetSeqs: 500}, []byte(q.text), subjects)
@@ -155,7 +160,103 @@ func TestReportEqualsWholeDatabase(t *testing.T) {
 					}
 				}
 			}
+			batches(t, dir, db, program, queries, subjectsOf)
+			if !protein {
+				keepsOwnSubjects(t, dir, db, program, queries, subjectsOf(sh(t, dir, "blastdbcmd", "-db", "refdb", "-entry", "all", "-outfmt", "%a")))
+			}
 		})
+	}
+}
+
+// reportFormat is the -outfmt argument of a report format and its
+// parsed form.
+func reportFormat(t *testing.T, code int) (string, *blast.Format) {
+	t.Helper()
+	arg := strconv.Itoa(code)
+	if code == 7 {
+		arg = "7 qseqid sseqid pident evalue bitscore staxid"
+	}
+	f, err := blast.ParseFormat(arg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return arg, f
+}
+
+// batches: the queries searched as one BLAST+ batch (Batch), each
+// against the subjects it hits in that batch, give BLAST+'s report of the
+// query file in its batches, in every report format.
+func batches(t *testing.T, dir string, db Database, program blast.Program, queries []record, subjectsOf func([]byte) []Subject) {
+	t.Helper()
+	b := blast.BatchLetters(program, nil, blast.BatchingBLAST)
+	var all strings.Builder
+	for _, q := range queries {
+		all.WriteString(q.text)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "all.fa"), []byte(all.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	hits := map[string][]byte{}
+	for _, l := range strings.Split(string(shBatch(t, dir, b, string(program), "-db", "refdb", "-query", "all.fa", "-outfmt", "6 qseqid sseqid", "-max_target_seqs", "500")), "\n") {
+		if q, s, ok := strings.Cut(l, "\t"); ok {
+			hits[q] = append(hits[q], s+"\n"...)
+		}
+	}
+	qs := make([]BatchQuery, len(queries))
+	for i, q := range queries {
+		qs[i] = BatchQuery{FASTA: []byte(q.text), Subjects: subjectsOf(hits[q.id])}
+	}
+	for _, code := range blast.ReportCodes {
+		arg, f := reportFormat(t, code)
+		want := shBatch(t, dir, b, string(program), "-db", "refdb", "-query", "all.fa", "-outfmt", arg, "-max_target_seqs", "500")
+		pieces, err := Batch(context.Background(), filepath.Join(dir, "scratch"), db,
+			Search{Program: program, Format: f, MaxTargetSeqs: 500, BatchLetters: b}, qs, 1, len(qs))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := bytes.Join(pieces, nil); !bytes.Equal(got, want) {
+			t.Fatalf("a batch, outfmt %d: %s", code, refsearch.Diff(got, want))
+		}
+	}
+}
+
+// keepsOwnSubjects: a query of a batch that did not keep all its hits
+// (More), among more subjects than BLAST ranks at once
+// (-max_target_seqs 1: 10), shows only its own subjects, though the batch
+// is searched against all; told that it kept all, it shows another.
+func keepsOwnSubjects(t *testing.T, dir string, db Database, program blast.Program, queries []record, all []Subject) {
+	t.Helper()
+	a := queries[0]
+	hit := strings.Fields(string(sh(t, dir, string(program), "-db", "refdb", "-query", "q0.fa", "-outfmt", "6 sacc", "-max_target_seqs", "500")))
+	var own Subject
+	for _, s := range all {
+		if strings.EqualFold(s.IDs[0], hit[len(hit)-1]) {
+			own = s // its last subject, not its best
+		}
+	}
+	if own.IDs == nil || len(all) <= 10 {
+		t.Fatalf("query %s: its last hit %s not among the database's %d subjects", a.id, hit[len(hit)-1], len(all))
+	}
+	f, err := blast.ParseFormat("7 qseqid sacc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := Search{Program: program, Format: f, MaxTargetSeqs: 1, BatchLetters: blast.BatchLetters(program, nil, blast.BatchingBLAST)}
+	for _, more := range []bool{true, false} {
+		qs := []BatchQuery{{FASTA: []byte(a.text), Subjects: []Subject{own}, More: more}, {FASTA: []byte(queries[1].text), Subjects: all}}
+		pieces, err := Batch(context.Background(), filepath.Join(dir, "scratch"), db, s, qs, 1, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var shown []string
+		for _, l := range strings.Split(string(pieces[0]), "\n") {
+			if f := strings.Split(l, "\t"); len(f) == 2 {
+				shown = append(shown, f[1])
+			}
+		}
+		if own := len(shown) == 1 && strings.EqualFold(shown[0], hit[len(hit)-1]); own != more {
+			t.Fatalf("more %v: query %s shows %q; kept %s", more, a.id, shown, hit[len(hit)-1])
+		}
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/blastfleet/blastfleet/internal/ledger"
 	"github.com/blastfleet/blastfleet/internal/manifest"
 	"github.com/blastfleet/blastfleet/internal/objstore"
+	"github.com/blastfleet/blastfleet/internal/planning"
 	"github.com/blastfleet/blastfleet/internal/refsearch"
 	"github.com/blastfleet/blastfleet/internal/regen"
 	"github.com/blastfleet/blastfleet/internal/search"
@@ -45,17 +46,20 @@ func datedReference(t *testing.T, e *env) string {
 	return ref
 }
 
-// reportPlan plans the fixture's search with outfmt, in chunks of 7.
-func reportPlan(e *env, loc, outfmt, transfer string) *ledger.Plan {
-	f := e.f
-	return &ledger.Plan{SchemaVersion: ledger.SchemaVersion, Name: filepath.Base(loc),
-		Queries: ledger.Queries{Location: e.qloc, SHA256: sha256Hex(f.queryBytes), Size: int64(len(f.queryBytes)),
-			Count: f.nQueries, Letters: f.letters},
-		Database: ledger.Database{Location: e.db, Name: "families", Type: "nucl", ManifestSHA256: f.manifestSHA, Manifest: f.manifestKey},
+// reportPlan plans the fixture's search with outfmt and batching as
+// blastfleet campaign plan does, in chunks of about 7 queries of whole
+// BLAST+ batches.
+func reportPlan(t *testing.T, e *env, loc, outfmt, transfer, batching string) *ledger.Plan {
+	t.Helper()
+	p, _, err := planning.Make(context.Background(), planning.Request{Name: filepath.Base(loc), Queries: e.qloc, Database: e.db,
 		Search: search.MustParse(search.Request{Program: "blastn", Outfmt: outfmt, MaxTargetSeqs: 500, TopHits: "auto",
-			Transfer: transfer, Batching: string(f.batching)}),
-		Chunks: ledger.ChunkByQueries(f.nQueries, 7),
-		Policy: testPolicy}
+			Transfer: transfer, Batching: batching}),
+		ChunkQueries: 7, Policy: testPolicy})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.SchemaVersion = ledger.SchemaVersion
+	return p
 }
 
 // runTwo runs partitions A (3 ranks) and B (2) to the campaign's end.
@@ -78,13 +82,13 @@ func runTwo(t *testing.T, st objstore.Store, loc string, env []string) *ledger.S
 // TestCampaignReport: a campaign whose output is a report (-outfmt 5, XML)
 // run by two partitions, in chunks, with the first regeneration of every
 // query failing once, gives BLAST+'s XML of the whole search: one
-// document, the queries numbered across it, each query's part BLAST's
-// own on the unsharded database. A failed regeneration fails its chunk's
-// attempt, which is retried like any.
+// document, the queries numbered across it, BLAST+'s own for the query
+// file in its batches on the unsharded database. A failed regeneration
+// fails its chunk's attempt, which is retried like any.
 func TestCampaignReport(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
-	want, err := refsearch.ReportAlone(ctx, "blastn", datedReference(t, e), e.f.queries, 5, "5", "-max_target_seqs", "500")
+	want, err := refsearch.ReportBatches(ctx, "blastn", datedReference(t, e), e.f.queries, "5", "-max_target_seqs", "500")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +96,7 @@ func TestCampaignReport(t *testing.T) {
 		t.Fatalf("the reference has %d iterations for %d queries", n, e.f.nQueries)
 	}
 	loc := "s3://campaigns/" + campaignName(t)
-	st := writePlan(t, loc, reportPlan(e, loc, "5", ""))
+	st := writePlan(t, loc, reportPlan(t, e, loc, "5", "", ""))
 	s := runTwo(t, st, loc, []string{engine.FailRegenOnceEnv + "=" + t.TempDir()})
 	var got bytes.Buffer
 	if err := ledger.StreamResults(ctx, st, &got); err != nil {
@@ -120,26 +124,35 @@ func TestCampaignReport(t *testing.T) {
 
 // TestCampaignMetadataTransfer: partitions that transfer metadata commit
 // a few bytes per query; blastfleet campaign results regenerates from
-// them, with BLAST+ and the database's shards, BLAST+'s own output: a
-// pairwise report (-outfmt 0) and tabular lines (6), byte for byte.
+// them, with BLAST+ and the database's shards, BLAST+'s own output for
+// the query file in its batches: a pairwise report (-outfmt 0) and
+// tabular lines (6), byte for byte; and, with --batching alone, each
+// query's pairwise report searched alone.
 func TestCampaignMetadataTransfer(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
 	ref := datedReference(t, e)
 	for _, c := range []struct {
-		outfmt string
-		code   int
-	}{{"0", 0}, {"6 std", 6}} {
-		t.Run("outfmt="+c.outfmt, func(t *testing.T) {
+		outfmt   string
+		code     int
+		batching string
+	}{{"0", 0, ""}, {"6 std", 6, ""}, {"0", 0, "alone"}} {
+		t.Run("outfmt="+c.outfmt+"/batching="+c.batching, func(t *testing.T) {
 			var want []byte
 			var err error
-			if c.code == 6 {
-				want = e.f.want
-			} else if want, err = refsearch.ReportAlone(ctx, "blastn", ref, e.f.queries, c.code, c.outfmt, "-max_target_seqs", "500"); err != nil {
+			switch {
+			case c.batching == "alone":
+				want, err = refsearch.ReportAlone(ctx, "blastn", ref, e.f.queries, c.code, c.outfmt, "-max_target_seqs", "500")
+			case c.code == 6:
+				want, err = refsearch.SearchBatches(ctx, "blastn", ref, e.f.queries, c.outfmt, "-max_target_seqs", "500")
+			default:
+				want, err = refsearch.ReportBatches(ctx, "blastn", ref, e.f.queries, c.outfmt, "-max_target_seqs", "500")
+			}
+			if err != nil {
 				t.Fatal(err)
 			}
 			loc := "s3://campaigns/" + campaignName(t)
-			st := writePlan(t, loc, reportPlan(e, loc, c.outfmt, search.TransferMetadata))
+			st := writePlan(t, loc, reportPlan(t, e, loc, c.outfmt, search.TransferMetadata, c.batching))
 			runTwo(t, st, loc, nil)
 			var meta bytes.Buffer
 			if err := ledger.StreamResults(ctx, st, &meta); err != nil {

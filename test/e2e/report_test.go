@@ -21,9 +21,9 @@ import (
 )
 
 // testReport: a campaign asking for XML (outfmt 5), applied with
-// kubectl, completes with BLAST+'s XML of the whole search, each query's
-// part as blastn prints it alone on the unsharded database (named and
-// dated as the BlastDatabase).
+// kubectl, completes with BLAST+'s XML of the whole search, as blastn
+// prints it for the query file in its batches on the unsharded database
+// (named and dated as the BlastDatabase).
 func testReport(t *testing.T, tg *target, f *fixture, db string) {
 	testenv.RequireTools(t, "blastdbcmd", "blastdb_aliastool")
 	name := tg.name("e2e-report")
@@ -72,7 +72,7 @@ func testReport(t *testing.T, tg *target, f *fixture, db string) {
 	if err := blastvol.SetDate(ref+".nin", regen.DatabaseDate(m.Shards)); err != nil {
 		t.Fatal(err)
 	}
-	want, err := refsearch.ReportAlone(ctx, "blastn", ref, qf, 5, "5", "-max_target_seqs", "500")
+	want, err := refsearch.ReportBatches(ctx, "blastn", ref, qf, "5", "-max_target_seqs", "500")
 	if err != nil {
 		t.Fatal(err)
 	}
