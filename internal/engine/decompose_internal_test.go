@@ -72,4 +72,3 @@ func TestBalanced(t *testing.T) {
 		}
 	}
 }
-

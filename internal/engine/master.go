@@ -56,6 +56,10 @@ type master struct {
 	shardSizes    []int64
 	dbSequences   int64
 	decomposition string
+	// overhead fits tasks' fixed cost (overhead.go); firstTask is when
+	// the first task was assigned.
+	overhead  overheadModel
+	firstTask time.Time
 	// batchStart marks the queries that start a BLAST+ batch of the
 	// whole query file (and len(queries), its end).
 	batchStart map[int]bool
@@ -517,6 +521,10 @@ func (m *master) assign(w int, t scheduler.Task) error {
 	}
 	a := *b.assign
 	a.Task, a.Group, a.Shards, a.Groups = id, t.Group, m.groups[t.Group], len(m.groups)
+	if m.firstTask.IsZero() {
+		m.firstTask = time.Now()
+		m.sum.FirstTaskSeconds = m.firstTask.Sub(m.clock.start).Seconds()
+	}
 	if len(b.tasks) == len(m.groups) {
 		b.assign = nil
 	}
@@ -556,6 +564,7 @@ func (m *master) addBlock(ctx context.Context) (bool, error) {
 		m.takeUnit(ctx)
 		return false, nil
 	}
+	u.blk.floor = m.minBlockLetters()
 	first, end := u.blk.take()
 	m.newBlock(u, first+u.first, end+u.first, 0)
 	return true, nil
@@ -651,6 +660,10 @@ func (m *master) record(d *doneMsg) *unit {
 		m.held[d.Task] = d.Lines
 	}
 	m.taskStats.add(m.taskRecord(t, b, d.BlastSeconds))
+	m.overhead.add(float64(b.letters)*m.groupShare(t.group), d.BlastSeconds)
+	if m.overhead.known() {
+		m.sum.TaskOverheadSeconds, m.sum.MinBlockLetters = m.overhead.intercept, m.minBlockLetters()
+	}
 	for i, h := range d.Hits {
 		b.hits[h.Query] = append(b.hits[h.Query], merge.Hit{Evalue: h.Evalue, Bitscore: h.Bitscore,
 			Score: h.Score, SLen: h.SLen, Ordinal: h.Ordinal, Size: int(h.Size), Source: d.Task, Index: i, Shard: int(h.Shard)})

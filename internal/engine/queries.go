@@ -48,6 +48,9 @@ type blocker struct {
 	left    int64
 	fixed   int64 // letters per block; 0: guided
 	workers int
+	// floor is the smallest guided block the tasks' fixed cost allows
+	// (overhead.go), kept below a worker's share of what is left.
+	floor int64
 }
 
 // minGuidedLetters keeps guided blocks large enough that BLAST's per-call
@@ -90,7 +93,7 @@ func (b *blocker) done() bool { return b.next >= len(b.queries) }
 func (b *blocker) take() (first, end int) {
 	target := b.fixed
 	if target <= 0 {
-		target = max(b.left/int64(2*b.workers), minGuidedLetters)
+		target = max(b.left/int64(2*b.workers), minGuidedLetters, min(b.floor, b.left/int64(b.workers)))
 	}
 	first, end = b.next, b.next
 	var n int64

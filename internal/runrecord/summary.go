@@ -56,6 +56,14 @@ type Summary struct {
 	// although the search has BLAST+ batches: chunks split to isolate a
 	// failing query, which cut through a batch.
 	SearchedAlone []QueryRange `json:"searchedAlone,omitempty"`
+	// FirstTaskSeconds is the time from the start to the first task
+	// assigned; TaskOverheadSeconds a task's fixed cost besides its search
+	// (process start, database opening: fitted from the tasks' times), and
+	// MinBlockLetters the smallest guided block that keeps it under 2% of
+	// a task's time.
+	FirstTaskSeconds    float64 `json:"firstTaskSeconds,omitempty"`
+	TaskOverheadSeconds float64 `json:"taskOverheadSeconds,omitempty"`
+	MinBlockLetters     int64   `json:"minBlockLetters,omitempty"`
 	// Decomposition is how the work was cut into tasks, and why.
 	Decomposition string `json:"decomposition,omitempty"`
 	Shards        int    `json:"shards"`
@@ -155,6 +163,16 @@ func (s *Summary) Print(w io.Writer) {
 		backend = fmt.Sprintf("simulate (seed %d, speed %g, %s)", sim.Seed, sim.Speed, sim.Spend)
 	}
 	fmt.Fprintf(w, "backend %s, schedule %s, worker compute max/mean %.3f\n", backend, s.Schedule, s.ComputeImbalance)
+	if s.Batching != "" {
+		fmt.Fprintf(w, "batching %s: %d BLAST+ batches of %d letters; %s\n", s.Batching, s.Batches, s.BatchLetters, s.Decomposition)
+	}
+	if s.FirstTaskSeconds > 0 {
+		fmt.Fprintf(w, "first task after %.3fs", s.FirstTaskSeconds)
+		if s.TaskOverheadSeconds > 0 {
+			fmt.Fprintf(w, ", a task's fixed cost %.3fs (blocks of at least %d letters keep it under 2%%)", s.TaskOverheadSeconds, s.MinBlockLetters)
+		}
+		fmt.Fprintln(w)
+	}
 	fmt.Fprintf(w, "%-5s %-7s %6s", "rank", "role", "tasks")
 	for _, p := range Phases {
 		fmt.Fprintf(w, " %12s", p)

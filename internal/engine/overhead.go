@@ -1,0 +1,90 @@
+package engine
+
+// A task pays a fixed cost besides its search: BLAST's process start, the
+// alias and the database opened, the query file written, the output
+// parsed (about 0.06 s here, DESIGN.md §10). The master learns it from
+// the tasks themselves: a task's BLAST time against its letters (weighted
+// by its group's share of the database) is a line whose intercept is the
+// fixed cost and whose slope the seconds per letter, and blocks are then
+// kept large enough for the fixed cost to stay under maxOverheadShare of a
+// task's time.
+
+// maxOverheadShare bounds a task's fixed cost against its time.
+const maxOverheadShare = 0.02
+
+// overheadSamples is how many tasks the fit needs before it is trusted.
+const overheadSamples = 4
+
+// overheadModel is a least-squares fit of seconds = a + b x letters.
+type overheadModel struct {
+	n                    int
+	sx, sy, sxx, sxy     float64
+	minX, maxX           float64
+	intercept, perLetter float64
+}
+
+// add records a task of letters weighted letters that took seconds.
+func (o *overheadModel) add(letters, seconds float64) {
+	if letters <= 0 || seconds <= 0 {
+		return
+	}
+	if o.n == 0 || letters < o.minX {
+		o.minX = letters
+	}
+	o.maxX = max(o.maxX, letters)
+	o.n++
+	o.sx += letters
+	o.sy += seconds
+	o.sxx += letters * letters
+	o.sxy += letters * seconds
+	d := float64(o.n)*o.sxx - o.sx*o.sx
+	// Tasks of one size say nothing of the intercept: wait for spread.
+	if o.n < overheadSamples || o.maxX < 1.5*o.minX || d <= 0 {
+		return
+	}
+	b := (float64(o.n)*o.sxy - o.sx*o.sy) / d
+	a := (o.sy - b*o.sx) / float64(o.n)
+	if b <= 0 {
+		return
+	}
+	o.intercept, o.perLetter = max(a, 0), b
+}
+
+// known says whether the fit has an estimate.
+func (o *overheadModel) known() bool { return o.perLetter > 0 }
+
+// minLetters is the smallest block (in weighted letters) whose fixed cost
+// stays under maxOverheadShare of its time; 0 while unknown.
+func (o *overheadModel) minLetters() int64 {
+	if !o.known() {
+		return 0
+	}
+	return int64(o.intercept * (1 - maxOverheadShare) / maxOverheadShare / o.perLetter)
+}
+
+// groupShare is group g's share of the database's bytes (1 for one group).
+func (m *master) groupShare(g int) float64 {
+	if len(m.groups) <= 1 || len(m.shardSizes) == 0 {
+		return 1 / float64(max(len(m.groups), 1))
+	}
+	var total, in float64
+	size := map[int]int64{}
+	for i, id := range m.shardIDs {
+		size[id] = m.shardSizes[i]
+		total += float64(m.shardSizes[i])
+	}
+	for _, id := range m.groups[g] {
+		in += float64(size[id])
+	}
+	if total == 0 {
+		return 1 / float64(len(m.groups))
+	}
+	return in / total
+}
+
+// minBlockLetters is the smallest block, in query letters, whose tasks
+// keep their fixed cost under maxOverheadShare (0 while unknown): a
+// block's task on a group of the average share searches letters/groups.
+func (m *master) minBlockLetters() int64 {
+	return m.overhead.minLetters() * int64(max(len(m.groups), 1))
+}
