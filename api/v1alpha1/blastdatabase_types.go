@@ -164,6 +164,17 @@ type BlastDatabaseStatus struct {
 	// +optional
 	Shards int32 `json:"shards,omitempty"`
 
+	// Bytes of every shard's files (the manifest's sizes): what a
+	// worker that searches the whole database caches. Campaigns size
+	// their worker pods' memory from it.
+	// +optional
+	Bytes int64 `json:"bytes,omitempty"`
+
+	// LargestShardBytes is the largest shard's files: the least a
+	// worker's shard cache can hold.
+	// +optional
+	LargestShardBytes int64 `json:"largestShardBytes,omitempty"`
+
 	// ShardsBuilt counts the shards finished so far while sharding.
 	// +optional
 	ShardsBuilt int32 `json:"shardsBuilt,omitempty"`
