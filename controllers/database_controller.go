@@ -209,7 +209,7 @@ func (run *databaseRun) ready(ctx context.Context, st objstore.Store, loc string
 		return run.r.PollInterval, nil
 	}
 	db.Status.Sequences, db.Status.Letters, db.Status.Shards = m.Sequences, m.Letters, int32(len(m.Shards))
-	db.Status.Bytes, db.Status.LargestShardBytes = shardBytes(m)
+	setSizes(&db.Status, m)
 	db.Status.BlastVersion = m.BlastVersion
 	db.Status.ManifestSHA256, db.Status.Build = sum, m.Build
 	run.set(v1alpha1.DatabaseReady, "Ready", fmt.Sprintf("%d sequences, %d letters in %d shards at %s", m.Sequences, m.Letters, len(m.Shards), loc))
@@ -230,19 +230,23 @@ func (run *databaseRun) size(ctx context.Context) (time.Duration, error) {
 	if err != nil {
 		return run.r.PollInterval, nil
 	}
-	db.Status.Bytes, db.Status.LargestShardBytes = shardBytes(m)
+	setSizes(&db.Status, m)
 	return 0, nil
 }
 
-// shardBytes is the bytes of every shard's files and of the largest
-// shard's, which size campaigns' worker pods (sizeWorkers).
-func shardBytes(m *manifest.Manifest) (total, largest int64) {
+// setSizes fills in the database's sizes from its manifest, which size
+// campaigns' worker pods (sizeWorkers).
+func setSizes(st *v1alpha1.BlastDatabaseStatus, m *manifest.Manifest) {
+	st.Bytes, st.LargestShardBytes, st.CommonBytes = 0, 0, 0
 	for _, s := range m.Shards {
 		b := s.Bytes()
-		total += b
-		largest = max(largest, b)
+		st.Bytes += b
+		st.LargestShardBytes = max(st.LargestShardBytes, b)
 	}
-	return total, largest
+	for _, f := range m.Common {
+		st.CommonBytes += f.Size
+	}
+	st.Bytes += st.CommonBytes
 }
 
 // shardCount is spec.shards.count, or the source's size in bytes divided

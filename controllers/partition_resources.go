@@ -30,6 +30,10 @@ type workerSizing struct {
 	// a task searches; 0 leaves it to the engine (unbounded: one group,
 	// the whole database), when the memory is not known to bound it.
 	CacheBytes int64
+	// GroupBytes bounds a task's shard group (the engine's
+	// --group-bytes) where the cache also holds files the shards share;
+	// 0: the cache's bound.
+	GroupBytes int64
 	// Err says why the memory cannot hold the database's largest shard;
 	// such a partition would fail at once, so none is created.
 	Err error
@@ -70,9 +74,9 @@ func sizeWorkers(p v1alpha1.Partitions, db *v1alpha1.BlastDatabase) workerSizing
 		}
 	}
 
-	var dbBytes, largest int64
+	var dbBytes, largest, common int64
 	if db != nil {
-		dbBytes, largest = db.Status.Bytes, db.Status.LargestShardBytes
+		dbBytes, largest, common = db.Status.Bytes, db.Status.LargestShardBytes, db.Status.CommonBytes
 	}
 	overhead := masterBytes + slots*rankWorkingBytes
 	memory, userSet := res.Limits[corev1.ResourceMemory]
@@ -91,19 +95,29 @@ func sizeWorkers(p v1alpha1.Partitions, db *v1alpha1.BlastDatabase) workerSizing
 	if !userSet && dbBytes == 0 {
 		return w // nothing bounds the cache: leave it to the engine
 	}
+	// A cache holds the files shards share, then whole shards: at least
+	// the largest.
 	w.CacheBytes = (memory.Value() - overhead) / slots
-	if w.CacheBytes >= max(largest, 1) {
+	least := max(largest+common, common+1)
+	if w.CacheBytes >= least {
+		if common > 0 {
+			// The engine cuts groups to --cache-bytes, but its cache
+			// keeps the shared files' room: a group must fit the rest.
+			w.GroupBytes = w.CacheBytes - common
+		}
 		return w
 	}
 	w.CacheBytes = 0
-	need := bytesQuantity(slots*max(largest, 1) + overhead)
+	holds := "BLAST's working memory"
 	if largest > 0 {
-		w.Err = fmt.Errorf("spec.partitions.resources: memory %s cannot hold what %d slots search: each needs the database's largest shard (%s) and BLAST's working memory (%s), and the master %s; ask for at least %s",
-			memory.String(), slots, bytesQuantity(largest), bytesQuantity(rankWorkingBytes), bytesQuantity(masterBytes), need)
-	} else {
-		w.Err = fmt.Errorf("spec.partitions.resources: memory %s is less than what %d slots need beside their shards: BLAST's working memory (%s each) and the master's %s; ask for at least %s",
-			memory.String(), slots, bytesQuantity(rankWorkingBytes), bytesQuantity(masterBytes), need)
+		holds = "its shard cache (" + bytesQuantity(least) + ": the largest shard"
+		if common > 0 {
+			holds += " and the files shards share"
+		}
+		holds += ") and BLAST's working memory"
 	}
+	w.Err = fmt.Errorf("spec.partitions.resources: memory %s cannot hold what %d slots search: each slot needs %s (%s), and the master %s; ask for at least %s",
+		memory.String(), slots, holds, bytesQuantity(rankWorkingBytes), bytesQuantity(masterBytes), bytesQuantity(slots*least+overhead))
 	return w
 }
 

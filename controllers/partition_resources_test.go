@@ -9,13 +9,18 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/blastfleet/blastfleet/api/v1alpha1"
+	"github.com/blastfleet/blastfleet/internal/manifest"
 )
 
-// sizedDB is a Ready database of known shard sizes.
-func sizedDB(total, largest int64) *v1alpha1.BlastDatabase {
+// sizedDB is a Ready database of known sizes: total (shards and
+// shared files), the largest shard, and the files shards share.
+func sizedDB(total, largest int64, common ...int64) *v1alpha1.BlastDatabase {
 	db := &v1alpha1.BlastDatabase{}
 	db.Name, db.Namespace = "nt", "ns"
 	db.Status.Phase, db.Status.Bytes, db.Status.LargestShardBytes = v1alpha1.DatabaseReady, total, largest
+	for _, c := range common {
+		db.Status.CommonBytes += c
+	}
 	return db
 }
 
@@ -48,6 +53,7 @@ func TestSizeWorkers(t *testing.T) {
 		db        *v1alpha1.BlastDatabase
 		want      corev1.ResourceRequirements
 		wantCache int64
+		wantGroup int64
 		wantErr   []string
 	}{
 		// Every slot caches the whole database (one group) and runs BLAST;
@@ -82,7 +88,17 @@ func TestSizeWorkers(t *testing.T) {
 		// much would do (2 x (1Gi + 512Mi) + 256Mi).
 		{name: "memory below the largest shard", slots: 2, db: sizedDB(3*gi, gi), given: res("", "", "", "2Gi"),
 			want:    res("2", "2Gi", "", "2Gi"),
-			wantErr: []string{"spec.partitions.resources", "memory 2Gi", "largest shard (1Gi)", "ask for at least 3328Mi"}},
+			wantErr: []string{"spec.partitions.resources", "memory 2Gi", "its shard cache (1Gi: the largest shard)", "ask for at least 3328Mi"}},
+		// Files every shard shares (LMDB indexes, taxdb) are cached once
+		// per slot: in the default, and in what a cache must hold. Groups
+		// are cut to what the cache holds beside them.
+		{name: "shared files, defaults", slots: 1, db: sizedDB(3*gi+512*mi, gi, 512*mi),
+			want: res("1", "4352Mi", "", "4352Mi"), wantCache: 3*gi + 512*mi, wantGroup: 3 * gi},
+		{name: "shared files, memory given", slots: 2, db: sizedDB(3*gi+512*mi, gi, 512*mi), given: res("", "", "", "5Gi"),
+			want: res("2", "5Gi", "", "5Gi"), wantCache: 1920 * mi, wantGroup: 1408 * mi},
+		{name: "shared files, memory below them and the largest shard", slots: 2, db: sizedDB(3*gi+512*mi, gi, 512*mi), given: res("", "", "", "4Gi"),
+			want:    res("2", "4Gi", "", "4Gi"),
+			wantErr: []string{"its shard cache (1536Mi: the largest shard and the files shards share)", "ask for at least 4352Mi"}},
 		{name: "memory below the working memory", slots: 2, given: res("", "", "", "1Gi"),
 			want:    res("2", "1Gi", "", "1Gi"),
 			wantErr: []string{"spec.partitions.resources", "memory 1Gi", "ask for at least 1281Mi"}},
@@ -94,8 +110,8 @@ func TestSizeWorkers(t *testing.T) {
 			if !sameResources(got.Resources, tc.want) {
 				t.Errorf("resources %v, want %v", got.Resources, tc.want)
 			}
-			if got.CacheBytes != tc.wantCache {
-				t.Errorf("cache %d bytes, want %d", got.CacheBytes, tc.wantCache)
+			if got.CacheBytes != tc.wantCache || got.GroupBytes != tc.wantGroup {
+				t.Errorf("cache %d bytes, groups %d, want %d and %d", got.CacheBytes, got.GroupBytes, tc.wantCache, tc.wantGroup)
 			}
 			for _, w := range tc.wantErr {
 				if got.Err == nil || !strings.Contains(got.Err.Error(), w) {
@@ -155,9 +171,34 @@ func TestPartitionSpecSized(t *testing.T) {
 			t.Errorf("worker resources %v, want %v", pod.Containers[0].Resources, s.Resources)
 		}
 	}
+	if slices.Contains(s.Command, "--group-bytes") {
+		t.Errorf("command %q bounds groups below the cache, with no shared files", s.Command)
+	}
+	req.Database = sizedDB(3*gi+512*mi, gi, 512*mi)
+	if s := NewPartitionSpec(req); !slices.Contains(s.Command, "--group-bytes") {
+		t.Errorf("command %q does not keep groups within the cache beside the shared files", s.Command)
+	}
 	// Unknown size: no bound given to the engine's cache.
 	req.Database = sizedDB(0, 0)
 	if s := NewPartitionSpec(req); slices.Contains(s.Command, "--cache-bytes") {
 		t.Errorf("command %q bounds the cache of a database of unknown size", s.Command)
+	}
+}
+
+// A database's sizes come from its manifest: every file a worker caches.
+func TestSetSizes(t *testing.T) {
+	shard := func(sizes ...int64) manifest.Shard {
+		var s manifest.Shard
+		for _, n := range sizes {
+			s.Files = append(s.Files, manifest.File{Size: n})
+		}
+		return s
+	}
+	m := &manifest.Manifest{Shards: []manifest.Shard{shard(100, 20), shard(300, 5), shard(50)},
+		Common: []manifest.File{{Name: "taxdb.btd", Size: 7}, {Name: "taxdb.bti", Size: 3}}}
+	var st v1alpha1.BlastDatabaseStatus
+	setSizes(&st, m)
+	if st.Bytes != 485 || st.LargestShardBytes != 305 || st.CommonBytes != 10 {
+		t.Errorf("bytes %d, largest shard %d, common %d; want 485, 305, 10", st.Bytes, st.LargestShardBytes, st.CommonBytes)
 	}
 }

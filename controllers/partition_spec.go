@@ -84,6 +84,9 @@ func NewPartitionSpec(p *PartitionRequest) *PartitionSpec {
 		// it, so a task's group stays in the page cache.
 		command = append(command, "--cache-bytes", strconv.FormatInt(size.CacheBytes, 10))
 	}
+	if size.GroupBytes > 0 {
+		command = append(command, "--group-bytes", strconv.FormatInt(size.GroupBytes, 10))
+	}
 	return &PartitionSpec{
 		Name:                  name,
 		Namespace:             c.Namespace,

@@ -164,16 +164,22 @@ type BlastDatabaseStatus struct {
 	// +optional
 	Shards int32 `json:"shards,omitempty"`
 
-	// Bytes of every shard's files (the manifest's sizes): what a
-	// worker that searches the whole database caches. Campaigns size
-	// their worker pods' memory from it.
+	// Bytes of every file a worker searching the whole database caches
+	// (the manifest's sizes): the shards' and the files they share.
+	// Campaigns size their worker pods' memory from it.
 	// +optional
 	Bytes int64 `json:"bytes,omitempty"`
 
-	// LargestShardBytes is the largest shard's files: the least a
-	// worker's shard cache can hold.
+	// LargestShardBytes is the largest shard's files.
 	// +optional
 	LargestShardBytes int64 `json:"largestShardBytes,omitempty"`
+
+	// CommonBytes is the files every shard's search reads beside its own
+	// (a prebuilt database's LMDB indexes, the taxonomy database), which
+	// a worker caches once: with the largest shard, the least its cache
+	// can hold.
+	// +optional
+	CommonBytes int64 `json:"commonBytes,omitempty"`
 
 	// ShardsBuilt counts the shards finished so far while sharding.
 	// +optional
