@@ -51,7 +51,9 @@ spec:
 }
 
 // campaignYAML is a campaign of the fixture's 30 queries in chunks of 2
-// (15 chunks) by 2 partitions of one master and one worker rank, with
+// (15 chunks) by 2 partitions of 2 worker ranks and the master, whose
+// worker pods ask for a tenth of a core (the one-node cluster runs both
+// partitions on 2 cores; memory is sized from the database), with
 // the shortest lease the API allows (10 s) and immediate replacement of
 // failed partitions, so faults cost seconds.
 func (tg *target) campaignYAML(name, db, queries string) string {
@@ -73,6 +75,9 @@ spec:
     count: 2
     workers: 2
     slotsPerWorker: 1
+    resources:
+      requests:
+        cpu: 100m
   retryPolicy:
     maxAttempts: 3
     leaseSeconds: 10
