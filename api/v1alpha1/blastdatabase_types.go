@@ -68,7 +68,9 @@ type BlastDatabaseSpec struct {
 	// +kubebuilder:validation:MaxLength=512
 	Image string `json:"image,omitempty"`
 
-	// Resources of each shard-building pod.
+	// Resources of each shard-building pod. A CPU or memory it neither
+	// requests nor limits is requested at 250m and 256Mi, so the pods are
+	// never BestEffort.
 	// +optional
 	Resources corev1.ResourceRequirements `json:"resources,omitempty"`
 
