@@ -73,24 +73,12 @@ func sizeWorkers(p v1alpha1.Partitions, db *v1alpha1.BlastDatabase) workerSizing
 			res.Requests[corev1.ResourceCPU] = *resource.NewQuantity(slots, resource.DecimalSI)
 		}
 	}
-
 	var dbBytes, largest, common int64
 	if db != nil {
 		dbBytes, largest, common = db.Status.Bytes, db.Status.LargestShardBytes, db.Status.CommonBytes
 	}
 	overhead := masterBytes + slots*rankWorkingBytes
-	memory, userSet := res.Limits[corev1.ResourceMemory]
-	if !userSet {
-		memory, userSet = res.Requests[corev1.ResourceMemory]
-	}
-	if !userSet {
-		memory = *resource.NewQuantity(roundUpMi(slots*dbBytes+overhead), resource.BinarySI)
-	}
-	if _, ok := res.Requests[corev1.ResourceMemory]; !ok {
-		res.Requests[corev1.ResourceMemory] = memory
-	}
-	res.Limits[corev1.ResourceMemory] = memory
-
+	memory, userSet := workerMemory(res, roundUpMi(slots*dbBytes+overhead))
 	w := workerSizing{Resources: res}
 	if !userSet && dbBytes == 0 {
 		return w // nothing bounds the cache: leave it to the engine
@@ -119,6 +107,24 @@ func sizeWorkers(p v1alpha1.Partitions, db *v1alpha1.BlastDatabase) workerSizing
 	w.Err = fmt.Errorf("spec.partitions.resources: memory %s cannot hold what %d slots search: each slot needs %s (%s), and the master %s; ask for at least %s",
 		memory.String(), slots, holds, bytesQuantity(rankWorkingBytes), bytesQuantity(masterBytes), bytesQuantity(slots*least+overhead))
 	return w
+}
+
+// workerMemory sets res's memory request and limit: the user's limit,
+// else request, else def bytes; the request stays if given. It returns
+// the limit and whether the user gave it.
+func workerMemory(res corev1.ResourceRequirements, def int64) (resource.Quantity, bool) {
+	memory, userSet := res.Limits[corev1.ResourceMemory]
+	if !userSet {
+		memory, userSet = res.Requests[corev1.ResourceMemory]
+	}
+	if !userSet {
+		memory = *resource.NewQuantity(def, resource.BinarySI)
+	}
+	if _, ok := res.Requests[corev1.ResourceMemory]; !ok {
+		res.Requests[corev1.ResourceMemory] = memory
+	}
+	res.Limits[corev1.ResourceMemory] = memory
+	return memory, userSet
 }
 
 // bytesQuantity prints n bytes rounded up to a MiB, as Kubernetes
