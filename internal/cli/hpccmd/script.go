@@ -139,7 +139,7 @@ case "$launcher" in
   mpirun) launch=(mpirun -np "$ranks" --oversubscribe) ;;
 esac
 
-echo "blastfleet: site $site, job $SLURM_JOB_ID, $SLURM_NTASKS searching ranks and the master via $launcher on $SLURM_JOB_NODELIST, campaign $campaign" >&2
+echo "blastfleet: site $site, job $SLURM_JOB_ID, $ranks ranks via $launcher ($SLURM_NTASKS searching, and the master) on $SLURM_JOB_NODELIST, campaign $campaign" >&2
 "${launch[@]}" "$engine" --campaign "$campaign" --site "$site" \
   --partition-id "$site-$SLURM_JOB_ID" --threads "${SLURM_CPUS_PER_TASK:-1}" --cache-dir "$cache"
 `))
