@@ -56,32 +56,18 @@ func (run *campaignRun) checkPolicy(context.Context) (bool, error) {
 	if err := run.policyViolation(); err != nil {
 		return run.refuse(err)
 	}
-	// A worker whose memory cannot hold the largest shard fails its
-	// partition at once, and every replacement the same way.
-	if err := sizeWorkers(run.c.Spec.Partitions, run.db).Err; err != nil {
-		return run.hold(ReasonInsufficientMemory, "nothing is created until the spec changes: "+err.Error())
-	}
 	return true, nil
 }
 
-// ReasonInsufficientMemory: the campaign's worker pods would have too
-// little memory for its database's largest shard.
-const ReasonInsufficientMemory = "InsufficientMemory"
-
 // refuse leaves the campaign waiting on a policy violation.
 func (run *campaignRun) refuse(err error) (bool, error) {
-	return run.hold(policy.ReasonViolation, "the operator's policy refuses the campaign's pods; nothing is created until the spec or the policy changes: "+err.Error())
-}
-
-// hold creates no partition, for reason, until the spec (or what the
-// message says) changes; partitions created earlier go on.
-func (run *campaignRun) hold(reason, msg string) (bool, error) {
-	run.warnOnce(reason, msg)
+	msg := "the operator's policy refuses the campaign's pods; nothing is created until the spec or the policy changes: " + err.Error()
+	run.warnOnce(policy.ReasonViolation, msg)
 	active := run.activePartitions()
 	if active == 0 {
-		return run.wait(v1alpha1.CampaignPending, reason, msg)
+		return run.wait(v1alpha1.CampaignPending, policy.ReasonViolation, msg)
 	}
-	ok, werr := run.wait(v1alpha1.CampaignRunning, reason, msg)
+	ok, werr := run.wait(v1alpha1.CampaignRunning, policy.ReasonViolation, msg)
 	run.setCondition(v1alpha1.ConditionProgressing, true, "Running", fmt.Sprintf("%d partitions created earlier keep running; %s", active, msg))
 	return ok, werr
 }

@@ -34,9 +34,9 @@ type workerSizing struct {
 	// --group-bytes) where the cache also holds files the shards share;
 	// 0: the cache's bound.
 	GroupBytes int64
-	// Err says why the memory cannot hold the database's largest shard;
-	// such a partition would fail at once, so none is created.
-	Err error
+	// Short says the memory given is less than a slot's smallest group
+	// and BLAST want: the partition runs, with groups of one shard.
+	Short string
 }
 
 // sizeWorkers is a worker pod's resources: spec.partitions.resources,
@@ -56,7 +56,8 @@ type workerSizing struct {
 //     the engine searches it as one group), so BLAST reads it from the
 //     page cache, not the disk, plus its working memory; and the master
 //     its own. A user's memory is kept, and its limit (or request)
-//     bounds each rank's cache, so groups are cut to fit it.
+//     bounds each rank's cache, so groups are cut to fit it (never below
+//     the largest shard: the engine refuses a cache smaller).
 func sizeWorkers(p v1alpha1.Partitions, db *v1alpha1.BlastDatabase) workerSizing {
 	slots := int64(max(p.SlotsPerWorker, 1))
 	res := *p.Resources.DeepCopy()
@@ -78,53 +79,52 @@ func sizeWorkers(p v1alpha1.Partitions, db *v1alpha1.BlastDatabase) workerSizing
 		dbBytes, largest, common = db.Status.Bytes, db.Status.LargestShardBytes, db.Status.CommonBytes
 	}
 	overhead := masterBytes + slots*rankWorkingBytes
-	memory, userSet := workerMemory(res, roundUpMi(slots*dbBytes+overhead))
+	memory := workerMemory(res, roundUpMi(slots*dbBytes+overhead))
 	w := workerSizing{Resources: res}
-	if !userSet && dbBytes == 0 {
-		return w // nothing bounds the cache: leave it to the engine
+	if dbBytes == 0 {
+		return w // sizes unknown: nothing to cut groups to, the engine's one group
 	}
 	// A cache holds the files shards share, then whole shards: at least
-	// the largest.
+	// the largest, whatever the memory (the cache is on disk; a memory
+	// that cannot hold it only makes BLAST read the shards from there).
+	least := largest + common
 	w.CacheBytes = (memory.Value() - overhead) / slots
-	least := max(largest+common, common+1)
-	if w.CacheBytes >= least {
-		if common > 0 {
-			// The engine cuts groups to --cache-bytes, but its cache
-			// keeps the shared files' room: a group must fit the rest.
-			w.GroupBytes = w.CacheBytes - common
-		}
-		return w
+	if w.CacheBytes < least && least > 0 {
+		w.CacheBytes = least
+		w.Short = fmt.Sprintf("spec.partitions.resources: memory %s is less than what %d slots want (each a shard group of at least %s, the largest shard%s, and BLAST's %s; the master %s): shards are searched one at a time, read from the disk more than from memory; %s would hold them in memory",
+			memory.String(), slots, bytesQuantity(least), commonNote(common), bytesQuantity(rankWorkingBytes), bytesQuantity(masterBytes), bytesQuantity(slots*least+overhead))
 	}
-	w.CacheBytes = 0
-	holds := "BLAST's working memory"
-	if largest > 0 {
-		holds = "its shard cache (" + bytesQuantity(least) + ": the largest shard"
-		if common > 0 {
-			holds += " and the files shards share"
-		}
-		holds += ") and BLAST's working memory"
+	if common > 0 {
+		// The engine cuts groups to --cache-bytes, but its cache keeps
+		// the shared files' room: a group must fit the rest.
+		w.GroupBytes = w.CacheBytes - common
 	}
-	w.Err = fmt.Errorf("spec.partitions.resources: memory %s cannot hold what %d slots search: each slot needs %s (%s), and the master %s; ask for at least %s",
-		memory.String(), slots, holds, bytesQuantity(rankWorkingBytes), bytesQuantity(masterBytes), bytesQuantity(slots*least+overhead))
 	return w
+}
+
+func commonNote(common int64) string {
+	if common == 0 {
+		return ""
+	}
+	return " and the files shards share"
 }
 
 // workerMemory sets res's memory request and limit: the user's limit,
 // else request, else def bytes; the request stays if given. It returns
-// the limit and whether the user gave it.
-func workerMemory(res corev1.ResourceRequirements, def int64) (resource.Quantity, bool) {
-	memory, userSet := res.Limits[corev1.ResourceMemory]
-	if !userSet {
-		memory, userSet = res.Requests[corev1.ResourceMemory]
+// the limit.
+func workerMemory(res corev1.ResourceRequirements, def int64) resource.Quantity {
+	memory, ok := res.Limits[corev1.ResourceMemory]
+	if !ok {
+		memory, ok = res.Requests[corev1.ResourceMemory]
 	}
-	if !userSet {
+	if !ok {
 		memory = *resource.NewQuantity(def, resource.BinarySI)
 	}
 	if _, ok := res.Requests[corev1.ResourceMemory]; !ok {
 		res.Requests[corev1.ResourceMemory] = memory
 	}
 	res.Limits[corev1.ResourceMemory] = memory
-	return memory, userSet
+	return memory
 }
 
 // bytesQuantity prints n bytes rounded up to a MiB, as Kubernetes

@@ -69,8 +69,9 @@ type Partitions struct {
 	// plus 512Mi of BLAST's working memory per slot and 256Mi for the
 	// master. A memory given here bounds each slot's shard cache instead
 	// (the engine's --cache-bytes): the database is searched in groups of
-	// shards that fit it, and a memory that cannot hold the largest shard
-	// keeps the campaign from starting partitions. Shards are cached on
+	// shards that fit it (never less than the largest shard; a
+	// MemoryBelowShards warning event says when memory cannot hold it,
+	// and how much would). Shards are cached on
 	// the pod's scratch emptyDir: ask for ephemeral-storage where nodes
 	// need it. A memory request without a limit gets the request as limit.
 	// +optional

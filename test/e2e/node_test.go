@@ -106,9 +106,8 @@ func testPodDeleted(t *testing.T, tg *target, f *fixture, db, what string, sel f
 
 // kueueQueue is a ClusterQueue whose CPU quota admits one partition of
 // kueueCampaign at a time (a launcher's 100m and two workers' 500m each;
-// its memory, two workers' defaults from the small database and the
-// launcher's, about 1.7Gi a partition, holds both), and its LocalQueue
-// in the campaigns' namespace.
+// its memory, two workers' 512Mi and the launcher's 128Mi, holds both),
+// and its LocalQueue in the campaigns' namespace.
 const kueueQueue = `apiVersion: kueue.x-k8s.io/v1beta2
 kind: ResourceFlavor
 metadata:
@@ -147,7 +146,7 @@ func testKueue(t *testing.T, tg *target, f *fixture, db string) {
 	tg.apply(t, kueueQueue)
 	name := tg.name("node-kueue")
 	yaml := strings.Replace(tg.campaignYAML(name, db, queriesKey), "spec:\n", "spec:\n  queueName: blastfleet\n", 1)
-	yaml = strings.Replace(yaml, "        cpu: 100m\n", "        cpu: 500m\n", 1)
+	yaml = strings.Replace(yaml, "        cpu: 10m\n", "        cpu: 500m\n", 1)
 	t0 := time.Now()
 	tg.apply(t, yaml)
 	queued := false

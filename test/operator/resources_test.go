@@ -1,60 +1,69 @@
 package operator
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
 
 	kubeflow "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/meta"
+	eventsv1 "k8s.io/api/events/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/blastfleet/blastfleet/api/v1alpha1"
 	"github.com/blastfleet/blastfleet/controllers"
 )
 
-// TestWorkerMemory: a campaign whose worker memory cannot hold what its
-// slots search (each slot's cache at least the largest shard, beside
-// BLAST's working memory and the master's) creates no partition and says
-// how much would do; given enough, its partition's workers get it, and
-// the engine a shard cache that fits in it.
+// TestWorkerMemory: a campaign's worker memory bounds each slot's shard
+// cache, so its partition's engine gets a cache that fits beside BLAST's
+// and the master's memory; a memory too small for the largest shard still
+// runs (the cache is on disk, and holds that shard), with a warning event
+// saying how much would hold it in memory.
 func TestWorkerMemory(t *testing.T) {
 	h := newHarness(t)
 	h.readyDatabase("sprot", v1alpha1.DatabaseProtein)
-	h.putQueries("small")
-	c := h.campaign("small", "sprot", 1)
-	c.Spec.Partitions.SlotsPerWorker = 2
-	c.Spec.Partitions.Resources = corev1.ResourceRequirements{Limits: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("1Gi")}}
-	h.create(c)
-	h.writePlan("small", "sprot", 3)
-	// 2 x (the largest shard, dbBytes/2, and 512Mi) + 256Mi.
-	got := h.waitRefused("small", controllers.ReasonInsufficientMemory,
-		"spec.partitions.resources: memory 1Gi cannot hold what 2 slots search", "ask for at least 1281Mi")
-	if got.Status.Phase != v1alpha1.CampaignPending {
-		t.Errorf("phase %s, want Pending", got.Status.Phase)
-	}
-	if p := meta.FindStatusCondition(got.Status.Conditions, v1alpha1.ConditionFailed); p != nil && p.Status == metav1.ConditionTrue {
-		t.Errorf("Failed %s: a spec that can be fixed holds the campaign, it does not end it", describeCondition(p))
-	}
-	time.Sleep(3 * poll)
-	if p := h.partitions("small"); len(p) != 0 {
-		t.Errorf("partitions %s created with too little memory", names(p))
-	}
-
-	// Enough: the partition comes, its workers get the memory and each of
-	// the 2 slots a cache of (2Gi - 256Mi - 2 x 512Mi) / 2 = 384Mi.
-	h.update("small", func(c *v1alpha1.SearchCampaign) {
-		c.Spec.Partitions.Resources.Limits[corev1.ResourceMemory] = resource.MustParse("2Gi")
-	})
-	job := h.waitPartitions("small", "small-p0-r0")["small-p0-r0"]
-	w := job.Spec.MPIReplicaSpecs[kubeflow.MPIReplicaTypeWorker].Template.Spec.Containers[0].Resources
-	if w.Requests.Memory().String() != "2Gi" || w.Limits.Memory().String() != "2Gi" || w.Requests.Cpu().String() != "2" {
-		t.Errorf("worker resources %v, want 2Gi of memory requested and limited, and 2 CPUs requested", w)
-	}
-	launcher := job.Spec.MPIReplicaSpecs[kubeflow.MPIReplicaTypeLauncher].Template.Spec.Containers[0]
-	if args := strings.Join(launcher.Args, " "); !strings.Contains(args, "-np 5 --oversubscribe") || !strings.Contains(args, "--cache-bytes 402653184") {
-		t.Errorf("launcher args %q: want 5 ranks (2 workers of 2 slots, and the master) and --cache-bytes 402653184", args)
+	for _, tc := range []struct {
+		name, memory, cacheBytes string
+		short                    bool
+	}{
+		// Each of the 2 slots: (2Gi - 256Mi - 2 x 512Mi) / 2 = 384Mi.
+		{"enough", "2Gi", "402653184", false},
+		// Less than the master's and BLAST's: the largest shard
+		// (dbBytes/2), and a note of 2 x (1500 bytes + 512Mi) + 256Mi.
+		{"short", "1Gi", "1500", true},
+	} {
+		h.putQueries(tc.name)
+		c := h.campaign(tc.name, "sprot", 1)
+		c.Spec.Partitions.SlotsPerWorker = 2
+		c.Spec.Partitions.Resources = corev1.ResourceRequirements{Limits: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse(tc.memory)}}
+		h.create(c)
+		h.writePlan(tc.name, "sprot", 3)
+		job := h.waitPartitions(tc.name, tc.name+"-p0-r0")[tc.name+"-p0-r0"]
+		w := job.Spec.MPIReplicaSpecs[kubeflow.MPIReplicaTypeWorker].Template.Spec.Containers[0].Resources
+		if w.Requests.Memory().String() != tc.memory || w.Limits.Memory().String() != tc.memory || w.Requests.Cpu().String() != "2" {
+			t.Errorf("%s: worker resources %v, want %s of memory requested and limited, and 2 CPUs requested", tc.name, w, tc.memory)
+		}
+		launcher := job.Spec.MPIReplicaSpecs[kubeflow.MPIReplicaTypeLauncher].Template.Spec.Containers[0]
+		if args := strings.Join(launcher.Args, " "); !strings.Contains(args, "-np 5 --oversubscribe") || !strings.HasSuffix(args, " --cache-bytes "+tc.cacheBytes) {
+			t.Errorf("%s: launcher args %q: want 5 ranks (2 workers of 2 slots, and the master) and --cache-bytes %s", tc.name, args, tc.cacheBytes)
+		}
+		if !tc.short {
+			continue
+		}
+		h.eventually("a "+controllers.ReasonMemoryShort+" event on "+tc.name, 10*time.Second, func() (bool, string) {
+			var evs eventsv1.EventList
+			if err := h.c.List(context.Background(), &evs, client.InNamespace(h.ns)); err != nil {
+				return false, err.Error()
+			}
+			for _, e := range evs.Items {
+				if e.Regarding.Name == tc.name && e.Reason == controllers.ReasonMemoryShort && e.Type == corev1.EventTypeWarning &&
+					strings.Contains(e.Note, "spec.partitions.resources: memory 1Gi") && strings.Contains(e.Note, "1281Mi would hold them") {
+					return true, ""
+				}
+			}
+			return false, itoa(int32(len(evs.Items))) + " events, none such"
+		})
 	}
 }
