@@ -106,8 +106,9 @@ func testPodDeleted(t *testing.T, tg *target, f *fixture, db, what string, sel f
 
 // kueueQueue is a ClusterQueue whose CPU quota admits one partition of
 // kueueCampaign at a time (a launcher's 100m and two workers' 500m each;
-// its memory, two workers' 512Mi and the launcher's 128Mi, holds both),
-// and its LocalQueue in the campaigns' namespace.
+// its memory, two workers' defaults of about 770Mi from the small
+// database and the launcher's 128Mi, holds both), and its LocalQueue in
+// the campaigns' namespace.
 const kueueQueue = `apiVersion: kueue.x-k8s.io/v1beta2
 kind: ResourceFlavor
 metadata:
