@@ -28,7 +28,7 @@ type workerSizing struct {
 	Resources corev1.ResourceRequirements
 	// CacheBytes bounds each rank's shard cache, and so the shard groups
 	// a task searches; 0 leaves it to the engine (unbounded: one group,
-	// the whole database), when the memory is not known to bound it.
+	// the whole database), when the database's sizes are not known.
 	CacheBytes int64
 	// GroupBytes bounds a task's shard group (the engine's
 	// --group-bytes) where the cache also holds files the shards share;
