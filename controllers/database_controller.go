@@ -64,11 +64,18 @@ func (r *DatabaseReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 		return ctrl.Result{}, nil // the shards stay in object storage on purpose
 	}
 	st := db.Status
-	if (st.Phase == v1alpha1.DatabaseReady || st.Phase == v1alpha1.DatabaseFailed) && st.ObservedGeneration == db.Generation {
+	sized := st.Phase != v1alpha1.DatabaseReady || st.Bytes > 0
+	if (st.Phase == v1alpha1.DatabaseReady || st.Phase == v1alpha1.DatabaseFailed) && st.ObservedGeneration == db.Generation && sized {
 		return ctrl.Result{}, nil
 	}
 	run := &databaseRun{r: r, db: &db, before: db.Status.DeepCopy()}
-	requeue, err := run.reconcile(ctx)
+	var requeue time.Duration
+	var err error
+	if st.ObservedGeneration == db.Generation && !sized {
+		requeue, err = run.size(ctx)
+	} else {
+		requeue, err = run.reconcile(ctx)
+	}
 	if werr := run.writeStatus(ctx); werr != nil {
 		if apierrors.IsConflict(werr) {
 			return ctrl.Result{Requeue: true}, nil
@@ -202,10 +209,44 @@ func (run *databaseRun) ready(ctx context.Context, st objstore.Store, loc string
 		return run.r.PollInterval, nil
 	}
 	db.Status.Sequences, db.Status.Letters, db.Status.Shards = m.Sequences, m.Letters, int32(len(m.Shards))
+	setSizes(&db.Status, m)
 	db.Status.BlastVersion = m.BlastVersion
 	db.Status.ManifestSHA256, db.Status.Build = sum, m.Build
 	run.set(v1alpha1.DatabaseReady, "Ready", fmt.Sprintf("%d sequences, %d letters in %d shards at %s", m.Sequences, m.Letters, len(m.Shards), loc))
 	return 0, nil
+}
+
+// size fills in the sizes of a database made Ready before its status
+// had them (status.bytes), from its manifest, touching nothing else: its
+// Jobs may be gone, and it must not be sharded again.
+func (run *databaseRun) size(ctx context.Context) (time.Duration, error) {
+	db := run.db
+	bucket, prefix := splitLocation(db.Status.Location)
+	st, err := run.r.Stores.Open(ctx, db.Namespace, db.Spec.Storage, bucket, prefix)
+	if err != nil {
+		return run.r.PollInterval, nil // campaigns size their pods without it meanwhile
+	}
+	m, _, err := manifest.LoadCurrent(ctx, st)
+	if err != nil {
+		return run.r.PollInterval, nil
+	}
+	setSizes(&db.Status, m)
+	return 0, nil
+}
+
+// setSizes fills in the database's sizes from its manifest, which size
+// campaigns' worker pods (sizeWorkers).
+func setSizes(st *v1alpha1.BlastDatabaseStatus, m *manifest.Manifest) {
+	st.Bytes, st.LargestShardBytes, st.CommonBytes = 0, 0, 0
+	for _, s := range m.Shards {
+		b := s.Bytes()
+		st.Bytes += b
+		st.LargestShardBytes = max(st.LargestShardBytes, b)
+	}
+	for _, f := range m.Common {
+		st.CommonBytes += f.Size
+	}
+	st.Bytes += st.CommonBytes
 }
 
 // shardCount is spec.shards.count, or the source's size in bytes divided

@@ -78,12 +78,14 @@ func databaseJob(db *v1alpha1.BlastDatabase, name, component, image string, args
 					RestartPolicy:      corev1.RestartPolicyNever,
 					ServiceAccountName: db.Spec.ServiceAccountName,
 					Containers: []corev1.Container{{
-						Name:                     "shard",
-						Image:                    image,
-						Command:                  []string{"blastfleet"},
-						Args:                     args,
-						Env:                      st.Env,
-						Resources:                db.Spec.Resources,
+						Name:    "shard",
+						Image:   image,
+						Command: []string{"blastfleet"},
+						Args:    args,
+						Env:     st.Env,
+						// makeblastdb is single-threaded; what a shard
+						// needs beyond a default is spec.resources'.
+						Resources:                withRequests(db.Spec.Resources, "250m", "256Mi"),
 						VolumeMounts:             append([]corev1.VolumeMount{mount}, st.Mounts...),
 						TerminationMessagePolicy: corev1.TerminationMessageFallbackToLogsOnError,
 					}},

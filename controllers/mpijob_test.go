@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 
 	kubeflow "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/utils/ptr"
 )
@@ -20,10 +20,12 @@ func TestMPIJobWrapsSpec(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
 		campaign *campaignBuilder
+		np       string // every slot searches, and the master is one rank more
 	}{
-		{"plain", aCampaign()},
-		{"slots", aCampaign().partitions(1, 3, 4)},
-		{"kueue", aCampaign().queue("team")},
+		{"plain", aCampaign(), "3"},
+		{"slots", aCampaign().partitions(1, 3, 4), "13"},
+		{"one slot", aCampaign().partitions(1, 1, 1), "2"},
+		{"kueue", aCampaign().queue("team"), "3"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := NewPartitionSpec(tc.campaign.request(1, 0))
@@ -42,7 +44,7 @@ func TestMPIJobWrapsSpec(t *testing.T) {
 			}
 			launcher := job.Spec.MPIReplicaSpecs[kubeflow.MPIReplicaTypeLauncher].Template.Spec.Containers[0]
 			args := strings.Join(append(launcher.Command, launcher.Args...), " ")
-			if want := "mpirun -np " + strconv.Itoa(int(s.Ranks())) + " --bind-to none "; !strings.HasPrefix(args, want) {
+			if want := "mpirun -np " + tc.np + " --oversubscribe --bind-to none "; !strings.HasPrefix(args, want) {
 				t.Errorf("launcher %q does not start with %q", args, want)
 			}
 			if want := " " + strings.Join(s.Command, " "); !strings.HasSuffix(args, want) {
@@ -54,7 +56,11 @@ func TestMPIJobWrapsSpec(t *testing.T) {
 				}
 			}
 			// Every rank runs Open MPI as the pods need it (the ob1 PML,
-			// no ptrace copies), whatever the image says.
+			// no ptrace copies, yielding when idle: the master shares a
+			// core), whatever the image says.
+			if !slices.Contains(launcher.Env, corev1.EnvVar{Name: "OMPI_MCA_mpi_yield_when_idle", Value: "1"}) {
+				t.Errorf("launcher env %v lacks OMPI_MCA_mpi_yield_when_idle=1", launcher.Env)
+			}
 			for _, want := range openMPIEnv {
 				if !slices.Contains(launcher.Env, want) {
 					t.Errorf("launcher env %v lacks %s=%s", launcher.Env, want.Name, want.Value)

@@ -25,8 +25,8 @@ type PartitionSpec struct {
 	PodLabels map[string]string
 	Image     string
 
-	// Workers hosts run SlotsPerWorker ranks each; rank 0 is the
-	// engine's master.
+	// Workers hosts run SlotsPerWorker searching ranks each; the
+	// engine's master, rank 0, is one rank more (Ranks).
 	Workers        int32
 	SlotsPerWorker int32
 	// Command is the engine's argv, the same for every rank.
@@ -34,12 +34,13 @@ type PartitionSpec struct {
 	// Env is every rank's environment; credentials are secretKeyRefs, so
 	// no value of them is in the object.
 	Env []corev1.EnvVar
-	// Ports a worker declares: one metrics port per slot.
+	// Ports a worker declares: one metrics port per rank it may run
+	// (its slots, and the master on the first).
 	Ports []corev1.ContainerPort
 	// Volumes of a worker and where the engine's container mounts them.
 	Volumes      []corev1.Volume
 	VolumeMounts []corev1.VolumeMount
-	// Resources of a worker.
+	// Resources of a worker: the campaign's, defaulted (sizeWorkers).
 	Resources corev1.ResourceRequirements
 
 	PriorityClassName string
@@ -57,8 +58,12 @@ type PartitionSpec struct {
 	Suspended bool
 }
 
-// Ranks is the partition's MPI world size.
-func (s *PartitionSpec) Ranks() int32 { return s.Workers * s.SlotsPerWorker }
+// Ranks is the partition's MPI world size: a searching rank per slot
+// and the master. The master takes no slot of its own: it schedules and
+// merges metadata, waiting on its workers most of the time, so a slot
+// given to it would leave a core idle (a partition of 2 workers of 1 slot
+// searched with one rank).
+func (s *PartitionSpec) Ranks() int32 { return s.Workers*s.SlotsPerWorker + 1 }
 
 // NewPartitionSpec computes what partition p runs.
 func NewPartitionSpec(p *PartitionRequest) *PartitionSpec {
@@ -68,25 +73,35 @@ func NewPartitionSpec(p *PartitionRequest) *PartitionSpec {
 	labels := partitionLabels(c, p.Index, p.Restart)
 	vol, mount := scratchVolume()
 	st := campaignStorage(c, p.Database)
+	size := sizeWorkers(spec, p.Database)
+	command := []string{"blastfleet-engine",
+		"--campaign", p.Location,
+		"--partition-id", name,
+		"--strategy", string(c.Spec.OutputStrategy),
+		"--cache-dir", scratchDir + "/shards"}
+	if size.CacheBytes > 0 {
+		// What the pod's memory holds per slot: shard groups are cut to
+		// it, so a task's group stays in the page cache.
+		command = append(command, "--cache-bytes", strconv.FormatInt(size.CacheBytes, 10))
+	}
+	if size.GroupBytes > 0 {
+		command = append(command, "--group-bytes", strconv.FormatInt(size.GroupBytes, 10))
+	}
 	return &PartitionSpec{
-		Name:           name,
-		Namespace:      c.Namespace,
-		Labels:         labels,
-		PodLabels:      map[string]string{LabelCampaign: c.Name, LabelPartition: labels[LabelPartition]},
-		Image:          p.Image,
-		Workers:        spec.Workers,
-		SlotsPerWorker: spec.SlotsPerWorker,
-		Command: []string{"blastfleet-engine",
-			"--campaign", p.Location,
-			"--partition-id", name,
-			"--strategy", string(c.Spec.OutputStrategy),
-			"--cache-dir", scratchDir + "/shards"},
+		Name:                  name,
+		Namespace:             c.Namespace,
+		Labels:                labels,
+		PodLabels:             map[string]string{LabelCampaign: c.Name, LabelPartition: labels[LabelPartition]},
+		Image:                 p.Image,
+		Workers:               spec.Workers,
+		SlotsPerWorker:        spec.SlotsPerWorker,
+		Command:               command,
 		Env:                   append(st.Env, engineEnv(c.Namespace, c.Name, name, p.Site)...),
-		Ports:                 metricsPorts(spec.SlotsPerWorker),
+		Ports:                 metricsPorts(spec.SlotsPerWorker + 1),
 		Volumes:               append([]corev1.Volume{vol}, st.Volumes...),
 		VolumeMounts:          append([]corev1.VolumeMount{mount}, st.Mounts...),
 		ServiceAccountName:    spec.ServiceAccountName,
-		Resources:             spec.Resources,
+		Resources:             size.Resources,
 		PriorityClassName:     spec.PriorityClassName,
 		NodeSelector:          spec.NodeSelector,
 		Tolerations:           spec.Tolerations,
@@ -132,7 +147,9 @@ func engineEnv(namespace, campaign, partition, site string) []corev1.EnvVar {
 
 // metricsPorts declares a worker pod's metrics ports: its ranks serve on
 // the base port plus their index on the pod. The PodMonitor scrapes the
-// one named "metrics" (the pod's first rank).
+// one named "metrics" (the pod's first rank). mpirun maps by slot, so
+// the rank beyond the slots, the master, is the first pod's extra one:
+// worker pods declare slotsPerWorker+1 ports (one template for all).
 func metricsPorts(slots int32) []corev1.ContainerPort {
 	ports := make([]corev1.ContainerPort, slots)
 	for i := range ports {

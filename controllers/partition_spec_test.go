@@ -21,11 +21,14 @@ func TestPartitionSpecRun(t *testing.T) {
 		wantPorts []string
 		suspended bool
 	}{
-		{name: "first", campaign: aCampaign(), wantName: "camp-p0-r0", wantRanks: 2, wantPorts: []string{"metrics"}},
-		{name: "replacement", campaign: aCampaign(), index: 3, restart: 2, wantName: "camp-p3-r2", wantRanks: 2, wantPorts: []string{"metrics"}},
-		{name: "slots", campaign: aCampaign().partitions(1, 4, 3), wantName: "camp-p0-r0", wantRanks: 12,
-			wantPorts: []string{"metrics", "metrics-1", "metrics-2"}},
-		{name: "kueue", campaign: aCampaign().queue("team"), wantName: "camp-p0-r0", wantRanks: 2, wantPorts: []string{"metrics"}, suspended: true},
+		// Ranks: a searching rank per slot, and the master; the first
+		// pod runs the master beside its slots, so pods have a port more.
+		{name: "first", campaign: aCampaign(), wantName: "camp-p0-r0", wantRanks: 3, wantPorts: []string{"metrics", "metrics-1"}},
+		{name: "replacement", campaign: aCampaign(), index: 3, restart: 2, wantName: "camp-p3-r2", wantRanks: 3, wantPorts: []string{"metrics", "metrics-1"}},
+		{name: "slots", campaign: aCampaign().partitions(1, 4, 3), wantName: "camp-p0-r0", wantRanks: 13,
+			wantPorts: []string{"metrics", "metrics-1", "metrics-2", "metrics-3"}},
+		{name: "one slot", campaign: aCampaign().partitions(1, 1, 1), wantName: "camp-p0-r0", wantRanks: 2, wantPorts: []string{"metrics", "metrics-1"}},
+		{name: "kueue", campaign: aCampaign().queue("team"), wantName: "camp-p0-r0", wantRanks: 3, wantPorts: []string{"metrics", "metrics-1"}, suspended: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := NewPartitionSpec(tc.campaign.request(tc.index, tc.restart))
@@ -109,8 +112,11 @@ func TestPartitionSpecPodTemplate(t *testing.T) {
 	tol := corev1.Toleration{Key: "blast", Operator: corev1.TolerationOpExists}
 	res := corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: mustQuantity("2")}}
 	s := NewPartitionSpec(aCampaign().placement("batch", map[string]string{"pool": "blast"}, tol).resources(res).request(0, 0))
-	if !equality.Semantic.DeepEqual(s.Resources, res) {
-		t.Errorf("resources %v, want %v", s.Resources, res)
+	// The campaign's CPU request stays; the memory it leaves out is
+	// defaulted (sizeWorkers), so the pod is not BestEffort.
+	if want := (corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: mustQuantity("2"), corev1.ResourceMemory: mustQuantity("768Mi")},
+		Limits: corev1.ResourceList{corev1.ResourceMemory: mustQuantity("768Mi")}}); !sameResources(s.Resources, want) {
+		t.Errorf("resources %v, want %v", s.Resources, want)
 	}
 	pod := s.PodTemplate(corev1.Container{Name: "c"})
 	if pod.Spec.PriorityClassName != "batch" || pod.Spec.NodeSelector["pool"] != "blast" || len(pod.Spec.Tolerations) != 1 ||

@@ -214,6 +214,10 @@ func (run *campaignRun) reconcilePartitions(ctx context.Context) (bool, error) {
 	return true, nil
 }
 
+// ReasonMemoryShort: the campaign's worker pods have less memory than
+// their slots' smallest shard groups and BLAST want (sizeWorkers).
+const ReasonMemoryShort = "MemoryBelowShards"
+
 // createPartition creates partition index's restart-th object; false when
 // the executor refused it and the campaign failed.
 func (run *campaignRun) createPartition(ctx context.Context, index, restart int) (bool, error) {
@@ -253,6 +257,9 @@ func (run *campaignRun) createPartition(ctx context.Context, index, restart int)
 	c.Status.Partitions.Queued++
 	if restart == 0 {
 		run.normal("PartitionCreated", "Create", fmt.Sprintf("partition %s created", obj.GetName()))
+		if short := sizeWorkers(c.Spec.Partitions, run.db).Short; short != "" && index == 0 {
+			run.warn(ReasonMemoryShort, "Create", short)
+		}
 	}
 	return true, nil
 }

@@ -64,12 +64,15 @@ func planJob(c *v1alpha1.SearchCampaign, spec search.Spec, db *v1alpha1.BlastDat
 					NodeSelector:       s.Partitions.NodeSelector,
 					Tolerations:        s.Partitions.Tolerations,
 					Containers: []corev1.Container{{
-						Name:                     "plan",
-						Image:                    image,
-						Command:                  []string{"blastfleet"},
-						Args:                     args,
-						Env:                      st.Env,
-						VolumeMounts:             st.Mounts,
+						Name:         "plan",
+						Image:        image,
+						Command:      []string{"blastfleet"},
+						Args:         args,
+						Env:          st.Env,
+						VolumeMounts: st.Mounts,
+						// Planning streams the queries once and writes
+						// the chunks' index: little of either.
+						Resources:                withRequests(corev1.ResourceRequirements{}, "100m", "256Mi"),
 						TerminationMessagePolicy: corev1.TerminationMessageFallbackToLogsOnError,
 					}},
 					Volumes: st.Volumes,

@@ -68,7 +68,9 @@ type BlastDatabaseSpec struct {
 	// +kubebuilder:validation:MaxLength=512
 	Image string `json:"image,omitempty"`
 
-	// Resources of each shard-building pod.
+	// Resources of each shard-building pod. A CPU or memory it neither
+	// requests nor limits is requested at 250m and 256Mi, so the pods are
+	// never BestEffort.
 	// +optional
 	Resources corev1.ResourceRequirements `json:"resources,omitempty"`
 
@@ -163,6 +165,23 @@ type BlastDatabaseStatus struct {
 	// Shards the database was cut into.
 	// +optional
 	Shards int32 `json:"shards,omitempty"`
+
+	// Bytes of every file a worker searching the whole database caches
+	// (the manifest's sizes): the shards' and the files they share.
+	// Campaigns size their worker pods' memory from it.
+	// +optional
+	Bytes int64 `json:"bytes,omitempty"`
+
+	// LargestShardBytes is the largest shard's files.
+	// +optional
+	LargestShardBytes int64 `json:"largestShardBytes,omitempty"`
+
+	// CommonBytes is the files every shard's search reads beside its own
+	// (a prebuilt database's LMDB indexes, the taxonomy database), which
+	// a worker caches once: with the largest shard, the least its cache
+	// can hold.
+	// +optional
+	CommonBytes int64 `json:"commonBytes,omitempty"`
 
 	// ShardsBuilt counts the shards finished so far while sharding.
 	// +optional

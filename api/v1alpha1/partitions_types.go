@@ -5,12 +5,15 @@ import (
 )
 
 // Partitions is how many MPIJobs (or Argo Workflows) run a campaign and
-// their shape. An MPIJob partition runs workers x slotsPerWorker MPI
-// ranks: rank 0 is the engine's master (it schedules), the others search
-// (SearchCampaignSpec checks there are at least 2). A Workflow runs
-// workers steps of slotsPerWorker searching workers each, the master
-// beside them.
+// their shape. Every slot searches: an MPIJob partition runs
+// workers x slotsPerWorker searching ranks plus one more, rank 0, the
+// engine's master (it schedules and mostly waits), oversubscribed on the
+// first worker pod; a Workflow runs workers steps of slotsPerWorker
+// searching workers each, the master beside them. So one worker of one
+// slot is a partition (the minimums below are the only bound needed).
 // +kubebuilder:validation:XValidation:rule="!has(self.min) || !has(self.max) || self.min <= self.max",message="partitions.min must not be above partitions.max"
+// +kubebuilder:validation:XValidation:rule="!has(self.resources) || !has(self.resources.requests) || !has(self.resources.limits) || !('cpu' in self.resources.requests) || !('cpu' in self.resources.limits) || quantity(string(self.resources.requests['cpu'])).compareTo(quantity(string(self.resources.limits['cpu']))) <= 0",message="partitions.resources.requests.cpu must not be above partitions.resources.limits.cpu",fieldPath=".resources.requests"
+// +kubebuilder:validation:XValidation:rule="!has(self.resources) || !has(self.resources.requests) || !has(self.resources.limits) || !('memory' in self.resources.requests) || !('memory' in self.resources.limits) || quantity(string(self.resources.requests['memory'])).compareTo(quantity(string(self.resources.limits['memory']))) <= 0",message="partitions.resources.requests.memory must not be above partitions.resources.limits.memory",fieldPath=".resources.requests"
 type Partitions struct {
 	// Count of partitions running at once. May change while the campaign
 	// runs: partitions are added or removed, and the ledger hands their
@@ -44,8 +47,9 @@ type Partitions struct {
 	// +kubebuilder:validation:Maximum=4096
 	Workers int32 `json:"workers"`
 
-	// SlotsPerWorker is the MPI ranks per worker pod (one BLAST process
-	// each); size the pod's CPU request to it.
+	// SlotsPerWorker is the searching MPI ranks per worker pod (one BLAST
+	// process each); the pod's CPU request defaults to it. The master
+	// rank is one more, on the first worker pod, mostly waiting.
 	// +optional
 	// +kubebuilder:default=1
 	// +kubebuilder:validation:Minimum=1
@@ -58,8 +62,18 @@ type Partitions struct {
 	// +kubebuilder:validation:MaxLength=512
 	Image string `json:"image,omitempty"`
 
-	// Resources of each worker pod. Shards are cached on the pod's disk,
-	// so give it memory for the largest shard group and ephemeral storage.
+	// Resources of each worker pod. What it leaves out is defaulted, so a
+	// worker pod is never BestEffort: a CPU request of slotsPerWorker (no
+	// CPU limit), and memory (request and limit) for what every slot
+	// caches, the whole database (status.bytes of the BlastDatabase),
+	// plus 512Mi of BLAST's working memory per slot and 256Mi for the
+	// master. A memory given here bounds each slot's shard cache instead
+	// (the engine's --cache-bytes): the database is searched in groups of
+	// shards that fit it (never less than the largest shard; a
+	// MemoryBelowShards warning event says when memory cannot hold it,
+	// and how much would). Shards are cached on
+	// the pod's scratch emptyDir: ask for ephemeral-storage where nodes
+	// need it. A memory request without a limit gets the request as limit.
 	// +optional
 	Resources corev1.ResourceRequirements `json:"resources,omitempty"`
 

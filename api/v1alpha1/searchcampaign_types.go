@@ -13,7 +13,6 @@ import (
 // +kubebuilder:validation:XValidation:rule="has(self.evalue) == has(oldSelf.evalue) && (!has(self.evalue) || self.evalue == oldSelf.evalue)",message="evalue is immutable: the campaign's plan fixes it",fieldPath=".evalue"
 // +kubebuilder:validation:XValidation:rule="has(self.blastOptions) == has(oldSelf.blastOptions) && (!has(self.blastOptions) || self.blastOptions == oldSelf.blastOptions)",message="blastOptions is immutable: the campaign's plan fixes it",fieldPath=".blastOptions"
 // +kubebuilder:validation:XValidation:rule="has(self.queueName) == has(oldSelf.queueName) && (!has(self.queueName) || self.queueName == oldSelf.queueName)",message="queueName is immutable: partitions are queued, or not, from the start",fieldPath=".queueName"
-// +kubebuilder:validation:XValidation:rule="(has(self.executor) && self.executor == 'argo') || self.partitions.workers * self.partitions.slotsPerWorker >= 2",message="a partition needs at least 2 MPI ranks (workers x slotsPerWorker): rank 0 schedules and the others search (executor argo runs the master beside its workers: 1 is enough)",fieldPath=".partitions"
 // +kubebuilder:validation:XValidation:rule="!has(self.executor) || self.executor != 'argo' || !has(self.queueName)",message="queueName needs executor mpijob: Kueue admits MPIJobs, not Argo Workflows",fieldPath=".queueName"
 type SearchCampaignSpec struct {
 	// DatabaseRef names the BlastDatabase, in the same namespace, to

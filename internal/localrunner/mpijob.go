@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"time"
 
 	kubeflow "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
@@ -152,6 +154,31 @@ func (r *Runner) reconcileMPIJob(ctx context.Context, req ctrl.Request) (ctrl.Re
 	return r.writeStatus(ctx, &job, before, &job.Status)
 }
 
+// launcherRanks is how many ranks the launcher's mpirun starts, all on
+// this machine, each serving /metrics on the base port plus its index:
+// its -np, which may exceed the workers' slots (the operator's master is
+// a rank beyond them); without one, mpirun's own default, a rank per slot.
+func launcherRanks(job *kubeflow.MPIJob, l *kubeflow.ReplicaSpec) int {
+	if len(l.Template.Spec.Containers) > 0 {
+		args := l.Template.Spec.Containers[0].Args
+		for i, a := range args {
+			v, ok := "", false
+			switch {
+			case a == "-np" || a == "--np" || a == "-n":
+				if i+1 < len(args) {
+					v, ok = args[i+1], true
+				}
+			default:
+				v, ok = strings.CutPrefix(a, "--np=")
+			}
+			if n, err := strconv.Atoi(v); ok && err == nil && n > 0 {
+				return n
+			}
+		}
+	}
+	return max(int(workers(job)*ptr.Deref(job.Spec.SlotsPerWorker, 1)), 1)
+}
+
 func workers(job *kubeflow.MPIJob) int32 {
 	if w := job.Spec.MPIReplicaSpecs[kubeflow.MPIReplicaTypeWorker]; w != nil {
 		return ptr.Deref(w.Replicas, 0)
@@ -227,8 +254,7 @@ func (r *Runner) launcherPod(job *kubeflow.MPIJob) (podRequest, error) {
 		req.mountsFrom = []*corev1.PodSpec{&w.Template.Spec}
 	}
 	if r.ports != nil {
-		ranks := int(workers(job) * ptr.Deref(job.Spec.SlotsPerWorker, 1))
-		req.injected.set(MetricsPortEnv, fmt.Sprint(r.ports.acquire(job.UID, max(ranks, 1))))
+		req.injected.set(MetricsPortEnv, fmt.Sprint(r.ports.acquire(job.UID, launcherRanks(job, l))))
 		req.injected.set(enginemetrics.HostEnv, "127.0.0.1")
 		req.injected.set(enginemetrics.LingerEnv, metricsLinger)
 	} else {

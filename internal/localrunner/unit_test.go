@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	kubeflow "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
 	corev1 "k8s.io/api/core/v1"
 )
 
@@ -98,6 +99,26 @@ func TestOversubscribe(t *testing.T) {
 	}
 	if len(withOversubscribe(got)) != len(got) {
 		t.Fatal("added twice")
+	}
+}
+
+// Every rank mpirun starts needs a metrics port: the launcher's -np,
+// which the operator's master makes one more than the slots.
+func TestLauncherRanks(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want int
+	}{
+		{[]string{"-np", "3", "--oversubscribe", "prog"}, 3},
+		{[]string{"--oversubscribe", "--np=5", "prog"}, 5},
+		{[]string{"-n", "7", "prog"}, 7},
+		{[]string{"prog", "-np"}, 2}, // no value: a rank per slot
+		{[]string{"prog"}, 2},
+	} {
+		job := mpiJob("ns", "j", tc.args...)
+		if got := launcherRanks(job, job.Spec.MPIReplicaSpecs[kubeflow.MPIReplicaTypeLauncher]); got != tc.want {
+			t.Errorf("launcherRanks(%q) = %d, want %d", tc.args, got, tc.want)
+		}
 	}
 }
 

@@ -23,8 +23,9 @@ func testDown(t *testing.T, tg *target, db string) {
 	tg.apply(t, tg.campaignYAML(name, db, queriesKey))
 	launcher := s.launcherPID(t, name+"-p0-r0")
 	waitFor(t, 30*time.Second, "the ranks of "+name+"-p0-r0", func() (bool, string) {
+		// 2 workers of 1 slot (campaignYAML) search, and the master.
 		r := ranks(launcher)
-		return len(r) == 2, fmt.Sprintf("ranks %v", r)
+		return len(r) == 3, fmt.Sprintf("ranks %v", r)
 	})
 	// While ranks run: Prometheus lists them as engine targets.
 	s.checkPrometheus(t, name+"-p0-r0")

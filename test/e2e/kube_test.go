@@ -51,7 +51,11 @@ spec:
 }
 
 // campaignYAML is a campaign of the fixture's 30 queries in chunks of 2
-// (15 chunks) by 2 partitions of one master and one worker rank, with
+// (15 chunks) by 2 partitions of 2 worker ranks and the master, whose
+// worker pods ask for a hundredth of a core (the one-node cluster runs
+// several tests' partitions at once on 2 cores) and the default memory
+// (about 770Mi: the small database, BLAST's 512Mi and the master's 256Mi;
+// less would cut the database into groups of a shard), with
 // the shortest lease the API allows (10 s) and immediate replacement of
 // failed partitions, so faults cost seconds.
 func (tg *target) campaignYAML(name, db, queries string) string {
@@ -73,6 +77,9 @@ spec:
     count: 2
     workers: 2
     slotsPerWorker: 1
+    resources:
+      requests:
+        cpu: 10m
   retryPolicy:
     maxAttempts: 3
     leaseSeconds: 10

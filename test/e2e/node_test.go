@@ -105,8 +105,10 @@ func testPodDeleted(t *testing.T, tg *target, f *fixture, db, what string, sel f
 }
 
 // kueueQueue is a ClusterQueue whose CPU quota admits one partition of
-// kueueCampaign at a time (a launcher's 100m and two workers' 500m each),
-// and its LocalQueue in the campaigns' namespace.
+// kueueCampaign at a time (a launcher's 100m and two workers' 500m each;
+// its memory, two workers' defaults of about 770Mi from the small
+// database and the launcher's 128Mi, holds both), and its LocalQueue in
+// the campaigns' namespace.
 const kueueQueue = `apiVersion: kueue.x-k8s.io/v1beta2
 kind: ResourceFlavor
 metadata:
@@ -145,7 +147,7 @@ func testKueue(t *testing.T, tg *target, f *fixture, db string) {
 	tg.apply(t, kueueQueue)
 	name := tg.name("node-kueue")
 	yaml := strings.Replace(tg.campaignYAML(name, db, queriesKey), "spec:\n", "spec:\n  queueName: blastfleet\n", 1)
-	yaml = strings.Replace(yaml, "    slotsPerWorker: 1\n", "    slotsPerWorker: 1\n    resources:\n      requests:\n        cpu: 500m\n        memory: 64Mi\n", 1)
+	yaml = strings.Replace(yaml, "        cpu: 10m\n", "        cpu: 500m\n", 1)
 	t0 := time.Now()
 	tg.apply(t, yaml)
 	queued := false

@@ -47,7 +47,8 @@ func (s *stack) checkPrometheus(t *testing.T, mpijob string) {
 				}
 			}
 		}
-		return operatorUp && ranks == 2 && ranksUp > 0, fmt.Sprintf("operator up: %v, %d engine targets of %s (%d up): %+v",
+		// campaignYAML's 2 workers of 1 slot, and the master.
+		return operatorUp && ranks == 3 && ranksUp > 0, fmt.Sprintf("operator up: %v, %d engine targets of %s (%d up): %+v",
 			operatorUp, ranks, mpijob, ranksUp, body.Data.ActiveTargets)
 	})
 }

@@ -29,9 +29,10 @@ func TestSiteAndClusterShareCampaign(t *testing.T) {
 	}
 	p.mustSucceed(t, 4*time.Minute)
 	s.waitJobGone(id, 2*time.Minute)
-	// Debian's Slurm has PMIx: the script's auto launcher picks srun.
-	if logs := s.jobLogs(); !strings.Contains(logs, "ranks via srun") {
-		t.Errorf("the job did not start its ranks with srun --mpi=pmix:\n%s", logs)
+	// Debian's Slurm has PMIx: the script's auto launcher picks srun,
+	// for a rank per task (2) and the master.
+	if logs := s.jobLogs(); !strings.Contains(logs, "3 ranks via srun (2 searching, and the master)") {
+		t.Errorf("the job did not start its 3 ranks with srun --mpi=pmix:\n%s", logs)
 	}
 	status := s.verify()
 	hpc, cloud := siteOf(status, "hpc-a"), siteOf(status, "cloud")

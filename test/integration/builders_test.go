@@ -116,6 +116,19 @@ func (b *campaignBuilder) withSlotsPerWorker(n int64) *campaignBuilder {
 	return b
 }
 
+// withResources sets spec.partitions.resources (nil: leave out).
+func (b *campaignBuilder) withResources(requests, limits map[string]any) *campaignBuilder {
+	r := map[string]any{}
+	if requests != nil {
+		r["requests"] = requests
+	}
+	if limits != nil {
+		r["limits"] = limits
+	}
+	b.set("spec.partitions.resources", r)
+	return b
+}
+
 // withOption adds a BLAST option with a value.
 func (b *campaignBuilder) withOption(name, value string) *campaignBuilder {
 	b.appendOption(map[string]any{"name": name, "value": value})

@@ -164,7 +164,7 @@ func (h *harness) readyDatabase(name string, typ v1alpha1.DatabaseType) *v1alpha
 			return false, err.Error()
 		}
 		db.Status = v1alpha1.BlastDatabaseStatus{Phase: v1alpha1.DatabaseReady, Shards: 2, Sequences: 10, Letters: 1000,
-			ObservedGeneration: db.Generation, Location: fmt.Sprintf("s3://%s/databases/%s/%s", bucket, h.ns, name)}
+			Bytes: dbBytes, LargestShardBytes: dbBytes / 2, ObservedGeneration: db.Generation, Location: fmt.Sprintf("s3://%s/databases/%s/%s", bucket, h.ns, name)}
 		if err := h.c.Status().Update(context.Background(), db); err != nil {
 			return false, err.Error()
 		}
@@ -172,6 +172,10 @@ func (h *harness) readyDatabase(name string, typ v1alpha1.DatabaseType) *v1alpha
 	})
 	return db
 }
+
+// dbBytes is the size of readyDatabase's shards, which sizes the
+// campaigns' worker pods.
+const dbBytes = 3000
 
 // campaign is a valid campaign with every defaulted field spelled out.
 func (h *harness) campaign(name, db string, partitions int32) *v1alpha1.SearchCampaign {

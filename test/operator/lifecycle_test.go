@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -138,7 +139,12 @@ func (h *harness) checkPartition(job *kubeflow.MPIJob, c *v1alpha1.SearchCampaig
 	}
 	launcher := job.Spec.MPIReplicaSpecs[kubeflow.MPIReplicaTypeLauncher].Template.Spec.Containers[0]
 	args := strings.Join(append(launcher.Command, launcher.Args...), " ")
-	for _, want := range []string{"mpirun -np 2", "blastfleet-engine --campaign s3://blastfleet/campaigns/default/" + c.Name, "--partition-id " + job.Name, "-x AWS_ACCESS_KEY_ID"} {
+	// Every slot searches; the master is one rank more.
+	np := fmt.Sprintf("mpirun -np %d --oversubscribe ", c.Spec.Partitions.Workers*c.Spec.Partitions.SlotsPerWorker+1)
+	// The worker pods' memory (below) holds the database per slot:
+	// that is each rank's cache.
+	for _, want := range []string{np, "blastfleet-engine --campaign s3://blastfleet/campaigns/default/" + c.Name, "--partition-id " + job.Name, "-x AWS_ACCESS_KEY_ID",
+		"-x OMPI_MCA_mpi_yield_when_idle", "--cache-bytes 1048576"} {
 		if !strings.Contains(args, want) {
 			h.t.Errorf("%s launcher %q lacks %q", job.Name, args, want)
 		}
@@ -160,8 +166,15 @@ func (h *harness) checkPartition(job *kubeflow.MPIJob, c *v1alpha1.SearchCampaig
 	for _, p := range worker.Ports {
 		ports[p.Name] = p.ContainerPort
 	}
-	if ports["metrics"] != 9090 || len(ports) != 1+int(c.Spec.Partitions.SlotsPerWorker) {
-		h.t.Errorf("%s worker ports %v, want ssh and one metrics port per slot from 9090", job.Name, ports)
+	if ports["metrics"] != 9090 || len(ports) != 2+int(c.Spec.Partitions.SlotsPerWorker) {
+		h.t.Errorf("%s worker ports %v, want ssh and one metrics port per slot, and the master's, from 9090", job.Name, ports)
+	}
+	// Sized from the slots and the database: a core per slot, and memory
+	// for the database per slot (dbBytes) with BLAST's 512Mi each and the
+	// master's 256Mi, rounded up to a MiB. Never BestEffort.
+	if r := worker.Resources; r.Requests.Cpu().Value() != int64(c.Spec.Partitions.SlotsPerWorker) || !r.Limits.Cpu().IsZero() ||
+		r.Requests.Memory().String() != "769Mi" || r.Limits.Memory().String() != "769Mi" {
+		h.t.Errorf("%s worker resources %v, want 1 CPU requested and 769Mi", job.Name, r)
 	}
 	if launcher.Image != workerImage {
 		h.t.Errorf("%s image %q, want the operator's default %q", job.Name, launcher.Image, workerImage)

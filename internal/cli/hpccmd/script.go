@@ -42,8 +42,6 @@ func (j *Job) validate() error {
 		return fmt.Errorf("--nodes %d: want at least 1", j.Nodes)
 	case j.TasksPerNode < 1:
 		return fmt.Errorf("--ntasks-per-node %d: want at least 1", j.TasksPerNode)
-	case j.Nodes*j.TasksPerNode < 2:
-		return fmt.Errorf("--nodes %d --ntasks-per-node %d: a partition needs at least 2 ranks (a master and a worker)", j.Nodes, j.TasksPerNode)
 	case j.CPUsPerTask < 1:
 		return fmt.Errorf("--cpus-per-task %d: want at least 1", j.CPUsPerTask)
 	case j.Launcher != "auto" && j.Launcher != "srun" && j.Launcher != "mpirun":
@@ -130,12 +128,18 @@ if [ "$launcher" = auto ]; then
   mpis=$(srun --mpi=list 2>&1 || true)
   if grep -qw pmix <<<"$mpis"; then launcher=srun; else launcher=mpirun; fi
 fi
+# Every task of the allocation searches: the engine's master, rank 0, is
+# one rank more, beside the first node's tasks. It waits on its workers
+# most of the time, and yields the core it shares instead of spinning.
+ranks=$((SLURM_NTASKS + 1))
+export OMPI_MCA_mpi_yield_when_idle=1
 case "$launcher" in
-  srun) launch=(srun --mpi=pmix --kill-on-bad-exit=0) ;;
-  mpirun) launch=(mpirun) ;;
+  srun) launch=(srun --mpi=pmix --kill-on-bad-exit=0 --overcommit --ntasks="$ranks"
+                --ntasks-per-node=$((${SLURM_NTASKS_PER_NODE:-$SLURM_NTASKS} + 1))) ;;
+  mpirun) launch=(mpirun -np "$ranks" --oversubscribe) ;;
 esac
 
-echo "blastfleet: site $site, job $SLURM_JOB_ID, $SLURM_NTASKS ranks via $launcher on $SLURM_JOB_NODELIST, campaign $campaign" >&2
+echo "blastfleet: site $site, job $SLURM_JOB_ID, $ranks ranks via $launcher ($SLURM_NTASKS searching, and the master) on $SLURM_JOB_NODELIST, campaign $campaign" >&2
 "${launch[@]}" "$engine" --campaign "$campaign" --site "$site" \
   --partition-id "$site-$SLURM_JOB_ID" --threads "${SLURM_CPUS_PER_TASK:-1}" --cache-dir "$cache"
 `))

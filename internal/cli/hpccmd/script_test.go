@@ -30,6 +30,9 @@ func TestScript(t *testing.T) {
 		"#SBATCH --output=blastfleet.nt-vs-env.hpc-a-%j.log\n",
 		"campaign='s3://campaigns/team-a/nt-vs-env'\n", "engine='/opt/blastfleet/bin/blastfleet-engine'\n",
 		`srun --mpi=pmix`, `--partition-id "$site-$SLURM_JOB_ID"`, `--site "$site"`, `export BLASTFLEET_SITE="$site"`,
+		// Every task searches; the master is a rank more.
+		`ranks=$((SLURM_NTASKS + 1))`, `--overcommit --ntasks="$ranks"`, `mpirun -np "$ranks" --oversubscribe`,
+		"export OMPI_MCA_mpi_yield_when_idle=1\n",
 	} {
 		if !strings.Contains(s, want) {
 			t.Errorf("script lacks %q:\n%s", want, s)
@@ -66,7 +69,7 @@ func TestScriptRefusesBadValues(t *testing.T) {
 	for flag, mutate := range map[string]func(*Job){
 		"--site":            func(j *Job) { j.Site = "HPC A" },
 		"--nodes":           func(j *Job) { j.Nodes = 0 },
-		"--ntasks-per-node": func(j *Job) { j.Nodes, j.TasksPerNode = 1, 1 },
+		"--ntasks-per-node": func(j *Job) { j.TasksPerNode = 0 },
 		"--partition":       func(j *Job) { j.Partition = "long\n#SBATCH --x" },
 		"--time":            func(j *Job) { j.Time = "1 day" },
 		"--launcher":        func(j *Job) { j.Launcher = "aprun" },

@@ -39,7 +39,7 @@ AWS_PROFILE) and AWS_ENDPOINT_URL to the job.`,
 	f := cmd.Flags()
 	f.StringVar(&o.job.Site, "site", "", "this site's name in the campaign (required), e.g. hpc-a")
 	f.IntVar(&o.job.Nodes, "nodes", 1, "nodes of the job (sbatch --nodes)")
-	f.IntVar(&o.job.TasksPerNode, "ntasks-per-node", 2, "MPI ranks per node (sbatch --ntasks-per-node); rank 0 is the master, every other a worker")
+	f.IntVar(&o.job.TasksPerNode, "ntasks-per-node", 2, "searching MPI ranks per node (sbatch --ntasks-per-node); the master is one rank more, on the first node")
 	f.IntVar(&o.job.CPUsPerTask, "cpus-per-task", 1, "cores per rank (sbatch --cpus-per-task): each worker runs BLAST with this many threads")
 	f.StringVar(&o.job.Partition, "partition", "", "Slurm partition (queue) (sbatch --partition)")
 	f.StringVar(&o.job.Time, "time", "", "time limit (sbatch --time); reaching it stops the partition cleanly")
@@ -84,7 +84,7 @@ func (o *submitOptions) run(cmd *cobra.Command, loc Locator, arg string) error {
 	id, _, _ := strings.Cut(strings.TrimSpace(string(out)), ";")
 	abs, _ := filepath.Abs(path)
 	w := cmd.OutOrStdout()
-	fmt.Fprintf(w, "submitted job %s: site %s works campaign %s with %d ranks (script %s)\n",
+	fmt.Fprintf(w, "submitted job %s: site %s works campaign %s with %d searching ranks (script %s)\n",
 		id, o.job.Site, c.name, o.job.Nodes*o.job.TasksPerNode, abs)
 	cli.Hint(cmd.ErrOrStderr(), "follow it: blastfleet hpc status %s --site %s", arg, o.job.Site)
 	return nil

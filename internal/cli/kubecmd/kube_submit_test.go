@@ -19,7 +19,8 @@ func testSubmitFlags(t *testing.T, f *kubeFixture) {
 	out, errOut, err := f.cli("submit", "--name", "flags1", "--database", fxDB, "--queries", "s3://inputs/q.fa.gz",
 		"--program", "blastp", "--outfmt", "6 qseqid sseqid evalue", "--max-target-seqs", "50", "--evalue", "1e-5",
 		"--blast-option=-matrix=BLOSUM62", "--blast-option=-ungapped", "--chunk-queries", "10",
-		"--partitions", "2", "--workers", "3", "--slots", "2", "--image", "worker:v1", "--queue", "team-a", "--suspend", "--deadline", "90m")
+		"--partitions", "2", "--workers", "3", "--slots", "2", "--image", "worker:v1", "--queue", "team-a", "--suspend", "--deadline", "90m",
+		"--cpu", "2500m", "--cpu-limit", "3", "--memory", "6Gi")
 	if err != nil {
 		t.Fatalf("%v\n%s", err, errOut)
 	}
@@ -41,6 +42,9 @@ func testSubmitFlags(t *testing.T, f *kubeFixture) {
 		"queue":         {sp.QueueName, "team-a"},
 		"suspend":       {sp.Suspend, true},
 		"deadline":      {*sp.ActiveDeadlineSeconds, int64(5400)},
+		"cpu":           {sp.Partitions.Resources.Requests.Cpu().String() + "/" + sp.Partitions.Resources.Limits.Cpu().String(), "2500m/3"},
+		// Memory: request and limit alike.
+		"memory": {sp.Partitions.Resources.Requests.Memory().String() + "/" + sp.Partitions.Resources.Limits.Memory().String(), "6Gi/6Gi"},
 		// The output storage comes from the database's; the prefix is ours.
 		"endpoint": {sp.Output.Endpoint, f.minio.Endpoint},
 		"bucket":   {sp.Output.Bucket, fxBucket},
@@ -90,7 +94,8 @@ func testSubmitFlags(t *testing.T, f *kubeFixture) {
 	f.mustCLI("submit", "--name", "flags2", "--database", fxDB, "--queries", "q.fa", "--program", "blastn")
 	sp = f.get("default", "flags2").Spec
 	if sp.Queries.Bucket != "" || sp.Queries.Key != "q.fa" || sp.Partitions.Count != 1 || sp.Partitions.Workers != 2 ||
-		sp.Chunking.Letters == nil || *sp.Chunking.Letters != 1000000 || sp.Outfmt != "6" || sp.MaxTargetSeqs != 500 || sp.Suspend {
+		sp.Chunking.Letters == nil || *sp.Chunking.Letters != 1000000 || sp.Outfmt != "6" || sp.MaxTargetSeqs != 500 || sp.Suspend ||
+		sp.Partitions.Resources.Requests != nil || sp.Partitions.Resources.Limits != nil {
 		t.Errorf("defaults: %+v", sp)
 	}
 }
@@ -213,7 +218,9 @@ func testSubmitRefused(t *testing.T, f *kubeFixture) {
 		{[]string{"--program", "blastp", "--partitions", "0"}, []string{`SearchCampaign.blastfleet.io "bad" is invalid`, "spec.partitions.count", "greater than or equal to 1"}},
 		{[]string{"--program", "blastq"}, []string{"spec.program", `Unsupported value: "blastq"`}},
 		{[]string{"--program", "blastp", "--blast-option=-ungapped=1"}, []string{"spec.blastOptions[0]", "-ungapped is a flag and takes no value"}},
-		{[]string{"--program", "blastp", "--workers", "1", "--slots", "1"}, []string{"spec.partitions", "at least 2 MPI ranks"}},
+		{[]string{"--program", "blastp", "--cpu", "4", "--cpu-limit", "2"}, []string{"spec.partitions.resources.requests", "partitions.resources.requests.cpu must not be above partitions.resources.limits.cpu"}},
+		{[]string{"--program", "blastp", "--memory", "lots"}, []string{`--memory "lots"`, "positive quantity"}},
+		{[]string{"--program", "blastp", "--cpu", "0"}, []string{`--cpu "0"`, "positive quantity"}},
 		{[]string{"--program", "blastp", "--chunk-letters", "5", "--chunk-queries", "5"}, []string{"chunk-letters", "chunk-queries"}},
 		{[]string{}, []string{"--program required"}},
 	} {

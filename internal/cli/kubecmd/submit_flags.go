@@ -38,6 +38,7 @@ type submitSpec struct {
 	endpoint, region, bucket, prefix, credentialsSecret string
 	caConfigMap, serviceAccount                         string
 	queriesStore                                        storeFlags
+	resources                                           resourceFlags
 }
 
 // storeFlags describe the queries' own store (spec.queries.storage).
@@ -57,7 +58,7 @@ var submitSpecFlags = []string{
 	"chunk-letters", "chunk-queries", "partitions", "workers", "slots", "image", "queue", "suspend", "deadline",
 	"finish-by", "min-partitions", "max-partitions", "endpoint", "region", "bucket", "prefix", "credentials-secret",
 	"ca-configmap", "service-account", "queries-endpoint", "queries-region", "queries-credentials-secret", "queries-anonymous",
-	"queries-ca-configmap",
+	"queries-ca-configmap", "cpu", "cpu-limit", "memory",
 }
 
 func (s *submitSpec) addFlags(cmd *cobra.Command) {
@@ -77,7 +78,8 @@ func (s *submitSpec) addFlags(cmd *cobra.Command) {
 	f.Int32Var(&s.chunkQueries, "chunk-queries", 0, "cut chunks of this many queries")
 	f.Int32Var(&s.partitions, "partitions", 0, "partitions (MPIJobs) running at once (server default 1)")
 	f.Int32Var(&s.workers, "workers", 0, "worker pods per partition (server default 2)")
-	f.Int32Var(&s.slots, "slots", 0, "MPI ranks per worker pod (server default 1)")
+	f.Int32Var(&s.slots, "slots", 0, "searching MPI ranks per worker pod; the master is a rank more (server default 1)")
+	s.resources.addFlags(f)
 	f.StringVar(&s.image, "image", "", "worker image (default: the operator's --worker-image)")
 	f.StringVar(&s.queue, "queue", "", "Kueue LocalQueue the partitions are submitted to")
 	f.BoolVar(&s.suspend, "suspend", false, "create the campaign suspended (resume it with resume NAME)")
@@ -154,6 +156,9 @@ func (s *submitSpec) object(given given, namespace string, storage *v1alpha1.Obj
 	put("max-partitions", int64(s.maxPartitions), "partitions", "max")
 	put("image", s.image, "partitions", "image")
 	put("service-account", s.serviceAccount, "partitions", "serviceAccountName")
+	if err := s.resources.put(given, spec); err != nil {
+		return nil, err
+	}
 	put("queue", s.queue, "queueName")
 	put("suspend", s.suspend, "suspend")
 	// Rounded up: a deadline under a second still bounds the campaign.
