@@ -118,7 +118,7 @@ func TestPrebuiltBlastDBEqualsBLAST(t *testing.T) {
 			// its taxonomy (XML2).
 			for _, code := range []int{0, 16, 11} {
 				t.Run(fmt.Sprintf("outfmt=%d", code), func(t *testing.T) {
-					want, err := refsearch.ReportAlone(context.Background(), tc.program, src.Path(), src.Queries, code, strconv.Itoa(code), "-max_target_seqs", "500")
+					want, err := refsearch.ReportBatches(context.Background(), tc.program, src.Path(), src.Queries, strconv.Itoa(code), "-max_target_seqs", "500")
 					if err != nil {
 						t.Fatal(err)
 					}
