@@ -54,15 +54,18 @@ func ParseBatching(s string) (Batching, error) {
 }
 
 // blastnBatchLetters are B for blastn's tasks, where BLAST+'s own size
-// adapts to hits. Each is the smallest size whose one-thread time stayed
-// within 2% of the best measured on many short queries against 48 Mb of
-// genomes (docs/benchmarks.md#blastn-batch-size): smaller batches give the
-// engine more blocks to balance, larger ones save database scans.
+// adapts to hits. Each is the smallest size whose one-thread CPU time
+// stayed within about 2% of the best, measured with 300-letter fragments
+// against 44 Mb of generated genomes (make bench-batchsize,
+// docs/benchmarks.md): a batch scans the database once (0.32 s for
+// megablast, 0.88 s for dc-megablast, 0.08 s for blastn there), so
+// smaller batches cost scans, larger ones leave the engine fewer blocks.
+// Plain blastn's adaptive batches cost 6-13% more than these.
 var blastnBatchLetters = map[string]int{
-	"megablast":    100000,
-	"dc-megablast": 100000,
-	"blastn":       20000,
-	"blastn-short": 20000,
+	"megablast":    2000000,
+	"dc-megablast": 2000000,
+	"blastn":       50000,
+	"blastn-short": 50000,
 }
 
 // defaultBatchLetters are BLAST+ 2.12's own sizes (GetQueryBatchSize).

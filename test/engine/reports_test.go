@@ -163,7 +163,7 @@ func TestReportsInBatches(t *testing.T) {
 	requireTools(t, "mpirun", "blastn", "makeblastdb", "blastdbcmd", "blastdb_aliastool")
 	b := bins(t)
 	data := synth.BatchingSensitive()
-	data.Seed, data.Queries, data.LongQueries = 1, 14, 5 // 2 batches of blastn's 20,000 letters
+	data.Seed, data.Queries, data.LongQueries = 1, 28, 10 // 2 batches of blastn's 50,000 letters (31 and 7 queries)
 	ref, db, queries := reportData(t, b, data, "nucl", "")
 	for _, c := range []struct {
 		code, mts int

@@ -611,7 +611,7 @@ func TestCampaignPlanBatches(t *testing.T) {
 	db := filepath.Join(f.dir, "db")
 	f.shardTo(t, db)
 	camp := filepath.Join(f.dir, "campaigns", "batches")
-	// tblastx's batches are 10,002 letters; a small chunk size still
+	// megablast's batches are 2,000,000 letters; a small chunk size still
 	// gives whole batches.
 	stdout, stderr, err := run(t, "blastfleet", "campaign", "plan", "--queries", f.queries, "--database", db, "--program", "blastn",
 		"--chunk-queries", "1", "--output", camp)
@@ -619,11 +619,11 @@ func TestCampaignPlanBatches(t *testing.T) {
 		t.Fatalf("plan: %v\n%s", err, stderr)
 	}
 	p := readPlanAt(t, camp)
-	want := fmt.Sprintf("batches   %d BLAST+ batches of 100000 letters (BATCH_SIZE=100000)", len(p.BatchStarts)+1)
+	want := fmt.Sprintf("batches   %d BLAST+ batches of 2000000 letters (BATCH_SIZE=2000000)", len(p.BatchStarts)+1)
 	if !strings.Contains(stdout, want) {
 		t.Errorf("summary lacks %q:\n%s", want, stdout)
 	}
-	if f.letters < 100000 && (len(p.Chunks) != 1 || len(p.BatchStarts) != 0) {
+	if f.letters < 2000000 && (len(p.Chunks) != 1 || len(p.BatchStarts) != 0) {
 		t.Errorf("%d letters are one megablast batch: chunks %+v, batch starts %v", f.letters, p.Chunks, p.BatchStarts)
 	}
 }
