@@ -521,7 +521,7 @@ func (m *master) assign(w int, t scheduler.Task) error {
 	}
 	a := *b.assign
 	a.Task, a.Group, a.Shards, a.Groups = id, t.Group, m.groups[t.Group], len(m.groups)
-	if m.firstTask.IsZero() {
+	if m.firstTask.IsZero() && m.clock != nil {
 		m.firstTask = time.Now()
 		m.sum.FirstTaskSeconds = m.firstTask.Sub(m.clock.start).Seconds()
 	}
