@@ -36,11 +36,11 @@ const plain = 0 // B of plain blastn (no BATCH_SIZE)
 
 func main() {
 	work := flag.String("work", filepath.Join(os.TempDir(), "blastfleet-batchsize"), "work directory (database and outputs; reused)")
-	tasks := flag.String("tasks", "megablast=12000,dc-megablast=1500,blastn=800", "task=queries, comma-separated: the tasks and each one's query count")
+	tasks := flag.String("tasks", "megablast=12000,dc-megablast=1000,blastn=600", "task=queries, comma-separated: the tasks and each one's query count")
 	sizes := flag.String("sizes", "5000,10000,20000,50000,100000,200000,500000,1000000,2000000,5000000", "batch sizes B (letters)")
 	rounds := flag.Int("rounds", 3, "rounds; the median per B is reported")
 	tolerance := flag.Float64("tolerance", 0.02, "the recommended B is the smallest whose median is within this fraction of the best B's")
-	maxBatches := flag.Int("max-batches", 100, "skip a B that cuts a task's queries into more batches (far too slow to be chosen)")
+	maxBatches := flag.Int("max-batches", 40, "skip a B that cuts a task's queries into more batches (far too slow to be chosen)")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -161,9 +161,12 @@ func run(ctx context.Context, work, taskList, sizeList string, rounds, maxBatche
 				logf("round %d %s B=%s: %.2f s wall, %.2f s CPU", round+1, t.name, label(b), w, cpu)
 			}
 		}
-	}
-	for _, t := range ts {
-		report(t, sizes, tol)
+		// The tables after every round: a run stopped early still says
+		// what it measured.
+		fmt.Printf("## After round %d of %d\n\n", round+1, rounds)
+		for _, t := range ts {
+			report(t, sizes, tol)
+		}
 	}
 	return nil
 }

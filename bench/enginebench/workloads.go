@@ -95,7 +95,6 @@ func (b *bench) runWorkloads(ctx context.Context, keys []string) error {
 			return fmt.Errorf("%s: %w", w.name, err)
 		}
 		if !printed {
-			b.qFA = sub.qFA
 			b.printMachineOnly(ctx)
 			printed = true
 		}
