@@ -21,6 +21,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -40,12 +41,13 @@ func main() {
 	sizes := flag.String("sizes", "5000,10000,20000,50000,100000,200000,500000,1000000,2000000,5000000", "batch sizes B (letters)")
 	rounds := flag.Int("rounds", 3, "rounds; the median per B is reported")
 	tolerance := flag.Float64("tolerance", 0.02, "the recommended B is the smallest whose median is within this fraction of the best B's")
+	replay := flag.String("replay", "", "print the tables of an earlier run from its log (stderr) and its -work files, without timing")
 	maxBatches := flag.Int("max-batches", 40, "skip a B that cuts a task's queries into more batches (far too slow to be chosen)")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	start := time.Now()
-	if err := run(ctx, *work, *tasks, *sizes, *rounds, *maxBatches, *tolerance); err != nil {
+	if err := run(ctx, *work, *tasks, *sizes, *rounds, *maxBatches, *tolerance, *replay); err != nil {
 		fmt.Fprintln(os.Stderr, "batchsize:", err)
 		os.Exit(1)
 	}
@@ -65,7 +67,7 @@ type task struct {
 	skipped []int // more than -max-batches batches
 }
 
-func run(ctx context.Context, work, taskList, sizeList string, rounds, maxBatches int, tol float64) error {
+func run(ctx context.Context, work, taskList, sizeList string, rounds, maxBatches int, tol float64, replay string) error {
 	var sizes []int
 	for _, s := range strings.Split(sizeList, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(s))
@@ -90,14 +92,16 @@ func run(ctx context.Context, work, taskList, sizeList string, rounds, maxBatche
 		return err
 	}
 	dbFA, allQ := filepath.Join(work, "db.fa"), filepath.Join(work, "queries.fa")
-	logf("writing workload (a): %d queries", most)
-	if err := synth.WriteFiles(synth.GenomeSet(most).Write, dbFA, allQ); err != nil {
-		return err
-	}
-	logf("makeblastdb")
-	db, err := refsearch.MakeDB(ctx, dbFA, "nucl", work)
-	if err != nil {
-		return err
+	db := filepath.Join(work, "unsharded")
+	if replay == "" {
+		logf("writing workload (a): %d queries", most)
+		if err := synth.WriteFiles(synth.GenomeSet(most).Write, dbFA, allQ); err != nil {
+			return err
+		}
+		logf("makeblastdb")
+		if _, err := refsearch.MakeDB(ctx, dbFA, "nucl", work); err != nil {
+			return err
+		}
 	}
 	data, err := os.ReadFile(allQ)
 	if err != nil {
@@ -111,8 +115,10 @@ func run(ctx context.Context, work, taskList, sizeList string, rounds, maxBatche
 			buf.Write(r)
 			t.lengths = append(t.lengths, letters(r))
 		}
-		if err := os.WriteFile(t.qfa, buf.Bytes(), 0o644); err != nil {
-			return err
+		if replay == "" {
+			if err := os.WriteFile(t.qfa, buf.Bytes(), 0o644); err != nil {
+				return err
+			}
 		}
 		// Sizes giving the same batches give the same search: time the first.
 		seen := map[int]int{}
@@ -130,6 +136,9 @@ func run(ctx context.Context, work, taskList, sizeList string, rounds, maxBatche
 			t.sizes = append(t.sizes, b)
 		}
 		t.sizes = append(t.sizes, plain)
+	}
+	if replay != "" {
+		return replayLog(ts, replay, work, sizes, tol)
 	}
 	printMachine(ctx)
 	for round := range rounds {
@@ -169,6 +178,65 @@ func run(ctx context.Context, work, taskList, sizeList string, rounds, maxBatche
 		}
 	}
 	return nil
+}
+
+var logLine = regexp.MustCompile(`round (\d+) (\S+) B=(.+): ([\d.]+) s wall, ([\d.]+) s CPU$`)
+
+// replayLog prints the tables of a run from its log.
+func replayLog(ts []*task, path, work string, sizes []int, tol float64) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	byName := map[string]*task{}
+	for _, t := range ts {
+		byName[t.name] = t
+	}
+	rounds := 0
+	for _, l := range strings.Split(string(data), "\n") {
+		m := logLine.FindStringSubmatch(l)
+		if m == nil || byName[m[2]] == nil {
+			continue
+		}
+		t, b := byName[m[2]], plain
+		if m[3] != label(plain) {
+			if b, err = strconv.Atoi(m[3]); err != nil {
+				return fmt.Errorf("%s: %q", path, l)
+			}
+		}
+		w, _ := strconv.ParseFloat(m[4], 64)
+		c, _ := strconv.ParseFloat(m[5], 64)
+		t.walls[b], t.cpus[b] = append(t.walls[b], w), append(t.cpus[b], c)
+		if o, err := os.ReadFile(filepath.Join(work, fmt.Sprintf("%s-%d.tsv", t.name, b))); err == nil {
+			t.lines[b] = bytes.Count(o, []byte("\n"))
+		}
+		rounds = max(rounds, len(t.cpus[b]))
+	}
+	fmt.Printf("## %s: %d rounds\n\n", path, rounds)
+	for _, t := range ts {
+		report(t, sizes, tol)
+	}
+	return nil
+}
+
+// fit is the least-squares line CPU = perBatch x batches + fixed over the
+// timed runs of a task (plain blastn left out).
+func fit(t *task) (perBatch, fixed float64) {
+	var n, sx, sy, sxx, sxy float64
+	for _, b := range t.sizes {
+		if b == plain {
+			continue
+		}
+		x := float64(len(batches(t.lengths, b)))
+		for _, y := range t.cpus[b] {
+			n++
+			sx, sy, sxx, sxy = sx+x, sy+y, sxx+x*x, sxy+x*y
+		}
+	}
+	if d := n*sxx - sx*sx; d != 0 {
+		perBatch = (n*sxy - sx*sy) / d
+	}
+	return perBatch, (sy - perBatch*sx) / n
 }
 
 // report prints a task's table. The choice is made on CPU time (user+sys
@@ -221,6 +289,15 @@ func report(t *task, sizes []int, tol float64) {
 	}
 	fmt.Printf("Best B: %d (%.2f s CPU, %.3f x plain blastn). Smallest B within %.0f%% of it: **%d** (%.3f x the best B).\n\n",
 		best, bestT, bestT/plainT, 100*tol, rec, median(t.cpus[timedB(t, rec)])/bestT)
+	// A batch costs one more scan of the database: with s per batch and c
+	// per letter, batches of B letters add s/(B c) to the letters' cost,
+	// whatever the query count, which places B for the tolerance beyond
+	// the letters this run had.
+	if s, k := fit(t); s > 0 && k > 0 {
+		c := k / float64(total)
+		fmt.Printf("Linear fit over the timed runs: CPU = %.3f s per batch + %.2f s (%.2f µs per letter); the scans' share s/(B c) is %.0f%% at B = %d letters.\n\n",
+			s, k, 1e6*c, 100*tol, int(s/(tol*c)))
+	}
 }
 
 func timedB(t *task, b int) int {
