@@ -25,7 +25,7 @@ var engineBatches = []string{"--blast-batches"}
 // blastnBatch is B, the fixed BATCH_SIZE of each blastn task (issue 28;
 // measured by bench/batchsize, docs/benchmarks.md): the reference of a
 // blastn workload is `BATCH_SIZE=B blastn -task T`.
-var blastnBatch = map[string]int{"megablast": 1_000_000, "dc-megablast": 100_000, "blastn": 20_000}
+var blastnBatch = map[string]int{"megablast": 2_000_000, "dc-megablast": 2_000_000, "blastn": 100_000}
 
 // workload is one synthetic workload of `make bench` (internal/synth):
 // (a) 300-letter queries of held-out strains against 20 bacterial-like
