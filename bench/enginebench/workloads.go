@@ -84,6 +84,11 @@ func (w workload) batch() int {
 // runWorkloads runs the selected synthetic workloads one after another,
 // each with its ways side by side in rotating rounds.
 func (b *bench) runWorkloads(ctx context.Context, keys []string) error {
+	for _, k := range keys {
+		if !slices.ContainsFunc(workloads, func(w workload) bool { return w.key == k || w.name == k }) {
+			return fmt.Errorf("unknown workload %q (a, b, c or a workload's name: a-megablast, a-dc-megablast, a-blastn, b-proteins, c-long)", k)
+		}
+	}
 	printed := false
 	for _, w := range workloads {
 		if !slices.Contains(keys, w.key) && !slices.Contains(keys, w.name) {
