@@ -7,7 +7,7 @@
 #      blastn task (a-megablast, a-dc-megablast, a-blastn name one task);
 #   b  synthetic protein families, 150 protein queries (blastp);
 #   c  5 long queries (100-500 kb) against 3 genomes (blastn);
-#      a, b and c take about 25-30 minutes together on 2 cores;
+#      a, b and c take about 35 minutes together on 2 idle cores;
 #   plast    Debian's plast-example: 71 queries against dolphin proteins
 #            (every way, the engine's knobs, the recall benchmark); about
 #            10 minutes;
