@@ -10,7 +10,7 @@ export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM := 1
 export OMPI_MCA_mpi_yield_when_idle := 1
 export OMPI_MCA_btl_vader_single_copy_mechanism := none
 
-.PHONY: bench-regen all build deps test test-unit test-soak test-hpc vet fmt-check demo demo-engine demo-cluster images cluster bench bench-io bench-balance clean manifests generate verify-generated envtest \
+.PHONY: bench-regen all build deps test test-unit test-soak test-hpc vet fmt-check demo demo-engine demo-cluster images cluster bench bench-io bench-balance bench-batchsize clean manifests generate verify-generated envtest \
 	helm chart-crds helm-lint docker-lint install-test verify-dashboards
 
 CONTROLLER_GEN = $$(hack/install-controller-gen.sh)
@@ -138,9 +138,13 @@ demo-engine: deps build
 bench-regen: deps build
 	@bench/regen.sh
 
-## bench: the engine against blastp side by side (docs/benchmarks.md)
+## bench: the engine against BLAST+ side by side; BENCH_WORKLOADS=a,b,c (default), plast, uniprot (docs/benchmarks.md)
 bench: deps build
 	@bench/engine.sh
+
+## bench-batchsize: blastn's time against BATCH_SIZE per task, to choose B (issue 28; docs/benchmarks.md)
+bench-batchsize: deps
+	@$(GO) run ./bench/batchsize
 
 ## bench-io: output strategies x ranks and the compute-speed sweep, simulate backend (docs/benchmarks.md)
 bench-io: build

@@ -59,6 +59,7 @@ type options struct {
 	recallN      int
 	fixedLetters int
 	jsonOut      string
+	workloads    string
 }
 
 func main() {
@@ -79,6 +80,7 @@ func main() {
 	flag.IntVar(&o.recallN, "recall-n", 50, "N (max_target_seqs) of the recall benchmark")
 	flag.IntVar(&o.fixedLetters, "fixed-block-letters", 3000, "--block-letters of the fixed-blocks knob")
 	flag.StringVar(&o.jsonOut, "json", "", "also write every measurement as JSON to this file")
+	flag.StringVar(&o.workloads, "workloads", "", "run these synthetic workloads instead (comma-separated: a, b, c, or a workload's name such as a-megablast): every way side by side with BLAST+ in its own batches, as issue 28's contract")
 	flag.Parse()
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -150,7 +152,11 @@ func (b *bench) run(ctx context.Context) error {
 		return err
 	}
 	b.cliBin, _ = filepath.Abs(filepath.Join(o.bin, "blastfleet"))
-	for _, p := range []string{b.engineBin, b.cliBin, o.dbFasta, o.queryFasta} {
+	inputs := []string{b.engineBin, b.cliBin, o.dbFasta, o.queryFasta}
+	if o.workloads != "" {
+		inputs = inputs[:2]
+	}
+	for _, p := range inputs {
 		if _, err := os.Stat(p); err != nil {
 			return fmt.Errorf("%s is missing (make build; make deps): %w", p, err)
 		}
@@ -168,6 +174,9 @@ func (b *bench) run(ctx context.Context) error {
 	}
 	if err := os.MkdirAll(o.work, 0o755); err != nil {
 		return err
+	}
+	if o.workloads != "" {
+		return b.runWorkloads(ctx, strings.Split(o.workloads, ","))
 	}
 	if err := b.prepare(ctx); err != nil {
 		return err
@@ -284,15 +293,39 @@ func (b *bench) printMachine(ctx context.Context) {
 
 func (b *bench) outPath(tag string) string { return filepath.Join(b.o.work, "out", tag+".tsv") }
 
-// blastp runs one blastp of all queries; alone searches each query alone
-// (blast.AloneEnv), as the engine does.
-func (b *bench) blastp(threads int, alone bool) func(ctx context.Context, tag string) (*result, error) {
+// plain is how the plain BLAST+ ways run a search: the program, its
+// options beside -db, -query, -num_threads and -out, and its environment
+// (BATCH_SIZE).
+type plain struct {
+	program string
+	db      string
+	args    []string
+	env     []string
+}
+
+// plastSearch is the plast-example workload's search; alone searches each
+// query alone (blast.AloneEnv), as the engine does.
+func (b *bench) plastSearch(alone bool) plain {
+	p := plain{program: "blastp", db: b.unsharded, args: []string{"-outfmt", outfmt, "-max_target_seqs", fmt.Sprint(maxTarget)}}
+	if alone {
+		p.env = []string{blast.AloneEnv}
+	}
+	return p
+}
+
+func (p plain) cmd(ctx context.Context, query, out string, threads int) *exec.Cmd {
+	args := append([]string{"-db", p.db, "-query", query}, p.args...)
+	cmd := exec.CommandContext(ctx, p.program, append(args, "-num_threads", fmt.Sprint(threads), "-out", out)...)
+	cmd.Env = append(os.Environ(), "BLAST_USAGE_REPORT=false")
+	cmd.Env = append(cmd.Env, p.env...)
+	return cmd
+}
+
+// blast runs one BLAST+ process on all queries.
+func (b *bench) blast(p plain, threads int) func(ctx context.Context, tag string) (*result, error) {
 	return func(ctx context.Context, tag string) (*result, error) {
 		out := b.outPath(tag)
-		cmd := exec.CommandContext(ctx, "blastp", "-db", b.unsharded, "-query", b.qFA, "-outfmt", outfmt,
-			"-max_target_seqs", fmt.Sprint(maxTarget), "-num_threads", fmt.Sprint(threads), "-out", out)
-		aloneEnv(cmd, alone)
-		r, err := timed(cmd)
+		r, err := timed(p.cmd(ctx, b.qFA, out, threads))
 		if err != nil {
 			return nil, err
 		}
@@ -301,18 +334,10 @@ func (b *bench) blastp(threads int, alone bool) func(ctx context.Context, tag st
 	}
 }
 
-// aloneEnv makes cmd search each query alone (blast.AloneEnv).
-func aloneEnv(cmd *exec.Cmd, alone bool) {
-	if alone {
-		cmd.Env = append(os.Environ(), blast.AloneEnv)
-	}
-}
-
 // split runs the two halves of the queries (split by letters at a record
-// boundary) as two single-threaded blastp processes at once, and
-// concatenates their outputs: how cloud tools parallelise BLAST. alone
-// searches each query alone, as the engine does.
-func (b *bench) split(alone bool) func(ctx context.Context, tag string) (*result, error) {
+// boundary) as two single-threaded BLAST+ processes at once, and
+// concatenates their outputs: how cloud tools parallelise BLAST.
+func (b *bench) split(p plain) func(ctx context.Context, tag string) (*result, error) {
 	return func(ctx context.Context, tag string) (*result, error) {
 		halves, err := b.halves()
 		if err != nil {
@@ -327,9 +352,7 @@ func (b *bench) split(alone bool) func(ctx context.Context, tag string) (*result
 		for i, h := range halves {
 			ch[i] = make(chan part, 1)
 			out := b.outPath(fmt.Sprintf("%s-half%d", tag, i))
-			cmd := exec.CommandContext(ctx, "blastp", "-db", b.unsharded, "-query", h, "-outfmt", outfmt,
-				"-max_target_seqs", fmt.Sprint(maxTarget), "-num_threads", "1", "-out", out)
-			aloneEnv(cmd, alone)
+			cmd := p.cmd(ctx, h, out, 1)
 			go func(i int) {
 				r, err := timed(cmd)
 				if err == nil {
@@ -479,8 +502,9 @@ func (b *bench) timing(ctx context.Context) error {
 	}
 	b.logf("  %.1f s (cache misses %d)", warm.Wall, misses(warm.Summary))
 
-	ways := []way{{wayT1, b.blastp(1, false)}, {wayT1Alone, b.blastp(1, true)}, {wayT2, b.blastp(2, false)},
-		{wayT2Alone, b.blastp(2, true)}, {waySplit, b.split(false)}, {waySplitAl, b.split(true)}, {wayEngine, b.engine(false)}}
+	batched, alone := b.plastSearch(false), b.plastSearch(true)
+	ways := []way{{wayT1, b.blast(batched, 1)}, {wayT1Alone, b.blast(alone, 1)}, {wayT2, b.blast(batched, 2)},
+		{wayT2Alone, b.blast(alone, 2)}, {waySplit, b.split(batched)}, {waySplitAl, b.split(alone)}, {wayEngine, b.engine(false)}}
 	if b.o.mpi {
 		ways = append(ways, way{wayMPI, b.engine(true)})
 	}

@@ -106,17 +106,7 @@ func Write(o Options, db, queries io.Writer) error {
 	var members [][]byte
 	var last []byte
 	seq := 0
-	emit := func(w io.Writer, id, desc string, s []byte) error {
-		if _, err := fmt.Fprintf(w, ">%s %s\n", id, desc); err != nil {
-			return err
-		}
-		for i := 0; i < len(s); i += 70 {
-			if _, err := fmt.Fprintf(w, "%s\n", s[i:min(i+70, len(s))]); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
+	emit := writeRecord
 	for f, a := range ancestors {
 		for m := 0; m < o.Members; m++ {
 			s := mutate(a, o.Mutation*float64(1+m%4))
