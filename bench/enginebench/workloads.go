@@ -12,20 +12,14 @@ import (
 	"strings"
 	"time"
 
+	"github.com/blastfleet/blastfleet/internal/blast"
 	"github.com/blastfleet/blastfleet/internal/refsearch"
 	"github.com/blastfleet/blastfleet/internal/synth"
 )
 
-// engineBatches are the engine flags that make it search in BLAST+'s own
-// batches (issue 28). Batches become the engine's default when issue 28
-// lands on main (and --batching alone restores each query alone): then
-// this is empty.
-var engineBatches = []string{"--blast-batches"}
-
-// blastnBatch is B, the fixed BATCH_SIZE of each blastn task (issue 28;
-// measured by bench/batchsize, docs/benchmarks.md): the reference of a
-// blastn workload is `BATCH_SIZE=B blastn -task T`.
-var blastnBatch = map[string]int{"megablast": 2_000_000, "dc-megablast": 2_000_000, "blastn": 100_000}
+// engineBatches are the engine's batching flags: none, BLAST+'s own
+// batches are its default (issue 28).
+var engineBatches []string
 
 // workload is one synthetic workload of `make bench` (internal/synth):
 // (a) 300-letter queries of held-out strains against 20 bacterial-like
@@ -78,7 +72,7 @@ func (w workload) batch() int {
 	if w.program != "blastn" {
 		return 0
 	}
-	return blastnBatch[w.task]
+	return blast.BatchLetters(blast.Blastn, []blast.Option{{Name: "task", Value: w.task}}, blast.BatchingBLAST)
 }
 
 // runWorkloads runs the selected synthetic workloads one after another,
