@@ -85,8 +85,12 @@ func (m *master) mergeReady(ctx context.Context, u *unit) error {
 	for !u.failed && u.merged < len(u.blocks) && m.mergeable(m.blocks[u.blocks[u.merged]]) {
 		b := m.blocks[u.blocks[u.merged]]
 		for q, hits := range b.hits {
-			if b.regenerated {
-				// A report: the query's piece is its one line.
+			if b.regenerated && b.pieces[q] > 0 {
+				// A report: the query's piece is its one line. An empty
+				// piece (the archive's queries after a batch's first, whose
+				// document holds the batch) writes nothing: pending, it
+				// would outlive its task's lines, freed once nothing
+				// with a size is pending.
 				t := b.regenTask
 				u.pending = append(u.pending, pendingLine{worker: m.tasks[t].worker, task: t, index: q, size: b.pieces[q]})
 				u.pendSize += int64(b.pieces[q])
