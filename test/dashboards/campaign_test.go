@@ -124,6 +124,10 @@ spec:
   outfmt: "6 std"
   chunking:
     queries: 2
+  # Each query alone: many small chunks keep the campaign running while
+  # every panel is checked (in BLAST+'s batches these queries are one
+  # chunk, done in seconds).
+  batching: alone
   partitions:
     count: 2
     workers: 2

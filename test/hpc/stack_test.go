@@ -73,6 +73,9 @@ spec:
   program: blastn
   outfmt: "6 std"
   chunking: {queries: 2}
+  # each query alone: the queries are one BLAST+ batch, and the sites
+  # share the campaign by its many small chunks
+  batching: alone
   partitions: {count: 1, workers: 1, slotsPerWorker: 2}
   output:
 %s
