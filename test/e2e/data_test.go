@@ -52,7 +52,7 @@ func newFixture(t *testing.T) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f.want, err = refsearch.SearchBatches(ctx, "blastn", ref, qf, outfmt, "-max_target_seqs", "500"); err != nil {
+	if f.want, err = refsearch.SearchAlone(ctx, "blastn", ref, qf, outfmt, "-max_target_seqs", "500"); err != nil {
 		t.Fatal(err)
 	}
 	if n := bytes.Count(f.want, []byte("\n")); n < 100 {

@@ -51,7 +51,9 @@ spec:
 }
 
 // campaignYAML is a campaign of the fixture's 30 queries in chunks of 2
-// (15 chunks) by 2 partitions of 2 worker ranks and the master, whose
+// (15 chunks: each query searched alone, since in BLAST+'s batches the
+// fixture is one batch and so one chunk, and these tests want faults to
+// land mid-run and chunks to share) by 2 partitions of 2 worker ranks and the master, whose
 // worker pods ask for a hundredth of a core (the one-node cluster runs
 // several tests' partitions at once on 2 cores) and the default memory
 // (about 770Mi: the small database, BLAST's 512Mi and the master's 256Mi;
@@ -73,6 +75,7 @@ spec:
   maxTargetSeqs: 500
   chunking:
     queries: 2
+  batching: alone
   partitions:
     count: 2
     workers: 2

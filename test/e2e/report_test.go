@@ -72,7 +72,7 @@ func testReport(t *testing.T, tg *target, f *fixture, db string) {
 	if err := blastvol.SetDate(ref+".nin", regen.DatabaseDate(m.Shards)); err != nil {
 		t.Fatal(err)
 	}
-	want, err := refsearch.ReportBatches(ctx, "blastn", ref, qf, "5", "-max_target_seqs", "500")
+	want, err := refsearch.ReportAlone(ctx, "blastn", ref, qf, 5, "5", "-max_target_seqs", "500")
 	if err != nil {
 		t.Fatal(err)
 	}
