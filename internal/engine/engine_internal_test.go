@@ -323,9 +323,9 @@ func TestGroupAlias(t *testing.T) {
 		dblist  string
 	}{
 		{"one shard: its own alias", manifest.Nucleotide, 2, []int{2}, "shard-002", "", ""},
-		{"nucleotide group", manifest.Nucleotide, 3, []int{1, 2, 3}, "blastfleet-group-003", ".nal", "shard-001.db shard-002.db shard-003.db"},
-		{"protein group", manifest.Protein, 0, []int{0, 1}, "blastfleet-group-000", ".pal", "shard-000.db shard-001.db"},
-		{"group id over 999", manifest.Nucleotide, 1234, []int{3, 4}, "blastfleet-group-1234", ".nal", "shard-003.db shard-004.db"},
+		{"nucleotide group", manifest.Nucleotide, 3, []int{1, 2, 3}, "blastfleet-group-1-3-", ".nal", "shard-001.db shard-002.db shard-003.db"},
+		{"protein group", manifest.Protein, 0, []int{0, 1}, "blastfleet-group-0-1-", ".pal", "shard-000.db shard-001.db"},
+		{"group id over 999", manifest.Nucleotide, 1234, []int{3, 4}, "blastfleet-group-3-4-", ".nal", "shard-003.db shard-004.db"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -335,7 +335,7 @@ func TestGroupAlias(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if want := filepath.Join(dir, tt.wantDB); db != want {
+			if want := filepath.Join(dir, tt.wantDB); db != want && (tt.wantExt == "" || !strings.HasPrefix(db, want)) {
 				t.Errorf("-db %q, want %q", db, want)
 			}
 			ents, err := os.ReadDir(dir)
@@ -506,5 +506,32 @@ func TestLookupTypedIDs(t *testing.T) {
 	}
 	if _, _, ok := lookup(maps, "gb|missing|"); ok {
 		t.Error("an unknown id must not be found")
+	}
+}
+
+// Runs that share a cache directory may group the shards differently:
+// each must get its own alias, not the other's (a bench run with one group
+// once searched another run's two-shard alias and lost hits).
+func TestGroupAliasesOfOtherGroupings(t *testing.T) {
+	dir := t.TempDir()
+	m := testManifest(manifest.Nucleotide, 10, 20, 30, 40)
+	all, err := groupAlias(dir, m, 0, []int{0, 1, 2, 3}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	half, err := groupAlias(dir, m, 0, []int{0, 1}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if all == half {
+		t.Fatalf("group 0 of four shards and of two share the alias %s", all)
+	}
+	again, err := groupAlias(dir, m, 5, []int{0, 1, 2, 3}, nil)
+	if err != nil || again != all {
+		t.Fatalf("the same group's alias is %s, then %s (%v)", all, again, err)
+	}
+	text, err := os.ReadFile(all + ".nal")
+	if err != nil || !strings.Contains(string(text), "shard-003.db") {
+		t.Fatalf("the four-shard alias reads %q (%v)", text, err)
 	}
 }

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"crypto/sha256"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -64,15 +65,31 @@ func groupAlias(dir string, m *manifest.Manifest, g int, shards []int, filtered 
 	if filtered != nil {
 		stats = *filtered
 	}
-	name := fmt.Sprintf("blastfleet-group-%03d", g)
 	names := make([]string, len(shards))
 	for i, id := range shards {
 		names[i] = m.Shards[id].DBName
 	}
 	text := fmt.Sprintf("TITLE %s shards %d-%d\nDBLIST %s\nSTATS_NSEQ %d\nSTATS_TOTLEN %d\n",
 		m.Name, shards[0], shards[len(shards)-1], strings.Join(names, " "), stats.seqs, stats.letters)
+	// Named by its content, written by rename: runs sharing a cache
+	// directory may group the shards differently (the decomposition
+	// follows each run's workload) and must never read another's alias.
+	sum := sha256.Sum256([]byte(text))
+	name := fmt.Sprintf("blastfleet-group-%d-%d-%x", shards[0], shards[len(shards)-1], sum[:6])
 	path := filepath.Join(dir, name+m.Type.AliasExt())
-	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+	tmp, err := os.CreateTemp(dir, ".alias-*")
+	if err != nil {
+		return "", fmt.Errorf("writing alias for shard group %d: %w", g, err)
+	}
+	_, err = tmp.WriteString(text)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
 		return "", fmt.Errorf("writing alias for shard group %d: %w", g, err)
 	}
 	return filepath.Join(dir, name), nil
