@@ -36,7 +36,7 @@ func TestHomeInBatches(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	data := synth.BatchingSensitive()
-	data.Seed, data.Queries, data.LongQueries = 1, 14, 5
+	data.Seed, data.Queries, data.LongQueries = 1, 28, 10 // two batches of blastn's 50,000 letters
 	var dbFA, qFA bytes.Buffer
 	if err := synth.Write(data, &dbFA, &qFA); err != nil {
 		t.Fatal(err)
