@@ -52,7 +52,7 @@ func TestWorkerMemory(t *testing.T) {
 		if !tc.short {
 			continue
 		}
-		h.eventually("a "+controllers.ReasonMemoryShort+" event on "+tc.name, 10*time.Second, func() (bool, string) {
+		h.eventually("a "+controllers.ReasonMemoryShort+" event on "+tc.name, 60*time.Second, func() (bool, string) {
 			var evs eventsv1.EventList
 			if err := h.c.List(context.Background(), &evs, client.InNamespace(h.ns)); err != nil {
 				return false, err.Error()
