@@ -101,6 +101,9 @@ func (s *campaignSource) take(ctx context.Context, m *master) taken {
 	}
 	m.cfg.Log.Info("leased chunk", "queries", lease.Range.String(), "attempt", lease.Attempt)
 	u, err := m.newUnit(ctx, lease.Range.First, lease.Range.End, s.c.Ledger.Store().URL(lease.ResultKey()), lease.Later > 0)
+	if u != nil {
+		u.later = lease.Later
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			// Told to stop while starting the chunk's output.

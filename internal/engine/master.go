@@ -487,7 +487,7 @@ func (m *master) dispatch(ctx context.Context) error {
 		return m.dispatchStatic(ctx)
 	}
 	for len(m.idle) > 0 && !m.syncing() {
-		for m.sched.Unassigned() < m.workers {
+		for m.sched.Unassigned() < m.ahead() {
 			more, err := m.addBlock(ctx)
 			if err != nil {
 				return err
@@ -507,6 +507,18 @@ func (m *master) dispatch(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// ahead is how many unassigned tasks the master keeps ready: one per
+// worker, so none waits at a block or chunk boundary; but near a
+// campaign's end (few chunks left to share), only what idle workers take
+// now, so a partition does not hold a chunk an idle partition could
+// search (with chunks of whole batches, a chunk is often one task).
+func (m *master) ahead() int {
+	if n := len(m.units); n > 0 && m.cfg.Campaign != nil && m.units[n-1].later < 2*m.workers {
+		return len(m.idle)
+	}
+	return m.workers
 }
 
 // assign sends worker w a task: the block's queries (their letters, or
@@ -598,6 +610,11 @@ func (m *master) took(ctx context.Context, t taken) error {
 		}
 	}
 	if u := t.unit; u != nil {
+		if u.batch == blast.Alone && m.cfg.BatchLetters() != blast.Alone {
+			m.sum.SearchedAlone = append(m.sum.SearchedAlone, QueryRange{First: m.queries[u.first].ID, Last: m.queries[u.end-1].ID, Count: u.end - u.first})
+			m.cfg.Log.Info("queries searched alone: the unit cuts through a BLAST+ batch (a chunk split to isolate a failing query)",
+				"first", m.queries[u.first].ID, "last", m.queries[u.end-1].ID, "queries", u.end-u.first)
+		}
 		u.id = m.nextID
 		m.nextID++
 		m.units = append(m.units, u)

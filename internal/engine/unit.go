@@ -25,7 +25,10 @@ type unit struct {
 	// batch is B for the unit's queries: the search's, or 1 (each query
 	// alone) for a unit that cuts through a batch of the query file, as a
 	// chunk split to isolate a failing query does.
-	batch      int
+	batch int
+	// later is how many undecided chunks followed this one when it was
+	// leased (0 outside campaigns).
+	later      int
 	target     output.Target
 	lease      *ledger.Lease // nil outside campaigns
 	leased     time.Time
@@ -51,11 +54,6 @@ type pendingLine struct {
 // work follows it (its blocks need not shrink towards its end).
 func (m *master) newUnit(ctx context.Context, first, end int, location string, more bool) (*unit, error) {
 	u := &unit{first: first, end: end, batch: m.unitBatch(first, end)}
-	if u.batch == blast.Alone && m.cfg.BatchLetters() != blast.Alone {
-		m.sum.SearchedAlone = append(m.sum.SearchedAlone, QueryRange{First: m.queries[first].ID, Last: m.queries[end-1].ID, Count: end - first})
-		m.cfg.Log.Info("queries searched alone: the unit cuts through a BLAST+ batch (a chunk split to isolate a failing query)",
-			"first", m.queries[first].ID, "last", m.queries[end-1].ID, "queries", end-first)
-	}
 	u.blk = newBlocker(m.queries[first:end], u.batch, m.cfg.BlockLetters, m.workers, more)
 	var err error
 	if u.target, err = output.Begin(ctx, location); err != nil {
