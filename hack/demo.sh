@@ -71,7 +71,7 @@ done
 t2=$(now)
 
 echo
-echo "== 4. the campaign: kubectl apply -f campaign.yaml ($name: blastp, 71 queries in 12 chunks of 6, max_target_seqs 500 (BLAST's default), 2 partitions of 1 master + 1 BLAST rank)"
+echo "== 4. the campaign: kubectl apply -f campaign.yaml ($name: blastp, 71 queries in chunks of whole BLAST+ batches (4 batches of 10,000 letters), max_target_seqs 500 (BLAST's default), 2 partitions of 1 master + 2 BLAST ranks)"
 ta=$(date +%s%N)
 kubectl apply -f "$yaml/campaign.yaml"
 "$bf" status "$name" --watch
