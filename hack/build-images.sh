@@ -78,10 +78,20 @@ build() {
   local name=$1 file=$2 context=$3; shift 3
   local img=localhost/blastfleet/$name:$TAG t0=$SECONDS
   step "$name: buildah bud -f $file"
-  bh bud --quiet --layers --pull=never --isolation chroot \
-    --build-arg GO_IMAGE="$gobuilder" --build-arg BASE_IMAGE="$base" --build-arg RUNTIME_IMAGE="$base" "$@" \
-    -v "$modcache:/go/pkg/mod" -v "$gocache:/root/.cache/go-build" \
-    -f "$root/$file" -t "$img" "$context" >/dev/null
+  # Once more on failure: runc in a chroot build has been seen to fail
+  # transiently ("Close_Fd sealing memfd copy: Device or resource busy").
+  local try
+  for try in 1 2; do
+    if bh bud --quiet --layers --pull=never --isolation chroot \
+      --build-arg GO_IMAGE="$gobuilder" --build-arg BASE_IMAGE="$base" --build-arg RUNTIME_IMAGE="$base" "$@" \
+      -v "$modcache:/go/pkg/mod" -v "$gocache:/root/.cache/go-build" \
+      -f "$root/$file" -t "$img" "$context" >/dev/null; then
+      break
+    fi
+    [ "$try" = 2 ] && return 1
+    step "$name: the build failed; trying once more"
+    sleep 5
+  done
   rm -f "$out/$name.tar"
   bh push --quiet "$img" "docker-archive:$out/$name.tar:$img" >/dev/null
   step "$name: $img ($(du -m "$out/$name.tar" | cut -f1) MB, $((SECONDS - t0)) s)"
