@@ -83,13 +83,7 @@ func BatchLetters(p Program, opts []Option, b Batching) int {
 		return Alone
 	}
 	if p == Blastn {
-		task := "megablast"
-		for _, o := range opts {
-			if o.Name == "task" {
-				task = o.Value
-			}
-		}
-		if n, ok := blastnBatchLetters[task]; ok {
+		if n, ok := blastnBatchLetters[BlastnTask(opts)]; ok {
 			return n
 		}
 		return blastnBatchLetters["blastn"]
@@ -98,6 +92,18 @@ func BatchLetters(p Program, opts []Option, b Batching) int {
 		return n
 	}
 	return 10000
+}
+
+// BlastnTask is blastn's -task among opts: the last given, else BLAST+'s
+// default, megablast.
+func BlastnTask(opts []Option) string {
+	task := "megablast"
+	for _, o := range opts {
+		if o.Name == "task" {
+			task = o.Value
+		}
+	}
+	return task
 }
 
 // BatchEnvValue is the BATCH_SIZE setting for batches of b letters.

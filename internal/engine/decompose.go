@@ -27,23 +27,13 @@ func setupShare(p blast.Program, opts []blast.Option) float64 {
 	if p != blast.Blastn {
 		return 0.06
 	}
-	switch taskOf(opts) {
+	switch blast.BlastnTask(opts) {
 	case "megablast":
 		return 0.3
 	case "dc-megablast":
 		return 0.07
 	}
 	return 0.1
-}
-
-func taskOf(opts []blast.Option) string {
-	task := "megablast"
-	for _, o := range opts {
-		if o.Name == "task" {
-			task = o.Value
-		}
-	}
-	return task
 }
 
 // segmentable says whether the database may be cut into more groups than

@@ -59,6 +59,7 @@ type master struct {
 	// overhead fits tasks' fixed cost (overhead.go); firstTask is when
 	// the first task was assigned.
 	overhead  overheadModel
+	shares    []float64 // each group's share of the database (groupShares)
 	firstTask time.Time
 	// batchStart marks the queries that start a BLAST+ batch of the
 	// whole query file (and len(queries), its end).
@@ -219,6 +220,7 @@ func (m *master) setup(ctx context.Context) error {
 		m.groups, m.decomposition = decompose(m.shardSizes, m.shardIDs, m.groups, letters, m.workers,
 			setupShare(cfg.Program, cfg.Options), cfg.segmentable(m.dbSequences), cfg.GroupBytes > 0)
 	}
+	m.shares = groupShares(m.groups, m.shardIDs, m.shardSizes)
 	m.sched = scheduler.New(len(m.groups))
 	m.own = map[int]*scheduler.Scheduler{}
 	for w := 1; w <= m.workers; w++ {
@@ -677,7 +679,7 @@ func (m *master) record(d *doneMsg) *unit {
 		m.held[d.Task] = d.Lines
 	}
 	m.taskStats.add(m.taskRecord(t, b, d.BlastSeconds))
-	m.overhead.add(float64(b.letters)*m.groupShare(t.group), d.BlastSeconds)
+	m.overhead.add(float64(b.letters)*m.shares[t.group], d.BlastSeconds)
 	if m.overhead.known() {
 		m.sum.TaskOverheadSeconds, m.sum.MinBlockLetters = m.overhead.intercept, m.minBlockLetters()
 	}

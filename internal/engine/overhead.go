@@ -62,24 +62,27 @@ func (o *overheadModel) minLetters() int64 {
 	return int64(o.intercept * (1 - maxOverheadShare) / maxOverheadShare / o.perLetter)
 }
 
-// groupShare is group g's share of the database's bytes (1 for one group).
-func (m *master) groupShare(g int) float64 {
-	if len(m.groups) <= 1 || len(m.shardSizes) == 0 {
-		return 1 / float64(max(len(m.groups), 1))
-	}
-	var total, in float64
+// groupShares are each group's share of the database's bytes (equal
+// shares when the sizes are unknown), worked out once the groups are.
+func groupShares(groups [][]int, ids []int, sizes []int64) []float64 {
+	shares := make([]float64, len(groups))
 	size := map[int]int64{}
-	for i, id := range m.shardIDs {
-		size[id] = m.shardSizes[i]
-		total += float64(m.shardSizes[i])
+	var total int64
+	for i, id := range ids {
+		size[id] = sizes[i]
+		total += sizes[i]
 	}
-	for _, id := range m.groups[g] {
-		in += float64(size[id])
+	for g, shards := range groups {
+		shares[g] = 1 / float64(len(groups))
+		if total > 0 && len(groups) > 1 {
+			var in int64
+			for _, id := range shards {
+				in += size[id]
+			}
+			shares[g] = float64(in) / float64(total)
+		}
 	}
-	if total == 0 {
-		return 1 / float64(len(m.groups))
-	}
-	return in / total
+	return shares
 }
 
 // minBlockLetters is the smallest block, in query letters, whose tasks
