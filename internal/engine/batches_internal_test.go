@@ -33,3 +33,32 @@ func TestBlocksAreWholeBatches(t *testing.T) {
 		}
 	}
 }
+
+// No block crosses where a mixed decomposition's tail starts: the blocks
+// before it are searched against other shard groups than those after.
+func TestBlocksStopAtTheTail(t *testing.T) {
+	lengths := make([]int, 200)
+	for i := range lengths {
+		lengths[i] = 300
+	}
+	qs := queriesOfLengths(lengths...)
+	ends := blast.BatchEnds(lengths, 3000) // batches of 10 queries
+	for _, fixed := range []int{0, 3000, 1 << 30} {
+		for _, stop := range []int{ends[0], ends[9], ends[len(ends)-2]} {
+			b := newBlocker(qs, 3000, fixed, 2, false)
+			b.stop = stop
+			crossed := true
+			for _, s := range takeAll(t, b) {
+				if s.first < stop && s.end > stop {
+					t.Fatalf("fixed=%d: block [%d,%d) crosses the tail's start %d", fixed, s.first, s.end, stop)
+				}
+				if s.end == stop {
+					crossed = false
+				}
+			}
+			if crossed {
+				t.Fatalf("fixed=%d: no block ends at the tail's start %d", fixed, stop)
+			}
+		}
+	}
+}

@@ -16,20 +16,26 @@ import (
 // database segmentation): every batch is then searched against every
 // group, which repeats the batch's set-up (its lookup table and statistics)
 // per group, so groups are added only while the predicted makespan drops.
+// A mix is often best: the first batches whole against the database, as
+// one BLAST+ run scans it, and only the last ones cut by groups, so that
+// the workers finish together (three megablast batches of 2, 2 and 0.8 M
+// letters on 2 workers: 1.17x a perfect split as query segmentation, 1.11x
+// with every batch in halves of the database, 1.02x with only the last).
 
 // setupShare is the part of a batch's search that is repeated for every
 // group it is searched against, as a share of the batch's whole search.
-// Measured on 2 cores (DESIGN.md §10): two megablast runs on halves of the
-// database took 1.32x the limit (0.3 of the work repeated), dc-megablast
-// 1.07x; four blastp shards cost 17% more than one database (0.06 per
-// group).
+// Measured on 2 cores (DESIGN.md §10, docs/benchmarks.md): a megablast
+// batch of 2 M letters against each half of a 44 Mb database took 1.12x
+// its time against the whole (5 rounds, one thread, an idle machine: 0.13
+// of the work repeated), dc-megablast 1.07x; four blastp shards cost 17%
+// more than one database (0.06 per group).
 func setupShare(p blast.Program, opts []blast.Option) float64 {
 	if p != blast.Blastn {
 		return 0.06
 	}
 	switch blast.BlastnTask(opts) {
 	case "megablast":
-		return 0.3
+		return 0.13
 	case "dc-megablast":
 		return 0.07
 	}
@@ -47,12 +53,47 @@ func (c *Config) segmentable(dbSequences int64) bool {
 	return !c.Program.LengthDependentEvalues() && c.TopHits.Auto && dbSequences <= int64(c.MaxTargetSeqs)
 }
 
-// decompose chooses the shard groups: base (the groups --group-bytes and
-// --cache-bytes allow), or, when the database may be segmented, the
-// number of contiguous groups balanced by bytes that minimises the
-// predicted makespan of batches x groups tasks on workers workers. It
-// returns the groups and why.
-func decompose(sizes []int64, ids []int, baseIDs [][]int, batchLetters []int64, workers int, share float64, segmentable bool, fixed bool) ([][]int, string) {
+// plan is a decomposition: the groups every batch before tailFrom is
+// searched against (head), and those of the batches from tailFrom on
+// (tail, finer: the last batches cut into more tasks so that workers
+// finish together). groups lists every group's shard ids, head's first.
+type plan struct {
+	groups   [][]int
+	head     []int
+	tail     []int
+	tailFrom int // a batch index; the number of batches when no tail
+	why      string
+}
+
+// groupsOf are the groups batch i is searched against.
+func (p plan) groupsOf(batch int) []int {
+	if batch >= p.tailFrom && len(p.tail) > 0 {
+		return p.tail
+	}
+	return p.head
+}
+
+// workload is what decompose weighs.
+type workload struct {
+	sizes   []int64 // the shards' bytes, in order
+	ids     []int   // the shards' ids, in order
+	base    [][]int // the groups --group-bytes and --cache-bytes allow (shard ids)
+	batches []int64 // the letters of each BLAST+ batch
+	workers int
+	share   float64 // setupShare
+	// segmentable: the database may be cut finer (Config.segmentable);
+	// fixed: --group-bytes set the groups; mixed: the head and the tail
+	// of the batches may differ (the dynamic schedule, which hands tasks
+	// out in order).
+	segmentable, fixed, mixed bool
+}
+
+// decompose chooses the shard groups: base, or, when the database may be
+// segmented, base for the first batches and g contiguous groups balanced
+// by bytes for the last ones (or for all of them, as for a few long
+// queries), whichever minimises the predicted makespan.
+func decompose(w workload) plan {
+	sizes, ids, baseIDs, batchLetters, workers, share := w.sizes, w.ids, w.base, w.batches, w.workers, w.share
 	pos := map[int]int{}
 	for i, id := range ids {
 		pos[id] = i
@@ -63,46 +104,83 @@ func decompose(sizes []int64, ids []int, baseIDs [][]int, batchLetters []int64, 
 			base[i] = append(base[i], pos[id])
 		}
 	}
-	how := func(groups [][]int, pred float64) string {
-		kind := "query segmentation"
-		if len(groups) > 1 {
-			kind = "database segmentation"
-		}
-		return fmt.Sprintf("%s: %d batches x %d shard groups over %d workers (predicted makespan %.2fx a perfect split)",
-			kind, len(batchLetters), len(groups), workers, pred)
+	n := len(batchLetters)
+	only := func(why string) plan {
+		p := plan{groups: baseIDs, head: seq(0, len(baseIDs)), tailFrom: n}
+		p.why = describe(p, n, workers, predict(base, nil, sizes, batchLetters, n, workers, share)) + why
+		return p
 	}
-	if fixed || !segmentable || len(sizes) < 2 || len(batchLetters) == 0 {
-		why := how(base, predict(base, sizes, batchLetters, workers, share))
-		switch {
-		case fixed:
-			why += "; groups set by --group-bytes"
-		case !segmentable && len(base) == 1:
-			why += "; the database is one group: segmenting it could change the output (more sequences than -max-target-seqs, or E-values that depend on subject length)"
+	switch {
+	case w.fixed:
+		return only("; groups set by --group-bytes")
+	case !w.segmentable || len(sizes) < 2 || n == 0:
+		why := ""
+		if !w.segmentable && len(base) == 1 {
+			why = "; the database is one group: segmenting it could change the output (more sequences than -max-target-seqs, or E-values that depend on subject length)"
 		}
-		return baseIDs, why
+		return only(why)
 	}
-	best, bestPred := base, predict(base, sizes, batchLetters, workers, share)
+	var best [][]int
+	bestFrom, bestPred := n, predict(base, nil, sizes, batchLetters, n, workers, share)
 	for g := len(base) + 1; g <= min(len(sizes), 2*workers); g++ {
 		groups := balanced(sizes, g)
 		if !fits(groups, sizes, base) {
 			continue
 		}
-		// A group more must win by more than the noise of the model.
-		if p := predict(groups, sizes, batchLetters, workers, share); p < bestPred*0.97 {
-			best, bestPred = groups, p
+		// The fewest tail batches first; a finer plan must win by more
+		// than the noise of the model.
+		for from := n - 1; from >= 0; from-- {
+			if from > 0 && !w.mixed {
+				continue
+			}
+			if p := predict(base, groups, sizes, batchLetters, from, workers, share); p < bestPred*0.97 {
+				best, bestFrom, bestPred = groups, from, p
+			}
 		}
 	}
-	out := make([][]int, len(best))
-	for i, g := range best {
-		out[i] = make([]int, len(g))
-		for j, s := range g {
-			out[i][j] = ids[s]
+	p := plan{groups: baseIDs, head: seq(0, len(baseIDs)), tailFrom: n}
+	if best != nil {
+		p.tail = seq(len(baseIDs), len(baseIDs)+len(best))
+		p.tailFrom = bestFrom
+		for _, g := range best {
+			shards := make([]int, len(g))
+			for j, s := range g {
+				shards[j] = ids[s]
+			}
+			p.groups = append(p.groups, shards)
+		}
+		if bestFrom == 0 {
+			// Every batch is searched in the fine groups: they are the plan.
+			p.groups, p.head, p.tail = p.groups[len(baseIDs):], seq(0, len(best)), nil
+			p.tailFrom = n
 		}
 	}
-	if len(best) == len(base) {
-		out = baseIDs
+	p.why = describe(p, n, workers, bestPred)
+	return p
+}
+
+// describe says what a plan does, for the run summary and the report.
+func describe(p plan, batches, workers int, pred float64) string {
+	kind := "query segmentation"
+	if len(p.head) > 1 {
+		kind = "database segmentation"
 	}
-	return out, how(out, bestPred)
+	tail := batches - p.tailFrom
+	if len(p.tail) == 0 || tail <= 0 {
+		return fmt.Sprintf("%s: %d batches x %d shard groups over %d workers (predicted makespan %.2fx a perfect split)",
+			kind, batches, len(p.head), workers, pred)
+	}
+	return fmt.Sprintf("%s, then database segmentation for the last %d: %d batches x %d shard groups, then %d x %d, over %d workers (predicted makespan %.2fx a perfect split)",
+		kind, tail, p.tailFrom, len(p.head), tail, len(p.tail), workers, pred)
+}
+
+// seq is from, from+1, ..., to-1.
+func seq(from, to int) []int {
+	s := make([]int, 0, to-from)
+	for i := from; i < to; i++ {
+		s = append(s, i)
+	}
+	return s
 }
 
 // fits: no group is larger than the largest base group (the cache's
@@ -145,7 +223,12 @@ func balanced(sizes []int64, g int) [][]int {
 		acc += s
 		left := len(sizes) - i - 1
 		need := g - len(groups) - 1
-		if need > 0 && (acc*int64(g) >= total*int64(len(groups)+1) || left == need) {
+		// Cut where the running total comes nearest the group's end: at
+		// or past it, or short of it by less than the next shard would
+		// pass it.
+		end := total * int64(len(groups)+1)
+		short := end - acc*int64(g)
+		if need > 0 && (short <= 0 || (left > 0 && short < (acc+sizes[i+1])*int64(g)-end) || left == need) {
 			groups = append(groups, cur)
 			cur = nil
 		}
@@ -156,11 +239,13 @@ func balanced(sizes []int64, g int) [][]int {
 	return groups
 }
 
-// predict is the makespan of the batches x groups tasks, each costing its
-// batch's letters times (its group's share of the database plus the
-// repeated set-up), placed longest first on the least loaded worker, over
-// that of the work split perfectly with no set-up repeated.
-func predict(groups [][]int, sizes []int64, batchLetters []int64, workers int, share float64) float64 {
+// predict is the makespan of the tasks, over that of the work split
+// perfectly with no set-up repeated: batches before from are searched
+// against head, the others against tail; a task costs its batch's letters
+// times its group's share of the database plus the repeated set-up, and
+// tasks go in order (batches first to last, as the scheduler's FIFO hands
+// them out) to the first worker free.
+func predict(head, tail [][]int, sizes []int64, batchLetters []int64, from, workers int, share float64) float64 {
 	var total float64
 	for _, s := range sizes {
 		total += float64(s)
@@ -168,43 +253,38 @@ func predict(groups [][]int, sizes []int64, batchLetters []int64, workers int, s
 	if total == 0 || workers < 1 {
 		return 1
 	}
-	frac := make([]float64, len(groups))
-	for i, g := range groups {
-		for _, s := range g {
-			if s < len(sizes) {
-				frac[i] += float64(sizes[s]) / total
+	fracs := func(groups [][]int) []float64 {
+		frac := make([]float64, len(groups))
+		for i, g := range groups {
+			for _, s := range g {
+				if s < len(sizes) {
+					frac[i] += float64(sizes[s]) / total
+				}
 			}
 		}
-	}
-	if len(groups) == 1 {
-		frac[0] = 1
-	}
-	var tasks []float64
-	var work float64
-	for _, l := range batchLetters {
-		work += float64(l) * (1 + share)
-		for _, f := range frac {
-			tasks = append(tasks, float64(l)*(f+share))
+		if len(groups) == 1 {
+			frac[0] = 1
 		}
+		return frac
 	}
-	slices.SortFunc(tasks, func(a, b float64) int {
-		switch {
-		case a > b:
-			return -1
-		case a < b:
-			return 1
-		}
-		return 0
-	})
+	headFrac, tailFrac := fracs(head), fracs(tail)
 	load := make([]float64, workers)
-	for _, t := range tasks {
-		i := 0
-		for j := range load {
-			if load[j] < load[i] {
-				i = j
-			}
+	var work float64
+	for b, l := range batchLetters {
+		work += float64(l) * (1 + share)
+		frac := headFrac
+		if b >= from {
+			frac = tailFrac
 		}
-		load[i] += t
+		for _, f := range frac {
+			i := 0
+			for j := range load {
+				if load[j] < load[i] {
+					i = j
+				}
+			}
+			load[i] += float64(l) * (f + share)
+		}
 	}
 	return slices.Max(load) / (work / float64(workers))
 }

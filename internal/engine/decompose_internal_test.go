@@ -2,6 +2,8 @@ package engine
 
 import (
 	"fmt"
+	"math"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -10,7 +12,8 @@ func TestDecompose(t *testing.T) {
 	sizes := []int64{100, 100, 100, 100}
 	ids := []int{0, 1, 2, 3}
 	one := [][]int{{0, 1, 2, 3}}
-	batches := func(n int) []int64 {
+	batches := func(letters ...int64) []int64 { return letters }
+	same := func(n int) []int64 {
 		b := make([]int64, n)
 		for i := range b {
 			b[i] = 1000
@@ -18,41 +21,79 @@ func TestDecompose(t *testing.T) {
 		return b
 	}
 	for _, c := range []struct {
-		name        string
-		batches     []int64
-		share       float64
-		segmentable bool
-		fixed       bool
-		groups      int
+		name                     string
+		batches                  []int64
+		share                    float64
+		segmentable, fixed, stat bool
+		head, tail, tailFrom     int
+		why                      string
 	}{
-		{"many batches: query segmentation", batches(40), 0.07, true, false, 1},
-		{"5 batches, cheap set-up: database segmentation", batches(5), 0.07, true, false, 2},
-		{"one batch: a group per worker", batches(1), 0.07, true, false, 2},
-		{"5 batches, costly set-up (megablast): one group", batches(5), 0.3, true, false, 1},
-		{"not segmentable", batches(1), 0.07, false, false, 1},
-		{"--group-bytes", batches(1), 0.07, true, true, 1},
+		{"many batches: query segmentation", same(40), 0.07, true, false, false, 1, 0, 40, "query segmentation: 40 batches"},
+		{"5 batches: the last one in halves", same(5), 0.07, true, false, false, 1, 2, 4, "then database segmentation for the last 1"},
+		{"two unequal batches (long queries): every batch in halves", batches(1000, 600), 0.02, true, false, false, 2, 0, 2, "database segmentation: 2 batches x 2"},
+		{"one batch: a group per worker", same(1), 0.07, true, false, false, 2, 0, 1, "database segmentation: 1 batches x 2"},
+		{"megablast's 2, 2 and 0.8 M letters: only the last batch in halves", batches(2000, 2000, 800), 0.13, true, false, false, 1, 2, 2,
+			"query segmentation, then database segmentation for the last 1: 2 batches x 1 shard groups, then 1 x 2"},
+		{"5 batches, costly set-up: the last one in halves", same(5), 0.3, true, false, false, 1, 2, 4, "then database segmentation for the last 1"},
+		{"static schedules: no tail, every batch in halves", batches(2000, 2000, 800), 0.13, true, false, true, 2, 0, 3, "database segmentation: 3 batches x 2"},
+		{"not segmentable", same(1), 0.07, false, false, false, 1, 0, 1, "segmenting it could change the output"},
+		{"--group-bytes", same(1), 0.07, true, true, false, 1, 0, 1, "groups set by --group-bytes"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			groups, why := decompose(sizes, ids, one, c.batches, 2, c.share, c.segmentable, c.fixed)
-			if len(groups) != c.groups {
-				t.Fatalf("%d groups (%s), want %d", len(groups), why, c.groups)
+			p := decompose(workload{sizes: sizes, ids: ids, base: one, batches: c.batches, workers: 2, share: c.share,
+				segmentable: c.segmentable, fixed: c.fixed, mixed: !c.stat})
+			if len(p.head) != c.head || len(p.tail) != c.tail || p.tailFrom != c.tailFrom {
+				t.Fatalf("head %d groups, tail %d from batch %d (%s), want %d, %d from %d", len(p.head), len(p.tail), p.tailFrom, p.why, c.head, c.tail, c.tailFrom)
 			}
-			seen := 0
-			for _, g := range groups {
-				for _, s := range g {
-					if s != seen {
-						t.Fatalf("groups %v are not the shards in order", groups)
+			for _, gs := range [][]int{p.head, p.tail} {
+				seen := 0
+				for _, g := range gs {
+					for _, s := range p.groups[g] {
+						if s != seen {
+							t.Fatalf("groups %v are not the shards in order", p.groups)
+						}
+						seen++
 					}
-					seen++
+				}
+				if len(gs) > 0 && seen != len(sizes) {
+					t.Fatalf("groups %v miss shards", p.groups)
 				}
 			}
-			if seen != len(sizes) {
-				t.Fatalf("groups %v miss shards", groups)
+			for b := range c.batches {
+				want := p.head
+				if b >= c.tailFrom {
+					want = p.tail
+				}
+				if got := p.groupsOf(b); !slices.Equal(got, want) {
+					t.Errorf("batch %d: groups %v, want %v", b, got, want)
+				}
 			}
-			if want := map[bool]string{true: "database segmentation", false: "query segmentation"}[c.groups > 1]; !strings.HasPrefix(why, want) {
-				t.Errorf("reason %q, want %q", why, want)
+			if !strings.Contains(p.why, c.why) {
+				t.Errorf("reason %q, want it to say %q", p.why, c.why)
 			}
 		})
+	}
+}
+
+// The prediction follows the scheduler's order: batches first to last,
+// each task to the first worker free.
+func TestPredict(t *testing.T) {
+	sizes := []int64{1, 1}
+	whole, halves := [][]int{{0, 1}}, [][]int{{0}, {1}}
+	for _, c := range []struct {
+		name    string
+		batches []int64
+		from    int
+		want    float64
+	}{
+		{"two equal batches, whole", []int64{10, 10}, 2, 1},
+		{"three equal batches, whole: one worker does two", []int64{10, 10, 10}, 3, 4.0 / 3},
+		{"three equal batches, the last in halves", []int64{10, 10, 10}, 2, 1},
+		{"one batch in halves", []int64{10}, 0, 1},
+	} {
+		if got := predict(whole, halves, sizes, c.batches, c.from, 2, 0); math.Abs(got-c.want) > 1e-9 {
+			t.Errorf("%s: %.4f, want %.4f", c.name, got, c.want)
+		}
 	}
 }
 
@@ -69,6 +110,17 @@ func TestBalanced(t *testing.T) {
 	} {
 		if got := fmt.Sprint(balanced(c.sizes, c.g)); got != c.want {
 			t.Errorf("balanced(%v, %d) = %s, want %s", c.sizes, c.g, got, c.want)
+		}
+	}
+}
+
+// Shards of nearly equal bytes split evenly, whichever side of the half
+// the first two fall (four shards of a real database: the first two were
+// 5 bytes short of half, and the groups came out 3 and 1).
+func TestBalancedNearlyEqual(t *testing.T) {
+	for _, sizes := range [][]int64{{2811000, 2815000, 2817000, 2814000}, {2817000, 2815000, 2811000, 2814000}} {
+		if got := fmt.Sprint(balanced(sizes, 2)); got != "[[0 1] [2 3]]" {
+			t.Errorf("balanced(%v, 2) = %s, want [[0 1] [2 3]]", sizes, got)
 		}
 	}
 }

@@ -391,3 +391,38 @@ func TestStaticSchedulesEqualUnsharded(t *testing.T) {
 		})
 	}
 }
+
+// A mixed decomposition (the first batches against the whole database,
+// the last one against halves of it, so that both workers finish
+// together) prints what one BLAST+ run of the file prints, whatever the
+// shards and workers.
+func TestMixedDecompositionEqualsOneRun(t *testing.T) {
+	o := nuclFamilies()
+	o.Queries, o.MinLen, o.MaxLen = 270, 500, 900 // 3 batches of -task blastn's 50,000 letters, the last small
+	f := synthFixture(t, o)
+	s := search{program: blast.Blastn, outfmt: "6 qseqid sseqid pident length mismatch gapopen qstart qend sstart send evalue bitscore",
+		options: []string{"-task=blastn"}}
+	want := s.reference(t, f, false)
+	for _, c := range []struct{ shards, workers int }{{4, 2}, {2, 2}, {4, 3}} {
+		t.Run(fmt.Sprintf("shards=%d/workers=%d", c.shards, c.workers), func(t *testing.T) {
+			s := s
+			s.workers = c.workers
+			out := filepath.Join(t.TempDir(), "out.tsv")
+			sum := s.run(t, f.shards(t, c.shards), f.queries, out)
+			// On 3 workers the plan is every batch in thirds of the database.
+			if mixed := strings.Contains(sum.Decomposition, "then database segmentation for the last"); sum.Batches != 3 || mixed != (c.workers == 2) {
+				t.Fatalf("%d batches, decomposition %q: want 3 batches, and on 2 workers a mixed plan", sum.Batches, sum.Decomposition)
+			}
+			if sum.Tasks <= sum.Blocks {
+				t.Errorf("%d tasks for %d blocks: the tail was not searched against several groups", sum.Tasks, sum.Blocks)
+			}
+			got, err := os.ReadFile(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := refsearch.Diff(got, want); d != "" {
+				t.Fatalf("output differs from one BLAST+ run of the file: %s", d)
+			}
+		})
+	}
+}

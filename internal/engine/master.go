@@ -22,6 +22,7 @@ type blockState struct {
 	first, end int   // global query indexes
 	letters    int64 // of its queries
 	batch      int   // B of its BLAST+ batches (its unit's)
+	groups     []int // the shard groups it is searched against
 	tasksLeft  int
 	tasks      []int
 	owner      int           // static schedules: the only worker it goes to; 0: any
@@ -56,6 +57,10 @@ type master struct {
 	shardSizes    []int64
 	dbSequences   int64
 	decomposition string
+	// Blocks are searched against head, or from the query tailFrom on
+	// (the last batches of a mixed decomposition) against tail.
+	head, tail []int
+	tailFrom   int
 	// overhead fits tasks' fixed cost (overhead.go); firstTask is when
 	// the first task was assigned.
 	overhead  overheadModel
@@ -217,8 +222,18 @@ func (m *master) setup(ctx context.Context) error {
 			letters[i] = sumLetters(m.queries[first:e])
 			first = e
 		}
-		m.groups, m.decomposition = decompose(m.shardSizes, m.shardIDs, m.groups, letters, m.workers,
-			setupShare(cfg.Program, cfg.Options), cfg.segmentable(m.dbSequences), cfg.GroupBytes > 0)
+		p := decompose(workload{sizes: m.shardSizes, ids: m.shardIDs, base: m.groups, batches: letters, workers: m.workers,
+			share: setupShare(cfg.Program, cfg.Options), segmentable: cfg.segmentable(m.dbSequences), fixed: cfg.GroupBytes > 0,
+			mixed: !cfg.Schedule.static()})
+		m.groups, m.head, m.tail, m.decomposition = p.groups, p.head, p.tail, p.why
+		if len(p.tail) > 0 {
+			m.tailFrom = ends[p.tailFrom-1]
+		}
+	} else {
+		m.head = seq(0, len(m.groups))
+	}
+	if len(m.tail) == 0 {
+		m.tailFrom = len(m.queries)
 	}
 	m.shares = groupShares(m.groups, m.shardIDs, m.shardSizes)
 	m.sched = scheduler.New(len(m.groups))
@@ -239,7 +254,7 @@ func (m *master) setup(ctx context.Context) error {
 	m.sum = Summary{Program: string(cfg.Program), Output: cfg.Output, Strategy: cfg.Strategy.Name(), QuerySync: cfg.QuerySync,
 		Backend: "blast", Schedule: cfg.Schedule.String(),
 		TopHits: cfg.TopHits.String(), Queries: len(m.queries), QueryLetters: m.letters,
-		Shards: m.shards, ShardGroups: len(m.groups),
+		Shards: m.shards, ShardGroups: len(m.head),
 		Batching: string(cfg.Batching), BatchLetters: cfg.BatchLetters(), Batches: len(ends), Decomposition: m.decomposition}
 	if m.sum.Batching == "" {
 		m.sum.Batching = string(blast.BatchingBLAST)
@@ -534,12 +549,12 @@ func (m *master) assign(w int, t scheduler.Task) error {
 		b.assign = m.blockAssign(t.Block, b)
 	}
 	a := *b.assign
-	a.Task, a.Group, a.Shards, a.Groups = id, t.Group, m.groups[t.Group], len(m.groups)
+	a.Task, a.Group, a.Shards, a.Groups = id, t.Group, m.groups[t.Group], len(b.groups)
 	if m.firstTask.IsZero() && m.clock != nil {
 		m.firstTask = time.Now()
 		m.sum.FirstTaskSeconds = m.firstTask.Sub(m.clock.start).Seconds()
 	}
-	if len(b.tasks) == len(m.groups) {
+	if len(b.tasks) == len(b.groups) {
 		b.assign = nil
 	}
 	return m.send(w, &envelope{Assign: &a})
@@ -579,6 +594,7 @@ func (m *master) addBlock(ctx context.Context) (bool, error) {
 		return false, nil
 	}
 	u.blk.floor = m.minBlockLetters()
+	u.blk.stop = m.tailFrom - u.first
 	first, end := u.blk.take()
 	m.newBlock(u, first+u.first, end+u.first, 0)
 	return true, nil
@@ -652,15 +668,30 @@ func (m *master) updateRun(ctx context.Context) {
 // any worker (owner 0) or for the owner alone.
 func (m *master) newBlock(u *unit, first, end, owner int) {
 	id := len(m.blocks)
-	m.blocks = append(m.blocks, &blockState{unit: u, first: first, end: end, letters: sumLetters(m.queries[first:end]), batch: u.batch, tasksLeft: len(m.groups),
-		hits: make([][]merge.Hit, end-first), owner: owner})
+	groups := m.blockGroups(first)
+	m.blocks = append(m.blocks, &blockState{unit: u, first: first, end: end, letters: sumLetters(m.queries[first:end]), batch: u.batch,
+		groups: groups, tasksLeft: len(groups), hits: make([][]merge.Hit, end-first), owner: owner})
 	u.blocks = append(u.blocks, id)
 	if owner > 0 {
-		m.own[owner].Add(id)
+		m.own[owner].AddGroups(id, groups)
 	} else {
-		m.sched.Add(id)
+		m.sched.AddGroups(id, groups)
 	}
 	m.sum.Blocks++
+}
+
+// blockGroups are the shard groups a block starting at query first is
+// searched against: the tail's from tailFrom on, else the head's (every
+// group, when no decomposition made one).
+func (m *master) blockGroups(first int) []int {
+	switch {
+	case len(m.tail) > 0 && first >= m.tailFrom:
+		return m.tail
+	case len(m.head) > 0:
+		return m.head
+	}
+	m.head = seq(0, len(m.groups))
+	return m.head
 }
 
 // record stores a task's hit metadata and returns its unit.

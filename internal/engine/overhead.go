@@ -89,5 +89,5 @@ func groupShares(groups [][]int, ids []int, sizes []int64) []float64 {
 // keep their fixed cost under maxOverheadShare (0 while unknown): a
 // block's task on a group of the average share searches letters/groups.
 func (m *master) minBlockLetters() int64 {
-	return m.overhead.minLetters() * int64(max(len(m.groups), 1))
+	return m.overhead.minLetters() * int64(max(len(m.head), 1))
 }

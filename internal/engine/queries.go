@@ -51,6 +51,9 @@ type blocker struct {
 	// floor is the smallest guided block the tasks' fixed cost allows
 	// (overhead.go), kept below a worker's share of what is left.
 	floor int64
+	// stop is a query no block crosses (where a mixed decomposition's
+	// tail starts); 0 or past the end: none.
+	stop int
 }
 
 // minGuidedLetters keeps guided blocks large enough that BLAST's per-call
@@ -100,7 +103,7 @@ func (b *blocker) take() (first, end int) {
 	for b.batch < len(b.ends) {
 		e := b.ends[b.batch]
 		letters := sumLetters(b.queries[end:e])
-		if end > first && n+letters > target {
+		if end > first && (n+letters > target || end == b.stop) {
 			break
 		}
 		n += letters

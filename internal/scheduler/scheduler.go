@@ -1,5 +1,7 @@
 package scheduler
 
+import "slices"
+
 // Task is one BLAST invocation: a query block against a shard group.
 type Task struct {
 	Block int
@@ -28,14 +30,23 @@ type Scheduler struct {
 // New returns a scheduler for a database split into groups shard groups.
 func New(groups int) *Scheduler { return &Scheduler{groups: groups} }
 
-// Add appends a query block to the tail of the FIFO list.
+// Add appends a query block to the tail of the FIFO list, to be searched
+// against every shard group.
 func (s *Scheduler) Add(block int) {
-	e := &entry{block: block, unassigned: make([]int, s.groups)}
-	for g := range e.unassigned {
-		e.unassigned[g] = g
+	all := make([]int, s.groups)
+	for g := range all {
+		all[g] = g
 	}
+	s.AddGroups(block, all)
+}
+
+// AddGroups appends a query block to be searched against the given shard
+// groups only (ascending): a mixed decomposition searches its last blocks
+// against finer groups than the others.
+func (s *Scheduler) AddGroups(block int, groups []int) {
+	e := &entry{block: block, unassigned: slices.Clone(groups)}
 	s.queue = append(s.queue, e)
-	s.left += s.groups
+	s.left += len(groups)
 }
 
 // Requeue puts a task back at the head, e.g. after its worker failed.

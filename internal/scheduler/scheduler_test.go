@@ -316,3 +316,32 @@ func TestSchedulerSimulationVsRoundRobin(t *testing.T) {
 		})
 	}
 }
+
+// A block added with its own groups yields exactly those tasks, in FIFO
+// order after the blocks before it, and a worker caching one of them gets
+// it first.
+func TestSchedulerAddGroups(t *testing.T) {
+	s := New(3) // group 0: the whole database; 1 and 2: its halves
+	s.AddGroups(0, []int{0})
+	s.AddGroups(1, []int{1, 2})
+	if n := s.Unassigned(); n != 3 {
+		t.Fatalf("Unassigned %d, want 3", n)
+	}
+	want := []struct {
+		cached []int
+		task   Task
+	}{
+		{cached: nil, task: Task{Block: 0, Group: 0}},
+		{cached: []int{2}, task: Task{Block: 1, Group: 2}},
+		{cached: []int{0}, task: Task{Block: 1, Group: 1}},
+	}
+	for i, w := range want {
+		got, ok := s.Next(caches(w.cached...))
+		if !ok || got != w.task {
+			t.Fatalf("request %d: got %+v (ok %v), want %+v", i, got, ok, w.task)
+		}
+	}
+	if _, ok := s.Next(nothingCached); ok {
+		t.Fatal("a task left after every group of both blocks was taken")
+	}
+}
