@@ -7,7 +7,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"regexp"
@@ -73,6 +72,11 @@ type Manifest struct {
 	// search under a taxid filter gets the statistics BLAST computes for
 	// it. Empty: the database has no taxid index and refuses taxid filters.
 	TaxStats string `json:"taxStats,omitempty"`
+	// Replicas are other stores said to hold this build (replicas.go).
+	// Only manifest.json records them, never a build's own copy, which
+	// campaigns pin by hash: adding a replica must not change it. A
+	// replica is read only once CheckReplica accepts it.
+	Replicas []Replica `json:"replicas,omitempty"`
 }
 
 // HasTaxDB reports whether the database ships BLAST's taxonomy database.
@@ -174,6 +178,9 @@ func (m *Manifest) Validate() error {
 	if m.TaxStats != "" && names[m.TaxStats] == "" {
 		return fmt.Errorf("manifest: taxStats %q is not among the common files", m.TaxStats)
 	}
+	if err := validReplicas(m.Replicas); err != nil {
+		return err
+	}
 	var seqs, letters int64
 	for i, s := range m.Shards {
 		for _, f := range s.Files {
@@ -235,33 +242,24 @@ func LoadPinned(ctx context.Context, st objstore.Store, key, sum string) (*Manif
 	if sum != "" && got != sum {
 		return nil, "", fmt.Errorf("%w: %s has SHA-256 %s, the plan says %s (rebuilt in place, or edited, since planning)", ErrChanged, st.URL(key), got, sum)
 	}
-	var m Manifest
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&m); err != nil {
+	m, err := parse(data)
+	if err != nil {
 		return nil, "", fmt.Errorf("parsing %s: %w", st.URL(key), err)
-	}
-	if err := m.Validate(); err != nil {
-		return nil, "", fmt.Errorf("%s: %w", st.URL(key), err)
 	}
 	if key != m.Key() && key != FileName {
 		return nil, "", fmt.Errorf("%s: the manifest belongs to %s, not here", st.URL(key), m.Key())
 	}
-	return &m, got, nil
+	return m, got, nil
 }
 
 // Save writes the manifest atomically (the store's Put is atomic): first
 // the build's own copy, then manifest.json, which makes it the database's
 // current build. Both hold the same bytes.
 func Save(ctx context.Context, st objstore.Store, m *Manifest) error {
-	if err := m.Validate(); err != nil {
-		return err
-	}
-	data, err := json.MarshalIndent(m, "", "  ")
+	data, err := encode(m)
 	if err != nil {
 		return err
 	}
-	data = append(data, '\n')
 	keys := []string{FileName}
 	if m.Build != "" {
 		keys = []string{m.Key(), FileName}

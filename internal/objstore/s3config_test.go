@@ -104,3 +104,28 @@ func TestRoleConfigured(t *testing.T) {
 		t.Error("queries' region set: queries configured, database not")
 	}
 }
+
+// Each replica reads its own numbered variables, else the unprefixed ones;
+// REPLICA1's do not leak into REPLICA10's.
+func TestReplicaRole(t *testing.T) {
+	clearS3Env(t)
+	t.Setenv("AWS_ACCESS_KEY_ID", "OUT")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "outsecret")
+	t.Setenv("AWS_ENDPOINT_URL", "http://out:9000")
+	t.Setenv("BLASTFLEET_REPLICA1_AWS_ENDPOINT_URL", "http://replica1:9000")
+	t.Setenv("BLASTFLEET_REPLICA1_AWS_ACCESS_KEY_ID", "R1")
+	t.Setenv("BLASTFLEET_REPLICA1_AWS_SECRET_ACCESS_KEY", "r1secret")
+	r1, r10 := ReplicaRole(1), ReplicaRole(10)
+	if r1.EnvPrefix() != "BLASTFLEET_REPLICA1_" || r10.CredentialsEnv() != "BLASTFLEET_REPLICA10_S3_CREDENTIALS" {
+		t.Errorf("prefixes %q %q", r1.EnvPrefix(), r10.CredentialsEnv())
+	}
+	if c, err := S3ConfigForRole(r1); err != nil || c.Endpoint != "replica1:9000" || c.AccessKey != "R1" {
+		t.Errorf("replica 1: %+v %v", c, err)
+	}
+	if !RoleConfigured(r1) || RoleConfigured(r10) {
+		t.Error("only replica 1 has variables")
+	}
+	if c, err := S3ConfigForRole(r10); err != nil || c.Endpoint != "out:9000" || c.AccessKey != "OUT" {
+		t.Errorf("replica 10 without its variables: %+v %v", c, err)
+	}
+}

@@ -1,6 +1,7 @@
 package objstore
 
 import (
+	"fmt"
 	"os"
 	"strings"
 )
@@ -22,6 +23,19 @@ const (
 	// BLASTFLEET_DATABASE_ variable is set.
 	RoleDatabase Role = "DATABASE"
 )
+
+// ReplicaRole is the role of a database's i-th replica (1-based):
+// "REPLICA1" reads BLASTFLEET_REPLICA1_AWS_* when any BLASTFLEET_REPLICA1_
+// variable is set, else the unprefixed ones, as the other roles do. Each
+// replica is numbered apart because it may be another endpoint with keys
+// of its own.
+func ReplicaRole(i int) Role {
+	if i < 1 {
+		// A programming error: replica numbers start at 1 in flags and docs.
+		panic(fmt.Sprintf("objstore: replica role %d, want >= 1", i))
+	}
+	return Role(fmt.Sprintf("REPLICA%d", i))
+}
 
 // EnvPrefix is the prefix of the role's variables; "" for RoleOutput.
 func (r Role) EnvPrefix() string {
