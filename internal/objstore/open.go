@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 )
@@ -37,6 +38,22 @@ func OpenAs(ctx context.Context, role Role, location string) (Store, error) {
 		return nil, fmt.Errorf("storage location %q: %w", location, err)
 	}
 	return d, nil
+}
+
+// OpenExistingAs is OpenAs for a location that must already hold data: a
+// missing directory is an error instead of being created (a mistyped
+// replica path must not pass for an empty store).
+func OpenExistingAs(ctx context.Context, role Role, location string) (Store, error) {
+	if location != "" && !strings.HasPrefix(location, s3Scheme) {
+		fi, err := os.Stat(location)
+		if err != nil {
+			return nil, fmt.Errorf("storage location %q: %w", location, err)
+		}
+		if !fi.IsDir() {
+			return nil, fmt.Errorf("storage location %q: not a directory", location)
+		}
+	}
+	return OpenAs(ctx, role, location)
 }
 
 // OpenObject splits a single object's location (s3://bucket/a/b/key or

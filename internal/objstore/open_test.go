@@ -2,6 +2,7 @@ package objstore
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -86,6 +87,25 @@ func TestOpenObject(t *testing.T) {
 	for _, loc := range []string{"s3://bkt", "s3://bkt/", "s3://bkt/dir/", "s3://", dir + "/"} {
 		if _, _, err := OpenObject(ctx, loc); err == nil {
 			t.Errorf("OpenObject(%q) succeeded", loc)
+		}
+	}
+}
+
+// OpenExistingAs refuses a missing directory and creates nothing.
+func TestOpenExistingAs(t *testing.T) {
+	fakeCreds(t)
+	ctx := context.Background()
+	dir := t.TempDir()
+	missing := filepath.Join(dir, "missing")
+	if _, err := OpenExistingAs(ctx, ReplicaRole(1), missing); err == nil || !strings.Contains(err.Error(), missing) {
+		t.Errorf("missing directory: %v", err)
+	}
+	if _, err := os.Stat(missing); !os.IsNotExist(err) {
+		t.Errorf("the missing directory was created: %v", err)
+	}
+	for _, loc := range []string{dir, "s3://bucket/db"} {
+		if _, err := OpenExistingAs(ctx, ReplicaRole(1), loc); err != nil {
+			t.Errorf("%s: %v", loc, err)
 		}
 	}
 }

@@ -1,0 +1,183 @@
+package dbcopy
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/blastfleet/blastfleet/internal/manifest"
+	"github.com/blastfleet/blastfleet/internal/objstore"
+	"github.com/blastfleet/blastfleet/internal/testenv"
+)
+
+// fakeBuild writes a two-shard build of made-up files (one empty, one
+// larger than a read buffer) and its manifests into st.
+func fakeBuild(t *testing.T, st objstore.Store) *manifest.Manifest {
+	t.Helper()
+	ctx := context.Background()
+	m := &manifest.Manifest{SchemaVersion: manifest.SchemaVersion, Name: "db", Type: manifest.Protein, BlastVersion: "2.12.0+",
+		Sequences: 3, Letters: 30, Build: "builds/b1", Source: manifest.Source{Name: "db.fa", SHA256: "ab", Size: 40}}
+	files, err := m.Files(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	contents := map[string][]byte{
+		"shard-000.pal": []byte("TITLE db shard 0\n"), "shard-000.db.pin": bytes.Repeat([]byte("p"), 100_000),
+		"shard-001.pal": []byte("TITLE db shard 1\n"), "shard-001.db.pin": {},
+	}
+	file := func(name string) manifest.File {
+		data := contents[name]
+		if err := files.Put(ctx, name, bytes.NewReader(data), int64(len(data))); err != nil {
+			t.Fatal(err)
+		}
+		h := sha256.Sum256(data)
+		return manifest.File{Name: name, Size: int64(len(data)), SHA256: hex.EncodeToString(h[:])}
+	}
+	for i, seqs := range []int64{2, 1} {
+		name := fmt.Sprintf("shard-%03d", i)
+		m.Shards = append(m.Shards, manifest.Shard{ID: i, Name: name, DBName: name + ".db", IDsFile: name + ".ids",
+			Sequences: seqs, Letters: 15, Files: []manifest.File{file(name + ".db.pin"), file(name + ".pal")}})
+	}
+	if err := manifest.Save(ctx, st, m); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func dir(t *testing.T) objstore.Store {
+	t.Helper()
+	st, err := objstore.NewDir(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+func mustCopy(t *testing.T, src, dst objstore.Store, m *manifest.Manifest) *Result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	var last Progress
+	r, err := Copy(ctx, src, dst, m.Build, Options{Parallel: 2, Progress: func(p Progress) { last = p }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if last != r.Progress || r.Files != r.TotalFiles || r.Bytes != r.TotalBytes {
+		t.Errorf("progress %+v, result %+v", last, r.Progress)
+	}
+	if err := manifest.CheckReplica(ctx, m, dst); err != nil {
+		t.Fatalf("the copy does not check out: %v", err)
+	}
+	return r
+}
+
+// A copy checks out; copying again keeps every file; a missing or damaged
+// file in the replica is copied again, and the build's manifest keeps its
+// bytes (campaigns pin its SHA-256).
+func TestCopyAndResume(t *testing.T) {
+	ctx := context.Background()
+	src, dst := dir(t), dir(t)
+	m := fakeBuild(t, src)
+	if r := mustCopy(t, src, dst, m); r.Kept != 0 || r.TotalFiles != 4 || r.TotalBytes != 100_034 {
+		t.Errorf("first copy %+v", r.Progress)
+	}
+	want, _, _ := src.GetBytes(ctx, m.Key())
+	if got, _, err := dst.GetBytes(ctx, m.Key()); err != nil || !bytes.Equal(got, want) {
+		t.Errorf("the replica's build manifest differs: %v", err)
+	}
+	if _, err := dst.Stat(ctx, manifest.FileName); err == nil {
+		t.Error("Copy wrote the replica's manifest.json: that is the caller's, once recorded")
+	}
+	if r := mustCopy(t, src, dst, m); r.Kept != 4 {
+		t.Errorf("copy again: kept %d of 4", r.Kept)
+	}
+	// A partial copy: one file gone, one damaged with its size kept.
+	files, _ := m.Files(dst)
+	if err := files.Delete(ctx, "shard-000.pal"); err != nil {
+		t.Fatal(err)
+	}
+	bad := bytes.Repeat([]byte("q"), 100_000)
+	if err := files.Put(ctx, "shard-000.db.pin", bytes.NewReader(bad), int64(len(bad))); err != nil {
+		t.Fatal(err)
+	}
+	if r := mustCopy(t, src, dst, m); r.Kept != 2 {
+		t.Errorf("resume: kept %d, want 2 (the missing and the damaged file copied)", r.Kept)
+	}
+}
+
+// A source file whose bytes differ from the manifest is refused naming
+// it, and leaves no object in the replica.
+func TestCopyRefusesDamagedSource(t *testing.T) {
+	ctx := context.Background()
+	src, dst := dir(t), dir(t)
+	m := fakeBuild(t, src)
+	files, _ := m.Files(src)
+	bad := bytes.Repeat([]byte("q"), 100_000)
+	if err := files.Put(ctx, "shard-000.db.pin", bytes.NewReader(bad), int64(len(bad))); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Copy(ctx, src, dst, m.Build, Options{})
+	if err == nil || !strings.Contains(err.Error(), "copying shard-000.db.pin") || !strings.Contains(err.Error(), "the manifest says "+m.Shards[0].Files[0].SHA256) {
+		t.Fatalf("damaged source: %v", err)
+	}
+	to, _ := m.Files(dst)
+	if _, err := to.Stat(ctx, "shard-000.db.pin"); err == nil {
+		t.Error("the damaged file was written to the replica")
+	}
+	if err := manifest.CheckReplica(ctx, m, dst); err == nil {
+		t.Error("a failed copy checks out")
+	}
+	// A short source fails too.
+	if err := files.Put(ctx, "shard-000.db.pin", bytes.NewReader(bad[:10]), 10); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Copy(ctx, src, dst, m.Build, Options{}); err == nil || !strings.Contains(err.Error(), "ends after 10 bytes") {
+		t.Errorf("short source: %v", err)
+	}
+}
+
+// Between MinIO buckets (two stores, one server): a copy, a resume, and
+// a damaged source refused with nothing left in the bucket.
+func TestCopyMinIO(t *testing.T) {
+	m := testenv.StartMinIO(t)
+	m.Setenv(t)
+	m.MakeBucket(t, "primary")
+	m.MakeBucket(t, "replica")
+	ctx := context.Background()
+	src, err := objstore.Open(ctx, "s3://primary/db")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dst, err := objstore.Open(ctx, "s3://replica/db")
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := fakeBuild(t, src)
+	mustCopy(t, src, dst, db)
+	to, _ := db.Files(dst)
+	if err := to.Delete(ctx, "shard-001.pal"); err != nil {
+		t.Fatal(err)
+	}
+	if r := mustCopy(t, src, dst, db); r.Kept != 3 {
+		t.Errorf("resume: kept %d of 4", r.Kept)
+	}
+	if err := to.Delete(ctx, "shard-000.db.pin"); err != nil {
+		t.Fatal(err)
+	}
+	from, _ := db.Files(src)
+	bad := bytes.Repeat([]byte("q"), 100_000)
+	if err := from.Put(ctx, "shard-000.db.pin", bytes.NewReader(bad), int64(len(bad))); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Copy(ctx, src, dst, db.Build, Options{}); err == nil || !strings.Contains(err.Error(), "copying shard-000.db.pin") {
+		t.Fatalf("damaged source: %v", err)
+	}
+	if _, err := to.Stat(ctx, "shard-000.db.pin"); err == nil {
+		t.Error("the damaged file was written to the replica bucket")
+	}
+}
