@@ -119,3 +119,10 @@ func encode(m *Manifest) ([]byte, error) {
 	}
 	return append(data, '\n'), nil
 }
+
+// ReplicaNumber is loc's place among the recorded replicas, from 1 (0:
+// not recorded): the number of the variables its credentials come from
+// (objstore.ReplicaRole), for every reader of the list.
+func (m *Manifest) ReplicaNumber(loc string) int {
+	return slices.Index(m.ReplicaLocations(), loc) + 1
+}

@@ -1,5 +1,6 @@
 // Package dbcmd is the blastfleet CLI's db commands: db shard builds a
-// sharded BLAST database in object storage.
+// sharded BLAST database in object storage, db replicate copies a build
+// to another store, db status shows a database and its replicas.
 package dbcmd
 
 import (
@@ -8,12 +9,12 @@ import (
 	"github.com/blastfleet/blastfleet/internal/cli"
 )
 
-// New groups the database commands (db shard, later db ls, ...).
+// New groups the database commands: db shard, db replicate, db status.
 func New(root *cli.Options) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "db",
 		Short: "Prepare and inspect sharded BLAST databases",
 	}
-	cmd.AddCommand(newDBShardCmd(root))
+	cmd.AddCommand(newDBShardCmd(root), newDBReplicateCmd(), newDBStatusCmd())
 	return cmd
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/blastfleet/blastfleet/internal/cli"
+	"github.com/blastfleet/blastfleet/internal/dbcopy"
 	"github.com/blastfleet/blastfleet/internal/manifest"
 	"github.com/blastfleet/blastfleet/internal/objstore"
 	"github.com/blastfleet/blastfleet/internal/shard"
@@ -27,6 +28,7 @@ type dbShardOptions struct {
 	workDir       string
 	verify        bool
 	sourceSHA256  string
+	replicas      []string
 
 	// Set from cobra's Changed: 0 is a value the user can give.
 	shardsSet, targetSet, indexSet bool
@@ -70,11 +72,18 @@ staxid, ssciname, scomname, sblastname and sskingdom columns and the
 shard per volume; --type is read from the database. It builds in one run
 (no --shard-index/--finish: nothing is rebuilt, only copied).
 
+With --replica (repeatable), once the build is written it is copied to
+each replica as "blastfleet db replicate" copies it (checked against the
+manifest, resumable), and the replicas are recorded in the manifest.json
+of every copy. Replica N (its place among the recorded replicas: for a new
+build, the --replica order) reads BLASTFLEET_REPLICA<N>_AWS_* (else AWS_*).
+
 Needs makeblastdb (BLAST+) on PATH, and blastdbcmd for --blastdb.`,
 		Example: `  blastfleet db shard --input swissprot.fa.gz --type prot --shards 8 --output s3://dbs/swissprot
   blastfleet db shard --input s3://fasta/nt.fa.gz --type nucl --target-shard-letters 4000000000 --output s3://dbs/nt
   blastfleet db shard --blastdb s3://ncbi-mirror/blast/db/swissprot --shards 1 --output s3://dbs/swissprot
   blastfleet db shard --blastdb /data/blastdb/nt --shards 16 --output s3://dbs/nt
+  blastfleet db shard --input nt.fa.gz --type nucl --shards 16 --output s3://dbs/nt --replica s3://dbs-eu/nt
 
   # one pod per shard, then a finishing pod
   blastfleet db shard --input s3://fasta/nt.fa.gz --type nucl --shards 16 --output s3://dbs/nt --shard-index $JOB_COMPLETION_INDEX
@@ -102,6 +111,7 @@ Needs makeblastdb (BLAST+) on PATH, and blastdbcmd for --blastdb.`,
 	f.BoolVar(&o.force, "force", false, "rebuild even if the output already holds a database (or, with --shard-index, the shard), from this input or another")
 	f.BoolVar(&o.verify, "verify", false, "read and validate the whole input and print its sha256 alone on stdout, writing nothing (a pipeline's first step; give the sum to the shard runs' --source-sha256)")
 	f.StringVar(&o.sourceSHA256, "source-sha256", "", "fail before writing anything unless the input's sha256 is this (as --verify printed it)")
+	f.StringArrayVar(&o.replicas, "replica", nil, "after the build, copy it to this store too and record it as a replica: a directory or s3://bucket/prefix (repeatable)")
 	f.StringVar(&o.workDir, "work-dir", "", "directory for temporary build files (default: the system temp directory)")
 	_ = cmd.MarkFlagRequired("output") // cannot fail: the flag exists
 	return cmd
@@ -157,6 +167,9 @@ func (o *dbShardOptions) validate() error {
 	}
 	if strings.TrimSpace(o.output) == "" {
 		errs = append(errs, errors.New("--output must not be empty"))
+	}
+	if len(o.replicas) > 0 && (o.indexSet || o.verify) {
+		errs = append(errs, errors.New("--replica copies a whole build: give it to the run that writes the manifest, not with --shard-index or --verify"))
 	}
 	return errors.Join(errs...)
 }
@@ -216,9 +229,35 @@ func (o *dbShardOptions) run(cmd *cobra.Command, root *cli.Options) error {
 	if err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(stdout, "%s: %d sequences, %d letters, %d shards, manifest %s\n",
-		m.Name, m.Sequences, m.Letters, len(m.Shards), out.URL(manifest.FileName))
-	return err
+	if _, err = fmt.Fprintf(stdout, "%s: %d sequences, %d letters, %d shards, manifest %s\n",
+		m.Name, m.Sequences, m.Letters, len(m.Shards), out.URL(manifest.FileName)); err != nil || len(o.replicas) == 0 {
+		return err
+	}
+	return o.replicate(cmd, out, m)
+}
+
+// replicate copies the build just written (or found) to every --replica.
+func (o *dbShardOptions) replicate(cmd *cobra.Command, out objstore.Store, m *manifest.Manifest) error {
+	if m.Build == "" {
+		return errors.New("--replica: the database's build is not versioned (built before builds/<id>): rebuild it with --force")
+	}
+	primary, err := location("--output", o.output)
+	if err != nil {
+		return err
+	}
+	r := &replication{primary: out, primaryLoc: primary, primaryRole: objstore.RoleOutput, build: m.Build, parallel: dbcopy.DefaultParallel,
+		stdout: cmd.OutOrStdout(), progress: cmd.ErrOrStderr()}
+	for _, loc := range o.replicas {
+		t, err := location("--replica", loc)
+		if err != nil {
+			return err
+		}
+		r.targets = append(r.targets, t)
+	}
+	if err := r.run(cmd.Context()); err != nil {
+		return fmt.Errorf("--replica: %w", err)
+	}
+	return nil
 }
 
 func isSHA256(s string) bool {
