@@ -41,6 +41,7 @@ type flags struct {
 	writeBuffer, topHits, transfer, strategy, summaryJSON string
 	campaign, partitionID, site                           string
 	databaseManifest, databaseSHA256                      string // from the plan
+	databaseReplicas                                      []string
 	taskTimeoutFactor                                     float64
 	taskTimeoutMin, taskTimeoutMax                        time.Duration
 	maxTaskOutput                                         string
@@ -55,6 +56,20 @@ type flags struct {
 
 func main() {
 	var f flags
+	cmd := newCommand(&f)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := cmd.ExecuteContext(ctx); err != nil {
+		// Every rank parses the same flags: one report is enough.
+		if !errors.Is(err, errReported) {
+			reportError(err)
+		}
+		os.Exit(1)
+	}
+}
+
+// newCommand is the engine's command line, its flags parsed into f.
+func newCommand(f *flags) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "blastfleet-engine --database DB --queries Q.fa --program P --output OUT",
 		Short: "Search queries against a sharded BLAST database in parallel, with results equal to an unsharded search",
@@ -74,13 +89,14 @@ the --sim-* flags), to measure strategies and --schedule with many ranks.`,
 		SilenceErrors: true,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			f.changed = cmd.Flags().Changed
-			return run(cmd.Context(), &f)
+			return run(cmd.Context(), f)
 		},
 	}
 	cobra.AddTemplateFunc("engineVersion", versionText)
 	cmd.SetVersionTemplate("{{engineVersion}}")
 	fl := cmd.Flags()
 	fl.StringVar(&f.database, "database", "", "sharded database: DIR or s3://bucket/prefix holding manifest.json")
+	fl.StringArrayVar(&f.databaseReplicas, "database-replica", nil, "another store holding the database's build, checked against its manifest before use: DIR or s3://bucket/prefix, the N-th reaching its store with BLASTFLEET_REPLICA<N>_* (repeatable; default: the replicas recorded in the manifest whose variables are set)")
 	fl.StringVar(&f.queries, "queries", "", "query FASTA (plain or gzip): a path or s3://bucket/key")
 	fl.StringVar(&f.program, "program", "", "blastn, blastp, blastx, tblastn or tblastx")
 	fl.StringVar(&f.outfmt, "outfmt", "6", `tabular output format and columns, e.g. "6 qseqid sseqid evalue bitscore" (tab-separated) or "10 std stitle" (CSV)`)
@@ -115,16 +131,7 @@ the --sim-* flags), to measure strategies and --schedule with many ranks.`,
 	fl.StringVar(&f.partitionID, "partition-id", "", "this partition's name in the campaign's leases (default: the host name)")
 	fl.StringVar(&f.site, "site", os.Getenv(enginemetrics.SiteEnv), "where this partition runs (a Kubernetes cluster, an HPC site): the campaign's leases, attempts and commits record it, so status and metrics split progress by site (default: $BLASTFLEET_SITE)")
 	fl.CountVarP(&f.verbose, "verbose", "v", "more logs")
-
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := cmd.ExecuteContext(ctx); err != nil {
-		// Every rank parses the same flags: one report is enough.
-		if !errors.Is(err, errReported) {
-			reportError(err)
-		}
-		os.Exit(1)
-	}
+	return cmd
 }
 
 // workerIdleLimit is the longest sleep between a worker rank's polls
@@ -177,6 +184,7 @@ func config(ctx context.Context, f *flags, rank int, log logr.Logger) (*engine.C
 	}
 	cfg.Database, cfg.Queries, cfg.Output = f.database, f.queries, f.output
 	cfg.DatabaseManifest, cfg.DatabaseSHA256 = f.databaseManifest, f.databaseSHA256
+	cfg.DatabaseReplicas = f.databaseReplicas
 	if cfg.Strategy, err = output.ParseStrategy(f.strategy); err != nil {
 		return nil, err
 	}

@@ -3,51 +3,15 @@ package dbcopy
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/blastfleet/blastfleet/internal/manifest"
+	"github.com/blastfleet/blastfleet/internal/manifest/manifesttest"
 	"github.com/blastfleet/blastfleet/internal/objstore"
 	"github.com/blastfleet/blastfleet/internal/testenv"
 )
-
-// fakeBuild writes a two-shard build of made-up files (one empty, one
-// larger than a read buffer) and its manifests into st.
-func fakeBuild(t *testing.T, st objstore.Store) *manifest.Manifest {
-	t.Helper()
-	ctx := context.Background()
-	m := &manifest.Manifest{SchemaVersion: manifest.SchemaVersion, Name: "db", Type: manifest.Protein, BlastVersion: "2.12.0+",
-		Sequences: 3, Letters: 30, Build: "builds/b1", Source: manifest.Source{Name: "db.fa", SHA256: "ab", Size: 40}}
-	files, err := m.Files(st)
-	if err != nil {
-		t.Fatal(err)
-	}
-	contents := map[string][]byte{
-		"shard-000.pal": []byte("TITLE db shard 0\n"), "shard-000.db.pin": bytes.Repeat([]byte("p"), 100_000),
-		"shard-001.pal": []byte("TITLE db shard 1\n"), "shard-001.db.pin": {},
-	}
-	file := func(name string) manifest.File {
-		data := contents[name]
-		if err := files.Put(ctx, name, bytes.NewReader(data), int64(len(data))); err != nil {
-			t.Fatal(err)
-		}
-		h := sha256.Sum256(data)
-		return manifest.File{Name: name, Size: int64(len(data)), SHA256: hex.EncodeToString(h[:])}
-	}
-	for i, seqs := range []int64{2, 1} {
-		name := fmt.Sprintf("shard-%03d", i)
-		m.Shards = append(m.Shards, manifest.Shard{ID: i, Name: name, DBName: name + ".db", IDsFile: name + ".ids",
-			Sequences: seqs, Letters: 15, Files: []manifest.File{file(name + ".db.pin"), file(name + ".pal")}})
-	}
-	if err := manifest.Save(ctx, st, m); err != nil {
-		t.Fatal(err)
-	}
-	return m
-}
 
 func dir(t *testing.T) objstore.Store {
 	t.Helper()
@@ -82,7 +46,7 @@ func mustCopy(t *testing.T, src, dst objstore.Store, m *manifest.Manifest) *Resu
 func TestCopyAndResume(t *testing.T) {
 	ctx := context.Background()
 	src, dst := dir(t), dir(t)
-	m := fakeBuild(t, src)
+	m := manifesttest.Build(t, src)
 	if r := mustCopy(t, src, dst, m); r.Kept != 0 || r.TotalFiles != 4 || r.TotalBytes != 100_034 {
 		t.Errorf("first copy %+v", r.Progress)
 	}
@@ -115,7 +79,7 @@ func TestCopyAndResume(t *testing.T) {
 func TestCopyRefusesDamagedSource(t *testing.T) {
 	ctx := context.Background()
 	src, dst := dir(t), dir(t)
-	m := fakeBuild(t, src)
+	m := manifesttest.Build(t, src)
 	files, _ := m.Files(src)
 	bad := bytes.Repeat([]byte("q"), 100_000)
 	if err := files.Put(ctx, "shard-000.db.pin", bytes.NewReader(bad), int64(len(bad))); err != nil {
@@ -157,7 +121,7 @@ func TestCopyMinIO(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	db := fakeBuild(t, src)
+	db := manifesttest.Build(t, src)
 	mustCopy(t, src, dst, db)
 	to, _ := db.Files(dst)
 	if err := to.Delete(ctx, "shard-001.pal"); err != nil {

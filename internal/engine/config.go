@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/go-logr/logr"
 
@@ -22,6 +23,10 @@ type Config struct {
 	// its hash); empty: the database's current manifest.json, unchecked.
 	DatabaseManifest string
 	DatabaseSHA256   string
+	// DatabaseReplicas are other stores holding the database's build
+	// (--database-replica); empty: the replicas recorded in its manifest
+	// whose variables are set (openReplicas).
+	DatabaseReplicas []string
 	Queries          string // FASTA or FASTA.gz, local path or s3://bucket/key
 	Output           string // FILE or s3://bucket/key
 	Threads          int    // BLAST threads per worker (the worker's slots)
@@ -67,6 +72,8 @@ func (c *Config) Validate() error {
 	switch {
 	case c.Database == "" && c.Sim == nil:
 		return fmt.Errorf("--database is required")
+	case len(c.DatabaseReplicas) > 0 && c.Sim != nil:
+		return fmt.Errorf("--database-replica cannot be used with --backend simulate: no database is read")
 	case c.Queries == "" && (c.Sim == nil || !c.Sim.Generate):
 		return fmt.Errorf("--queries is required")
 	case c.Output == "":
@@ -83,6 +90,21 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("--strategy is required")
 	case c.Schedule < Dynamic || c.Schedule > WeightSplit:
 		return fmt.Errorf("--schedule %d: unknown", int(c.Schedule))
+	}
+	return c.checkReplicas()
+}
+
+// checkReplicas refuses empty or repeated --database-replica locations.
+func (c *Config) checkReplicas() error {
+	seen := map[string]bool{}
+	for _, loc := range c.DatabaseReplicas {
+		switch {
+		case strings.TrimSpace(loc) == "":
+			return fmt.Errorf("--database-replica must not be empty")
+		case seen[loc]:
+			return fmt.Errorf("--database-replica %s is given twice", loc)
+		}
+		seen[loc] = true
 	}
 	return nil
 }

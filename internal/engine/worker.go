@@ -41,6 +41,9 @@ type worker struct {
 	cache *cache.Cache
 	dir   string // cache directory: shard files and group alias files
 	tmp   string // query files
+	// replicas are the database's other stores that hold its build,
+	// checked at setup (openReplicas); the cache reads the primary only.
+	replicas []NamedStore
 	// ordinals maps, per shard, a subject id as BLAST prints it to the
 	// subject's ordinal in the unsharded database.
 	ordinals map[int]map[string]int64
@@ -127,6 +130,9 @@ func (w *worker) setup(ctx context.Context) error {
 		return err
 	}
 	w.db = db
+	var skipped []error
+	w.replicas, skipped = openReplicas(ctx, w.cfg, db)
+	logReplicas(w.cfg, w.replicas, skipped)
 	// The master decides the groups (decompose.go); this checks the cache
 	// can hold every shard, as the master's check does.
 	if _, err = shardGroups(w.db, w.cfg.GroupBytes, w.cfg.CacheBytes); err != nil {

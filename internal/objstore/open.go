@@ -56,6 +56,24 @@ func OpenExistingAs(ctx context.Context, role Role, location string) (Store, err
 	return OpenAs(ctx, role, location)
 }
 
+// SameStore reports whether location a reached with role ra and b with
+// rb are one store: the same directory, or the same s3:// location on the
+// same endpoint (a bucket of the same name on another endpoint, reached
+// with another role's variables, is another store). Locations are
+// compared as given: callers make directories absolute first.
+func SameStore(ra Role, a string, rb Role, b string) bool {
+	a, b = strings.TrimRight(a, "/"), strings.TrimRight(b, "/")
+	if a != b {
+		return false
+	}
+	if !strings.HasPrefix(a, s3Scheme) {
+		return true
+	}
+	ca, erra := S3ConfigForRole(ra)
+	cb, errb := S3ConfigForRole(rb)
+	return erra == nil && errb == nil && ca.Endpoint == cb.Endpoint
+}
+
 // OpenObject splits a single object's location (s3://bucket/a/b/key or
 // /path/to/file) into the store holding it and its key there. A directory
 // parent is not created: writing the object creates it.

@@ -109,3 +109,18 @@ func TestOpenExistingAs(t *testing.T) {
 		}
 	}
 }
+
+// An s3:// location is one store with another only on the same endpoint.
+func TestSameStore(t *testing.T) {
+	clearS3Env(t)
+	fakeCreds(t)
+	db, r1 := RoleDatabase, ReplicaRole(1)
+	if !SameStore(db, "s3://dbs/nt", r1, "s3://dbs/nt/") || SameStore(db, "s3://dbs/nt", r1, "s3://dbs/nt2") || !SameStore(db, "/d", r1, "/d") {
+		t.Error("same endpoint")
+	}
+	t.Setenv("BLASTFLEET_REPLICA1_AWS_ENDPOINT_URL", "http://127.0.0.1:2")
+	t.Setenv("BLASTFLEET_REPLICA1_S3_CREDENTIALS", "anonymous")
+	if SameStore(db, "s3://dbs/nt", r1, "s3://dbs/nt") {
+		t.Error("another endpoint is another store")
+	}
+}

@@ -205,20 +205,3 @@ func TestDBReplicateFlagErrors(t *testing.T) {
 		}
 	}
 }
-
-// An s3:// replica at the primary's location is another store only on
-// another endpoint (its own variables).
-func TestSamePlace(t *testing.T) {
-	t.Setenv("AWS_ACCESS_KEY_ID", "id")
-	t.Setenv("AWS_SECRET_ACCESS_KEY", "secret")
-	t.Setenv("AWS_ENDPOINT_URL", "http://127.0.0.1:1")
-	db, r1 := objstore.RoleDatabase, objstore.ReplicaRole(1)
-	if !samePlace(db, "s3://dbs/nt", r1, "s3://dbs/nt") || samePlace(db, "s3://dbs/nt", r1, "s3://dbs/nt2") || !samePlace(db, "/d", r1, "/d") {
-		t.Error("same endpoint")
-	}
-	t.Setenv("BLASTFLEET_REPLICA1_AWS_ENDPOINT_URL", "http://127.0.0.1:2")
-	t.Setenv("BLASTFLEET_REPLICA1_S3_CREDENTIALS", "anonymous")
-	if samePlace(db, "s3://dbs/nt", r1, "s3://dbs/nt") {
-		t.Error("another endpoint is another store")
-	}
-}

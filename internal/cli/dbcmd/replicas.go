@@ -78,7 +78,7 @@ func (r *replication) run(ctx context.Context) error {
 	stores := make([]objstore.Store, len(r.targets))
 	for i, t := range r.targets {
 		role := objstore.ReplicaRole(slices.Index(known, t) + 1)
-		if samePlace(r.primaryRole, r.primaryLoc, role, t) {
+		if objstore.SameStore(r.primaryRole, r.primaryLoc, role, t) {
 			return fmt.Errorf("replica %s is the database's own location (same endpoint: set %s* for another)", t, role.EnvPrefix())
 		}
 		if stores[i], err = objstore.OpenAs(ctx, role, t); err != nil {
@@ -118,18 +118,4 @@ func (r *replication) run(ctx context.Context) error {
 	}
 	fmt.Fprintf(r.stdout, "recorded %d replicas in %s\n", len(r.targets), r.primary.URL(manifest.FileName))
 	return nil
-}
-
-// samePlace reports whether two locations are one store: the same
-// directory, or the same s3:// location on the same endpoint.
-func samePlace(ra objstore.Role, a string, rb objstore.Role, b string) bool {
-	if a != b {
-		return false
-	}
-	if !strings.HasPrefix(a, "s3://") {
-		return true
-	}
-	ca, erra := objstore.S3ConfigForRole(ra)
-	cb, errb := objstore.S3ConfigForRole(rb)
-	return erra == nil && errb == nil && ca.Endpoint == cb.Endpoint
 }
