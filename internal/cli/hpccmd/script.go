@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"text/template"
 )
@@ -25,6 +26,9 @@ type Job struct {
 	CacheDir     string // node-local scratch for shards; "" for $TMPDIR
 	Output       string // the job's log file pattern
 	Extra        []string
+	// DatabaseReplicas are the engine's --database-replica locations:
+	// stores holding the campaign's database build nearer this site.
+	DatabaseReplicas []string
 }
 
 // siteRe keeps site names to what a label, a job name and a partition id
@@ -50,6 +54,14 @@ func (j *Job) validate() error {
 	for _, v := range []struct{ flag, value string }{{"--partition", j.Partition}, {"--time", j.Time}, {"--account", j.Account}} {
 		if v.value != "" && !slurmValueRe.MatchString(v.value) {
 			return fmt.Errorf("%s %q: unexpected characters", v.flag, v.value)
+		}
+	}
+	for i, r := range j.DatabaseReplicas {
+		switch {
+		case strings.TrimSpace(r) == "" || strings.ContainsAny(r, "\n\r"):
+			return fmt.Errorf("--database-replica %q: want a directory or s3://bucket/prefix", r)
+		case slices.Contains(j.DatabaseReplicas[:i], r):
+			return fmt.Errorf("--database-replica %s is given twice", r)
 		}
 	}
 	for _, e := range j.Extra {
@@ -111,6 +123,8 @@ var scriptTmpl = template.Must(template.New("sbatch").Funcs(template.FuncMap{"q"
 # Credentials come from the environment sbatch exports from the submitting
 # shell (AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, or AWS_PROFILE with a
 # shared credentials file) and AWS_ENDPOINT_URL; this script holds none.
+{{- if .DatabaseReplicas}}
+# Database replica N reads BLASTFLEET_REPLICA<N>_AWS_* (else AWS_*).{{end}}
 set -euo pipefail
 
 campaign={{q .Campaign}}
@@ -142,4 +156,6 @@ esac
 echo "blastfleet: site $site, job $SLURM_JOB_ID, $ranks ranks via $launcher ($SLURM_NTASKS searching, and the master) on $SLURM_JOB_NODELIST, campaign $campaign" >&2
 "${launch[@]}" "$engine" --campaign "$campaign" --site "$site" \
   --partition-id "$site-$SLURM_JOB_ID" --threads "${SLURM_CPUS_PER_TASK:-1}" --cache-dir "$cache"
+{{- range .DatabaseReplicas}} \
+  --database-replica {{q .}}{{end}}
 `))

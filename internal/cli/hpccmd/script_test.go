@@ -43,6 +43,24 @@ func TestScript(t *testing.T) {
 			t.Errorf("script sets %s", secret)
 		}
 	}
+	if strings.Contains(s, "--database-replica") || strings.Contains(s, "BLASTFLEET_REPLICA") {
+		t.Errorf("script without replicas names them:\n%s", s)
+	}
+	// Replicas reach the engine, quoted as the shell reads them.
+	j.DatabaseReplicas = []string{"s3://eu/nt", "/scratch/o'brien/nt"}
+	s3, err := j.Script()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"--cache-dir \"$cache\" \\\n  --database-replica 's3://eu/nt' \\\n  --database-replica '/scratch/o'\\''brien/nt'\n",
+		"# Database replica N reads BLASTFLEET_REPLICA<N>_AWS_* (else AWS_*).\n",
+	} {
+		if !strings.Contains(s3, want) {
+			t.Errorf("script lacks %q:\n%s", want, s3)
+		}
+	}
+	s = s3 // bash parses it below
 	// Without the optional values their lines are absent.
 	j.Partition, j.Time, j.Account, j.Extra = "", "", "", nil
 	s2, err := j.Script()
@@ -67,13 +85,14 @@ func TestScript(t *testing.T) {
 // A value that would break the script is refused, naming the flag.
 func TestScriptRefusesBadValues(t *testing.T) {
 	for flag, mutate := range map[string]func(*Job){
-		"--site":            func(j *Job) { j.Site = "HPC A" },
-		"--nodes":           func(j *Job) { j.Nodes = 0 },
-		"--ntasks-per-node": func(j *Job) { j.TasksPerNode = 0 },
-		"--partition":       func(j *Job) { j.Partition = "long\n#SBATCH --x" },
-		"--time":            func(j *Job) { j.Time = "1 day" },
-		"--launcher":        func(j *Job) { j.Launcher = "aprun" },
-		"--sbatch":          func(j *Job) { j.Extra = []string{"qos=high"} },
+		"--site":             func(j *Job) { j.Site = "HPC A" },
+		"--nodes":            func(j *Job) { j.Nodes = 0 },
+		"--ntasks-per-node":  func(j *Job) { j.TasksPerNode = 0 },
+		"--partition":        func(j *Job) { j.Partition = "long\n#SBATCH --x" },
+		"--time":             func(j *Job) { j.Time = "1 day" },
+		"--launcher":         func(j *Job) { j.Launcher = "aprun" },
+		"--sbatch":           func(j *Job) { j.Extra = []string{"qos=high"} },
+		"--database-replica": func(j *Job) { j.DatabaseReplicas = []string{"s3://eu/nt\n--x"} },
 	} {
 		j := testJob()
 		mutate(&j)

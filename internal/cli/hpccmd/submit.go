@@ -30,7 +30,8 @@ Slurm has PMIx, else under mpirun, with --partition-id SITE-<job id>.
 
 Submit several jobs to run several partitions. Credentials are not written
 into the script: sbatch exports the submitting shell's AWS_* variables (or
-AWS_PROFILE) and AWS_ENDPOINT_URL to the job.`,
+AWS_PROFILE) and AWS_ENDPOINT_URL to the job, and for each
+--database-replica N its BLASTFLEET_REPLICA<N>_AWS_* variables.`,
 		Example: `  blastfleet hpc submit s3://campaigns/team-a/nt-vs-env --site hpc-a --nodes 4 --ntasks-per-node 32 --time 12:00:00
   blastfleet hpc submit nt-vs-env --site hpc-a --nodes 2 --ntasks-per-node 16 --partition long --dry-run > job.sbatch`,
 		Args: cobra.ExactArgs(1),
@@ -47,6 +48,7 @@ AWS_PROFILE) and AWS_ENDPOINT_URL to the job.`,
 	f.StringArrayVar(&o.job.Extra, "sbatch", nil, "another sbatch option for the script, e.g. --sbatch=--qos=high (repeatable)")
 	f.StringVar(&o.job.Engine, "engine", "blastfleet-engine", "the engine's path on the compute nodes")
 	f.StringVar(&o.job.Launcher, "launcher", "auto", "how ranks start: auto (srun --mpi=pmix where Slurm has PMIx, else mpirun), srun or mpirun")
+	f.StringArrayVar(&o.job.DatabaseReplicas, "database-replica", nil, "a store holding the campaign's database build too (the engine's --database-replica; checked before use): DIR or s3://bucket/prefix, the N-th with BLASTFLEET_REPLICA<N>_AWS_* exported (repeatable)")
 	f.StringVar(&o.job.CacheDir, "cache-dir", "", "node-local scratch for the shard cache (default $TMPDIR or /tmp); the job removes its own at the end")
 	f.StringVar(&o.script, "script", "", "where to write the script (default ./blastfleet-CAMPAIGN-SITE.sbatch)")
 	f.BoolVar(&o.dryRun, "dry-run", false, "print the script and submit nothing")
