@@ -145,3 +145,41 @@ func TestCopyMinIO(t *testing.T) {
 		t.Error("the damaged file was written to the replica bucket")
 	}
 }
+
+// A file larger than minio-go's smallest part (16 MiB) goes up in parts:
+// copied whole when right, and when its source is damaged the upload
+// fails with no object left (parts are never completed).
+func TestCopyMinIOMultipart(t *testing.T) {
+	m := testenv.StartMinIO(t)
+	m.Setenv(t)
+	m.MakeBucket(t, "primary")
+	m.MakeBucket(t, "replica")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	src, _ := objstore.Open(ctx, "s3://primary/db")
+	dst, _ := objstore.Open(ctx, "s3://replica/db")
+	db := manifesttest.Build(t, src)
+	big := bytes.Repeat([]byte("ACGT"), 17<<18) // 17 MiB
+	from, _ := db.Files(src)
+	if err := from.Put(ctx, "shard-000.db.nsq", bytes.NewReader(big), int64(len(big))); err != nil {
+		t.Fatal(err)
+	}
+	db.Shards[0].Files = append(db.Shards[0].Files, manifest.File{Name: "shard-000.db.nsq", Size: int64(len(big)), SHA256: manifesttest.SHA256(big)})
+	if err := manifest.Save(ctx, src, db); err != nil {
+		t.Fatal(err)
+	}
+	mustCopy(t, src, dst, db)
+
+	big[len(big)-1] = 'N' // the last byte: caught only at the very end
+	if err := from.Put(ctx, "shard-000.db.nsq", bytes.NewReader(big), int64(len(big))); err != nil {
+		t.Fatal(err)
+	}
+	other, _ := objstore.Open(ctx, "s3://replica/other")
+	if _, err := Copy(ctx, src, other, db.Build, Options{}); err == nil || !strings.Contains(err.Error(), "copying shard-000.db.nsq") {
+		t.Fatalf("damaged large source: %v", err)
+	}
+	to, _ := db.Files(other)
+	if _, err := to.Stat(ctx, "shard-000.db.nsq"); err == nil {
+		t.Error("the damaged large file was written")
+	}
+}

@@ -34,8 +34,7 @@ func Build(t testing.TB, st objstore.Store) *manifest.Manifest {
 		if err := files.Put(ctx, name, bytes.NewReader(data), int64(len(data))); err != nil {
 			t.Fatal(err)
 		}
-		h := sha256.Sum256(data)
-		return manifest.File{Name: name, Size: int64(len(data)), SHA256: hex.EncodeToString(h[:])}
+		return manifest.File{Name: name, Size: int64(len(data)), SHA256: SHA256(data)}
 	}
 	for i, seqs := range []int64{2, 1} {
 		name := fmt.Sprintf("shard-%03d", i)
@@ -46,4 +45,10 @@ func Build(t testing.TB, st objstore.Store) *manifest.Manifest {
 		t.Fatal(err)
 	}
 	return m
+}
+
+// SHA256 is data's SHA-256 in hex, as manifests write it.
+func SHA256(data []byte) string {
+	h := sha256.Sum256(data)
+	return hex.EncodeToString(h[:])
 }
