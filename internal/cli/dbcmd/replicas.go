@@ -1,6 +1,7 @@
 package dbcmd
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -112,7 +113,7 @@ func (r *replication) run(ctx context.Context) error {
 	// Each copy's manifest.json lists the replicas too, written after
 	// its build's manifest: a replica read as a database says the same.
 	for i, st := range stores {
-		if err := st.Put(ctx, manifest.FileName, strings.NewReader(string(data)), int64(len(data))); err != nil {
+		if err := st.Put(ctx, manifest.FileName, bytes.NewReader(data), int64(len(data))); err != nil {
 			return fmt.Errorf("replica %s: %w", r.targets[i], err)
 		}
 	}
