@@ -16,6 +16,7 @@ import (
 
 	"github.com/blastfleet/blastfleet/api/v1alpha1"
 	"github.com/blastfleet/blastfleet/controllers"
+	"github.com/blastfleet/blastfleet/internal/policy"
 	"github.com/blastfleet/blastfleet/internal/testenv/testkit"
 )
 
@@ -156,6 +157,21 @@ func TestDatabaseReplicas(t *testing.T) {
 	if replicaKey != "replica-credentials" {
 		t.Errorf("BLASTFLEET_REPLICA1_AWS_ACCESS_KEY_ID from Secret %q, want replica-credentials", replicaKey)
 	}
+
+	// A Ready replica's Secret that loses its opt-in label holds back a
+	// new campaign, naming the replica's field, as the database's own.
+	var sec corev1.Secret
+	if err := h.c.Get(ctx, client.ObjectKey{Namespace: h.ns, Name: "replica-credentials"}, &sec); err != nil {
+		t.Fatal(err)
+	}
+	sec.Labels = nil
+	if err := h.c.Update(ctx, &sec); err != nil {
+		t.Fatal(err)
+	}
+	h.putQueries("unlabelled")
+	h.create(h.campaign("unlabelled", "sprot", 1))
+	h.waitRefused("unlabelled", policy.ReasonSecretNotAllowed, "BlastDatabase sprot spec.replicas[0].storage.credentialsSecretRef")
+	h.noJobs("unlabelled")
 
 	// Removing the failed replica deletes its Job and clears Degraded.
 	h.eventually("west removed", 10*time.Second, func() (bool, string) {
