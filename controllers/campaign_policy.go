@@ -26,15 +26,21 @@ func (run *campaignRun) policyViolation() error {
 }
 
 // checkStores applies the policy to the stores the campaign's pods reach
-// and the operator does not open itself: the queries' own store and the
-// database's (its Secret may have lost its label since it was sharded).
-// A refusal, or a Secret that is missing, waits like the output's.
+// and the operator does not open itself: the queries' own store, the
+// database's and its Ready replicas' (a Secret may have lost its label
+// since it was sharded or copied). A refusal, or a Secret that is
+// missing, waits like the output's.
 func (run *campaignRun) checkStores(ctx context.Context) (bool, error) {
 	c := run.c
 	check := func(field string, st v1alpha1.ObjectStorage) error {
 		return run.r.Stores.CheckAccess(ctx, c.Namespace, field, st)
 	}
 	err := check("BlastDatabase "+run.db.Name+" spec.storage", run.db.Spec.Storage)
+	for i, r := range run.db.Spec.Replicas {
+		if err == nil && replicaReady(run.db, r) {
+			err = check(fmt.Sprintf("BlastDatabase %s spec.replicas[%d].storage", run.db.Name, i), r.Storage)
+		}
+	}
 	if q := c.Spec.Queries.Storage; err == nil && q != nil {
 		err = check("spec.queries.storage", *q)
 	}

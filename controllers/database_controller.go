@@ -65,16 +65,26 @@ func (r *DatabaseReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 	}
 	st := db.Status
 	sized := st.Phase != v1alpha1.DatabaseReady || st.Bytes > 0
-	if (st.Phase == v1alpha1.DatabaseReady || st.Phase == v1alpha1.DatabaseFailed) && st.ObservedGeneration == db.Generation && sized {
+	if (st.Phase == v1alpha1.DatabaseReady || st.Phase == v1alpha1.DatabaseFailed) && st.ObservedGeneration == db.Generation && sized && replicasSettled(&db) {
 		return ctrl.Result{}, nil
 	}
 	run := &databaseRun{r: r, db: &db, before: db.Status.DeepCopy()}
 	var requeue time.Duration
 	var err error
-	if st.ObservedGeneration == db.Generation && !sized {
-		requeue, err = run.size(ctx)
-	} else {
+	switch {
+	case st.Phase == v1alpha1.DatabaseReady:
+		// A Ready database is never built again: its spec is fixed but
+		// for its replicas, which are all a new generation can change.
+		if !sized {
+			requeue, err = run.size(ctx)
+		}
+	default:
 		requeue, err = run.reconcile(ctx)
+	}
+	if err == nil {
+		var again time.Duration
+		again, err = run.replicate(ctx)
+		requeue = soonest(requeue, again)
 	}
 	if werr := run.writeStatus(ctx); werr != nil {
 		if apierrors.IsConflict(werr) {
@@ -83,6 +93,14 @@ func (r *DatabaseReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 		return ctrl.Result{}, errors.Join(err, werr)
 	}
 	return ctrl.Result{RequeueAfter: requeue}, err
+}
+
+// soonest is the sooner of two requeue delays, 0 meaning none.
+func soonest(a, b time.Duration) time.Duration {
+	if a == 0 || (b != 0 && b < a) {
+		return b
+	}
+	return a
 }
 
 func (run *databaseRun) reconcile(ctx context.Context) (time.Duration, error) {

@@ -64,9 +64,13 @@ func shardArgs(db *v1alpha1.BlastDatabase, src, loc string, shards int32) []stri
 }
 
 func databaseJob(db *v1alpha1.BlastDatabase, name, component, image string, args []string) *batchv1.Job {
+	return databaseJobWith(db, name, component, image, args, singleStorage(db.Spec.Storage))
+}
+
+// databaseJobWith is a database's Job reaching the stores st.
+func databaseJobWith(db *v1alpha1.BlastDatabase, name, component, image string, args []string, st podStorage) *batchv1.Job {
 	labels := databaseLabels(db, component)
 	vol, mount := scratchVolume()
-	st := singleStorage(db.Spec.Storage)
 	job := &batchv1.Job{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: db.Namespace, Labels: labels},
 		Spec: batchv1.JobSpec{

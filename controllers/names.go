@@ -13,6 +13,7 @@ import (
 const (
 	LabelCampaign    = "blastfleet.io/campaign"
 	LabelDatabase    = "blastfleet.io/database"
+	LabelReplica     = "blastfleet.io/replica"
 	LabelPartition   = "blastfleet.io/partition"
 	LabelRestart     = "blastfleet.io/restart"
 	LabelGeneration  = "blastfleet.io/generation"
@@ -24,6 +25,7 @@ const (
 	componentPart    = "partition"
 	componentShards  = "shards"
 	componentFinish  = "manifest"
+	componentReplica = "replica"
 	fieldDatabaseRef = ".spec.databaseRef.name"
 )
 
@@ -40,6 +42,13 @@ func PlanJobName(campaign string) string { return truncName(campaign, "-plan") }
 // ShardJobName and ManifestJobName are a database's sharding Jobs.
 func ShardJobName(db string) string    { return truncName(db, "-shards") }
 func ManifestJobName(db string) string { return truncName(db, "-manifest") }
+
+// ReplicaJobName is the Job copying a database's build to its replica:
+// <db>-replica-<replica>-<hash>, the hash of what it copies (the build
+// and the replica's store), so a changed replica gets a Job of its own.
+func ReplicaJobName(db, replica, hash string) string {
+	return truncName(db, "-replica-"+replica+"-"+hash)
+}
 
 // truncName keeps name+suffix a valid label value (63 characters): Jobs
 // label their pods with their own name.

@@ -87,6 +87,7 @@ func NewPartitionSpec(p *PartitionRequest) *PartitionSpec {
 	if size.GroupBytes > 0 {
 		command = append(command, "--group-bytes", strconv.FormatInt(size.GroupBytes, 10))
 	}
+	command = append(command, st.addReplicas(p.Database)...)
 	return &PartitionSpec{
 		Name:                  name,
 		Namespace:             c.Namespace,

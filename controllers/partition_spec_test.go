@@ -78,19 +78,9 @@ func TestPartitionSpecLabels(t *testing.T) {
 // credentials only by reference.
 func TestPartitionSpecEnv(t *testing.T) {
 	s := NewPartitionSpec(aCampaign().request(0, 1))
-	env := map[string]corev1.EnvVar{}
-	for _, e := range s.Env {
-		if _, dup := env[e.Name]; dup {
-			t.Errorf("%s set twice", e.Name)
-		}
-		env[e.Name] = e
-	}
-	for name, want := range map[string]string{"AWS_REGION": "us-east-1", "AWS_ENDPOINT_URL": "http://minio:9000",
-		enginemetrics.PortBaseEnv: "9090", enginemetrics.NamespaceEnv: "ns", enginemetrics.CampaignEnv: "camp", enginemetrics.PartitionEnv: "camp-p0-r1"} {
-		if env[name].Value != want {
-			t.Errorf("%s=%q, want %q", name, env[name].Value, want)
-		}
-	}
+	env := envOf(t, s.Env)
+	expectEnv(t, env, map[string]string{"AWS_REGION": "us-east-1", "AWS_ENDPOINT_URL": "http://minio:9000",
+		enginemetrics.PortBaseEnv: "9090", enginemetrics.NamespaceEnv: "ns", enginemetrics.CampaignEnv: "camp", enginemetrics.PartitionEnv: "camp-p0-r1"})
 	for _, name := range []string{"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"} {
 		if e := env[name]; e.Value != "" || e.ValueFrom == nil || e.ValueFrom.SecretKeyRef == nil || e.ValueFrom.SecretKeyRef.Name != "creds" {
 			t.Errorf("%s is %+v, want a reference to Secret creds", name, e)

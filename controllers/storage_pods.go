@@ -1,6 +1,7 @@
 package controllers
 
 import (
+	"strconv"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -36,6 +37,13 @@ func campaignStorage(c *v1alpha1.SearchCampaign, db *v1alpha1.BlastDatabase) pod
 		ps.add(objstore.RoleQueries, *q)
 	}
 	return ps
+}
+
+// replicaRole is the role of a database's n-th replica (1-based):
+// BLASTFLEET_REPLICA<n>_AWS_* variables, as the engine's n-th
+// --database-replica and the copy's --to read them.
+func replicaRole(n int) objstore.Role {
+	return objstore.Role("REPLICA" + strconv.Itoa(n))
 }
 
 // singleStorage is one store as the output role, for pods that reach

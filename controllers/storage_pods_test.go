@@ -29,14 +29,8 @@ func TestCampaignStorageRoles(t *testing.T) {
 	req.Database = db
 	s := NewPartitionSpec(req)
 
-	env := map[string]corev1.EnvVar{}
-	for _, e := range s.Env {
-		if _, dup := env[e.Name]; dup {
-			t.Errorf("%s set twice", e.Name)
-		}
-		env[e.Name] = e
-	}
-	for name, want := range map[string]string{
+	env := envOf(t, s.Env)
+	expectEnv(t, env, map[string]string{
 		"AWS_ENDPOINT_URL":                         "http://minio:9000",
 		"BLASTFLEET_DATABASE_AWS_ENDPOINT_URL":     "https://dbs.example.org",
 		"BLASTFLEET_DATABASE_AWS_REGION":           "eu-west-1",
@@ -45,11 +39,7 @@ func TestCampaignStorageRoles(t *testing.T) {
 		"BLASTFLEET_QUERIES_AWS_ENDPOINT_URL":      "https://public.example.org",
 		"BLASTFLEET_QUERIES_S3_CREDENTIALS":        "anonymous",
 		"BLASTFLEET_QUERIES_AWS_CA_BUNDLE":         "/etc/blastfleet/ca/queries/ca.pem",
-	} {
-		if env[name].Value != want {
-			t.Errorf("%s=%q, want %q", name, env[name].Value, want)
-		}
-	}
+	})
 	for name := range env {
 		if strings.HasPrefix(name, "BLASTFLEET_DATABASE_AWS_ACCESS") || strings.HasPrefix(name, "BLASTFLEET_QUERIES_AWS_ACCESS") {
 			t.Errorf("%s set for a store without a Secret", name)
@@ -130,5 +120,39 @@ func TestDatabaseJobStorage(t *testing.T) {
 		return v.ConfigMap != nil && v.ConfigMap.Name == "corp-ca" && v.ConfigMap.Items[0].Key == "root.pem"
 	}) || !slices.ContainsFunc(spec.Containers[0].VolumeMounts, func(m corev1.VolumeMount) bool { return m.MountPath == "/etc/blastfleet/ca/output" }) {
 		t.Errorf("service account %q, volumes %+v, mounts %+v", spec.ServiceAccountName, spec.Volumes, spec.Containers[0].VolumeMounts)
+	}
+}
+
+// envOf is a container's environment by name; a variable set twice fails
+// the test.
+func envOf(t *testing.T, vars []corev1.EnvVar) map[string]corev1.EnvVar {
+	t.Helper()
+	env := map[string]corev1.EnvVar{}
+	for _, e := range vars {
+		if _, dup := env[e.Name]; dup {
+			t.Errorf("%s set twice", e.Name)
+		}
+		env[e.Name] = e
+	}
+	return env
+}
+
+// expectEnv checks the plain values of variables.
+func expectEnv(t *testing.T, env map[string]corev1.EnvVar, want map[string]string) {
+	t.Helper()
+	for name, v := range want {
+		if env[name].Value != v {
+			t.Errorf("%s=%q, want %q", name, env[name].Value, v)
+		}
+	}
+}
+
+// expectNoEnv fails the test for each variable named with prefix.
+func expectNoEnv(t *testing.T, env map[string]corev1.EnvVar, prefix, why string) {
+	t.Helper()
+	for name := range env {
+		if strings.HasPrefix(name, prefix) {
+			t.Errorf("%s set: %s", name, why)
+		}
 	}
 }

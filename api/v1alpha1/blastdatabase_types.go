@@ -29,6 +29,13 @@ const (
 
 // BlastDatabaseSpec says which FASTA or prebuilt BLAST database to shard,
 // how, and where to.
+//
+// Replicas' locations are compared by endpoint (absent: AWS S3's), bucket
+// and prefix, each of endpoint and prefix with one trailing slash, so a
+// trailing slash does not make another place of the same one. (No empty
+// string literals: gofmt rewrites two quotes in a doc comment.)
+// +kubebuilder:validation:XValidation:rule="!has(self.replicas) || self.replicas.all(r, (has(r.storage.endpoint) ? (r.storage.endpoint + '/').replace('//', '/') : 'https:/s3.amazonaws.com/') + ' ' + r.storage.bucket + '/' + (has(r.storage.prefix) ? (r.storage.prefix + '/').replace('//', '/') : '/') != (has(self.storage.endpoint) ? (self.storage.endpoint + '/').replace('//', '/') : 'https:/s3.amazonaws.com/') + ' ' + self.storage.bucket + '/' + (has(self.storage.prefix) ? (self.storage.prefix + '/').replace('//', '/') : '/'))",message="a replica must be at a location other than spec.storage (endpoint, bucket and prefix)",fieldPath=".replicas"
+// +kubebuilder:validation:XValidation:rule="!has(self.replicas) || self.replicas.all(a, self.replicas.exists_one(b, (has(a.storage.endpoint) ? (a.storage.endpoint + '/').replace('//', '/') : 'https:/s3.amazonaws.com/') + ' ' + a.storage.bucket + '/' + (has(a.storage.prefix) ? (a.storage.prefix + '/').replace('//', '/') : '/') == (has(b.storage.endpoint) ? (b.storage.endpoint + '/').replace('//', '/') : 'https:/s3.amazonaws.com/') + ' ' + b.storage.bucket + '/' + (has(b.storage.prefix) ? (b.storage.prefix + '/').replace('//', '/') : '/')))",message="replicas must be at distinct locations (endpoint, bucket and prefix)",fieldPath=".replicas"
 // +kubebuilder:validation:XValidation:rule="!has(self.sourceFormat) || self.sourceFormat != 'blastdb' || has(self.shards.count)",message="a blastdb source is sharded along its volumes: set shards.count (targetSize is for FASTA sources)",fieldPath=".shards"
 type BlastDatabaseSpec struct {
 	// Source is the FASTA (or gzip-compressed FASTA, key ending in .gz)
@@ -61,6 +68,18 @@ type BlastDatabaseSpec struct {
 	// Storage is where the shards and the manifest are written: under
 	// s3://<bucket>/<prefix>/<namespace>/<name>/.
 	Storage ObjectStorage `json:"storage"`
+
+	// Replicas are other stores keeping a copy of the build (at most 4),
+	// which campaigns read beside storage and instead of it when it is a
+	// hot spot. Each is filled once the build is Ready, by a Job copying
+	// it from storage. Replicas may be added or removed at any time, also
+	// once the database is Ready: an added replica is copied, a removed
+	// one is no longer read (its objects stay).
+	// +optional
+	// +listType=map
+	// +listMapKey=name
+	// +kubebuilder:validation:MaxItems=4
+	Replicas []DatabaseReplica `json:"replicas,omitempty"`
 
 	// Image is the worker image (BLAST+ and blastfleet) that builds the
 	// shards. Defaults to the operator's --worker-image.
@@ -204,6 +223,17 @@ type BlastDatabaseStatus struct {
 	// BlastVersion is the makeblastdb version that built the shards.
 	// +optional
 	BlastVersion string `json:"blastVersion,omitempty"`
+
+	// Replicas is each of spec.replicas' state, in spec order.
+	// +optional
+	// +listType=map
+	// +listMapKey=name
+	Replicas []ReplicaStatus `json:"replicas,omitempty"`
+
+	// ReplicasReady is the replicas holding the build out of those named,
+	// for example 1/2; empty without replicas.
+	// +optional
+	ReplicasReady string `json:"replicasReady,omitempty"`
 }
 
 // BlastDatabase is a FASTA sharded into object storage: BLAST databases
@@ -211,8 +241,12 @@ type BlastDatabaseStatus struct {
 // with an alias file carrying the whole database's statistics, so a
 // sharded search equals a search of the whole database.
 //
-// The spec is immutable once the database is Ready: create a new
-// BlastDatabase to shard differently.
+// The spec is immutable once the database is Ready, but for its
+// replicas: create a new BlastDatabase to shard differently. The rule
+// names every other field (a rule cannot compare the spec without one of
+// its fields); TestDatabaseImmutabilityRuleNamesEveryField keeps it
+// complete. Resources are compared by their parts, so that resources: {}
+// (which typed Go clients send) equals none.
 //
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
@@ -220,9 +254,10 @@ type BlastDatabaseStatus struct {
 // +kubebuilder:printcolumn:name="Type",type=string,JSONPath=`.spec.type`
 // +kubebuilder:printcolumn:name="Shards",type=integer,JSONPath=`.status.shards`
 // +kubebuilder:printcolumn:name="Sequences",type=integer,JSONPath=`.status.sequences`
+// +kubebuilder:printcolumn:name="Replicas",type=string,JSONPath=`.status.replicasReady`
 // +kubebuilder:printcolumn:name="Phase",type=string,JSONPath=`.status.phase`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
-// +kubebuilder:validation:XValidation:rule="!has(oldSelf.status) || !has(oldSelf.status.phase) || oldSelf.status.phase != 'Ready' || self.spec == oldSelf.spec",message="spec is immutable once the database is Ready: create a new BlastDatabase to shard differently"
+// +kubebuilder:validation:XValidation:rule="!has(oldSelf.status) || !has(oldSelf.status.phase) || oldSelf.status.phase != 'Ready' || (self.spec.source == oldSelf.spec.source && has(self.spec.sourceFormat) == has(oldSelf.spec.sourceFormat) && (!has(self.spec.sourceFormat) || self.spec.sourceFormat == oldSelf.spec.sourceFormat) && self.spec.type == oldSelf.spec.type && self.spec.shards == oldSelf.spec.shards && self.spec.storage == oldSelf.spec.storage && has(self.spec.image) == has(oldSelf.spec.image) && (!has(self.spec.image) || self.spec.image == oldSelf.spec.image) && (has(self.spec.resources) && has(self.spec.resources.requests)) == (has(oldSelf.spec.resources) && has(oldSelf.spec.resources.requests)) && (!(has(self.spec.resources) && has(self.spec.resources.requests)) || self.spec.resources.requests == oldSelf.spec.resources.requests) && (has(self.spec.resources) && has(self.spec.resources.limits)) == (has(oldSelf.spec.resources) && has(oldSelf.spec.resources.limits)) && (!(has(self.spec.resources) && has(self.spec.resources.limits)) || self.spec.resources.limits == oldSelf.spec.resources.limits) && (has(self.spec.resources) && has(self.spec.resources.claims)) == (has(oldSelf.spec.resources) && has(oldSelf.spec.resources.claims)) && (!(has(self.spec.resources) && has(self.spec.resources.claims)) || self.spec.resources.claims == oldSelf.spec.resources.claims) && has(self.spec.parallelism) == has(oldSelf.spec.parallelism) && (!has(self.spec.parallelism) || self.spec.parallelism == oldSelf.spec.parallelism) && has(self.spec.serviceAccountName) == has(oldSelf.spec.serviceAccountName) && (!has(self.spec.serviceAccountName) || self.spec.serviceAccountName == oldSelf.spec.serviceAccountName) && has(self.spec.builder) == has(oldSelf.spec.builder) && (!has(self.spec.builder) || self.spec.builder == oldSelf.spec.builder))",message="spec is immutable once the database is Ready, but for spec.replicas: create a new BlastDatabase to shard differently"
 type BlastDatabase struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`

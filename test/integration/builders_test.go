@@ -9,6 +9,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/blastfleet/blastfleet/api/v1alpha1"
 )
 
 // The builders below write objects the way a user writes YAML for kubectl:
@@ -309,6 +311,16 @@ func mustCreate(ctx context.Context, t *testing.T, c client.Client, obj client.O
 	}
 }
 
+// mustGetDatabase reads the database name, failing the test if it cannot.
+func mustGetDatabase(ctx context.Context, t *testing.T, c client.Client, name string) *v1alpha1.BlastDatabase {
+	t.Helper()
+	var db v1alpha1.BlastDatabase
+	if err := c.Get(ctx, key(name), &db); err != nil {
+		t.Fatal(err)
+	}
+	return &db
+}
+
 // expectInvalid fails the test unless err is the API server's 422 Invalid
 // carrying every one of want.
 func expectInvalid(t *testing.T, err error, want ...string) {
@@ -326,4 +338,19 @@ func expectInvalid(t *testing.T, err error, want ...string) {
 			t.Errorf("error does not contain %q:\n%v", w, err)
 		}
 	}
+}
+
+// withReplica adds a replica named name in the given bucket of the same
+// MinIO as the storage, under prefix.
+func (b *databaseBuilder) withReplica(name, bucket, prefix string) *databaseBuilder {
+	st := minioOutput(prefix)
+	st["bucket"] = bucket
+	return b.withReplicaStorage(name, st)
+}
+
+// withReplicaStorage adds a replica with the storage given.
+func (b *databaseBuilder) withReplicaStorage(name string, storage map[string]any) *databaseBuilder {
+	rs, _, _ := unstructured.NestedSlice(b.u.Object, "spec", "replicas")
+	b.set("spec.replicas", append(rs, map[string]any{"name": name, "storage": storage}))
+	return b
 }

@@ -25,26 +25,33 @@ import (
 // by kubetest, and returns its spec's schema.
 func campaignSpecSchema(t *testing.T) apiextensionsv1.JSONSchemaProps {
 	t.Helper()
+	spec, ok := crdSchema(t, "blastfleet.io_searchcampaigns.yaml").Properties["spec"]
+	if !ok {
+		t.Fatal("the CRD's schema has no spec")
+	}
+	return spec
+}
+
+// crdSchema reads a generated CRD of config/crd/bases, as installed by
+// kubetest, and returns its one version's schema.
+func crdSchema(t *testing.T, file string) *apiextensionsv1.JSONSchemaProps {
+	t.Helper()
 	root, err := testenv.RepoRoot()
 	if err != nil {
 		t.Fatal(err)
 	}
-	raw, err := os.ReadFile(filepath.Join(root, "config/crd/bases/blastfleet.io_searchcampaigns.yaml"))
+	raw, err := os.ReadFile(filepath.Join(root, "config/crd/bases", file))
 	if err != nil {
 		t.Fatal(err)
 	}
 	var crd apiextensionsv1.CustomResourceDefinition
 	if err := yaml.UnmarshalStrict(raw, &crd); err != nil {
-		t.Fatalf("parsing the SearchCampaign CRD: %v", err)
+		t.Fatalf("parsing %s: %v", file, err)
 	}
 	if len(crd.Spec.Versions) != 1 || crd.Spec.Versions[0].Schema == nil {
-		t.Fatalf("want one version with a schema, got %d versions", len(crd.Spec.Versions))
+		t.Fatalf("%s: want one version with a schema, got %d versions", file, len(crd.Spec.Versions))
 	}
-	spec, ok := crd.Spec.Versions[0].Schema.OpenAPIV3Schema.Properties["spec"]
-	if !ok {
-		t.Fatal("the CRD's schema has no spec")
-	}
-	return spec
+	return crd.Spec.Versions[0].Schema.OpenAPIV3Schema
 }
 
 // TestCRDBlastOptionsMatchEngine: the BLAST options the API server lets

@@ -3,6 +3,7 @@ package integration
 import (
 	"context"
 	"reflect"
+	"strings"
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -144,6 +145,15 @@ func TestSpecValidation(t *testing.T) {
 		{"queries in a public bucket behind a private CA", campaign("public-q").withSet("spec.queries.storage", map[string]any{
 			"endpoint": "https://s3.example.org", "bucket": "public", "prefix": "sets", "anonymous": true,
 			"caBundle": map[string]any{"name": "corp-ca"}})},
+		// replicas
+		{"one replica in another bucket", database("r-bucket").withReplica("east", "blastfleet-east", "databases")},
+		{"a replica under another prefix of the same bucket", database("r-prefix").withReplica("copy", "blastfleet", "replicas")},
+		{"a replica on another endpoint, same bucket and prefix", database("r-endpoint").withReplicaStorage("far", map[string]any{
+			"endpoint": "https://s3.eu-west-1.amazonaws.com", "region": "eu-west-1", "bucket": "blastfleet", "prefix": "databases",
+			"credentialsSecretRef": map[string]any{"name": "aws-credentials"}})},
+		{"four replicas", database("r-four").withReplica("a", "bucket-a", "dbs").withReplica("b", "bucket-b", "dbs").
+			withReplica("c", "bucket-c", "dbs").withReplica("d", "bucket-d", "dbs")},
+		{"a replica on the pods' identity", database("r-identity").withReplicaStorage("irsa", map[string]any{"bucket": "dbs-replica"})},
 	}
 	for _, tc := range accepted {
 		t.Run("accepts/"+tc.name, func(t *testing.T) {
@@ -177,6 +187,7 @@ func TestSpecValidation(t *testing.T) {
 		}
 	}
 
+	const replicaSame = "a replica must be at a location other than spec.storage"
 	rejected := []struct {
 		name string
 		spec builder
@@ -342,6 +353,33 @@ func TestSpecValidation(t *testing.T) {
 			[]string{"spec.storage.endpoint", "should match"}},
 		{"database bucket", database("bucket").withBucket("Sprot_DB"),
 			[]string{"spec.storage.bucket", "should match"}},
+		// replicas: a replica is another place, named by a DNS label
+		{"a replica identical to storage", database("r-same").withReplica("copy", "blastfleet", "databases"),
+			[]string{"spec.replicas", replicaSame}},
+		{"a replica differing by a trailing slash", database("r-slash").withReplicaStorage("copy", map[string]any{
+			"endpoint": "http://minio.minio.svc:9000/", "bucket": "blastfleet", "prefix": "databases/"}),
+			[]string{"spec.replicas", replicaSame}},
+		{"a replica differing only in credentials", database("r-creds").withReplicaStorage("copy", map[string]any{
+			"endpoint": "http://minio.minio.svc:9000", "bucket": "blastfleet", "prefix": "databases",
+			"credentialsSecretRef": map[string]any{"name": "other-credentials"}}),
+			[]string{"spec.replicas", replicaSame}},
+		{"two replicas at one location", database("r-twice").withReplica("a", "blastfleet-east", "dbs").withReplica("b", "blastfleet-east", "dbs/"),
+			[]string{"spec.replicas", "replicas must be at distinct locations"}},
+		{"two replicas of one name", database("r-dup").withReplica("east", "bucket-a", "dbs").withReplica("east", "bucket-b", "dbs"),
+			[]string{"spec.replicas[1]", "Duplicate value"}},
+		{"a name that is no DNS label", database("r-label").withReplica("East_1", "bucket-a", "dbs"),
+			[]string{"spec.replicas[0].name", "should match"}},
+		{"a name too long for its Job's", database("r-long").withReplica(strings.Repeat("x", 33), "bucket-a", "dbs"),
+			[]string{"spec.replicas[0].name", "Too long"}},
+		{"an anonymous replica", database("r-anon").withReplicaStorage("public", map[string]any{"bucket": "public-dbs", "anonymous": true}),
+			[]string{"spec.replicas[0].storage.anonymous", "a replica is written by its copy: it cannot be anonymous"}},
+		{"five replicas", database("r-five").withReplica("a", "bucket-a", "dbs").withReplica("b", "bucket-b", "dbs").
+			withReplica("c", "bucket-c", "dbs").withReplica("d", "bucket-d", "dbs").withReplica("e", "bucket-e", "dbs"),
+			[]string{"spec.replicas", "must have at most 4 items"}},
+		{"a replica's storage checked as any storage", database("r-bad-bucket").withReplica("east", "Bad_Bucket", "dbs"),
+			[]string{"spec.replicas[0].storage.bucket"}},
+		{"a replica's prefix checked as any prefix", database("r-bad-prefix").withReplica("east", "bucket-a", "/dbs"),
+			[]string{"spec.replicas[0].storage.prefix", "prefix must not start with '/'"}},
 	}
 	for _, tc := range rejected {
 		t.Run("rejects/"+tc.name, func(t *testing.T) {
@@ -486,14 +524,7 @@ func TestDatabaseImmutableOnceReady(t *testing.T) {
 	const immutable = "spec is immutable once the database is Ready"
 
 	mustCreate(ctx, t, c, database("sprot").object())
-	get := func() *v1alpha1.BlastDatabase {
-		t.Helper()
-		var db v1alpha1.BlastDatabase
-		if err := c.Get(ctx, key("sprot"), &db); err != nil {
-			t.Fatal(err)
-		}
-		return &db
-	}
+	get := func() *v1alpha1.BlastDatabase { t.Helper(); return mustGetDatabase(ctx, t, c, "sprot") }
 	setPhase := func(phase v1alpha1.DatabasePhase) {
 		t.Helper()
 		db := get()
