@@ -30,6 +30,8 @@ type fakeStore struct {
 	fail      error   // every read fails with it
 	stallNext time.Duration
 	requests  int
+	active    int // readers open
+	maxActive int
 }
 
 func newFake(data map[string][]byte) *fakeStore { return &fakeStore{data: data} }
@@ -74,7 +76,11 @@ func (f *fakeStore) read(ctx context.Context, key string, off, n int64) (io.Read
 	if bw > 0 {
 		d = time.Duration(float64(len(b)) / bw * float64(time.Second))
 	}
-	return &slowReader{ctx: ctx, r: bytes.NewReader(b), d: d}, nil
+	f.mu.Lock()
+	f.active++
+	f.maxActive = max(f.maxActive, f.active)
+	f.mu.Unlock()
+	return &slowReader{ctx: ctx, r: bytes.NewReader(b), d: d, f: f}, nil
 }
 
 // slowReader waits its transfer time before its first byte.
@@ -83,6 +89,7 @@ type slowReader struct {
 	r      io.Reader
 	d      time.Duration
 	waited bool
+	f      *fakeStore
 }
 
 func (s *slowReader) Read(p []byte) (int, error) {
@@ -95,7 +102,10 @@ func (s *slowReader) Read(p []byte) (int, error) {
 	return s.r.Read(p)
 }
 
-func (s *slowReader) Close() error { return nil }
+func (s *slowReader) Close() error {
+	s.f.set(func(f *fakeStore) { f.active-- })
+	return nil
+}
 
 func wait(ctx context.Context, d time.Duration) error {
 	if d <= 0 {

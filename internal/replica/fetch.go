@@ -148,8 +148,9 @@ func (f *fetch) dispatch(ctx context.Context) error {
 		if p.done || len(p.running) != 1 {
 			continue
 		}
+		// A replica left alone hedges at once: it is known slow.
 		a := p.running[0]
-		if now.Sub(a.start) < f.hedgeDelay(p) {
+		if a.r.until.IsZero() && now.Sub(a.start) < f.hedgeDelay(p) {
 			continue
 		}
 		if r := f.hedger(p, a, now); r != nil {

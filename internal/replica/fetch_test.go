@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -81,7 +82,7 @@ func TestHotSpotSkippedThenProbed(t *testing.T) {
 	a, b := twoFakes(data)
 	a.bandwidth, b.bandwidth = 16<<20, 400<<10 // a piece in 4ms and 160ms
 	var l logs
-	s := newSet(Options{CoolDown: 300 * time.Millisecond, Log: l.logger()}, a, b)
+	s := newSet(Options{CoolDown: time.Second, Log: l.logger()}, a, b)
 	took := fetchAll(t, s, "obj", data)
 	st := byName(s)["b"]
 	if st.SkipCount != 1 || !strings.Contains(st.Skips[0].Why, "skipped: throughput") || st.State != "skipped" {
@@ -98,7 +99,7 @@ func TestHotSpotSkippedThenProbed(t *testing.T) {
 		t.Errorf("no skip logged: %v", l.lines)
 	}
 	b.set(func(f *fakeStore) { f.bandwidth = 16 << 20 })
-	time.Sleep(350 * time.Millisecond)
+	time.Sleep(time.Second)
 	if got := byName(s)["b"].State; got != "probing" {
 		t.Errorf("after its cool-down b is %s, want probing", got)
 	}
@@ -155,6 +156,41 @@ func TestHedge(t *testing.T) {
 	st := byName(s)
 	if st["a"].HedgesWon != 1 || st["b"].HedgesLost != 1 {
 		t.Errorf("stats %+v: want one hedge, won by a", st)
+	}
+	if st["b"].SkipCount != 0 {
+		t.Errorf("one stalled piece skipped b: %v", st["b"].Skips)
+	}
+}
+
+// TestConcurrentFetches share each replica's requests in flight.
+func TestConcurrentFetches(t *testing.T) {
+	data := randomBytes(16 * testPiece)
+	a, b := twoFakes(data)
+	a.bandwidth, b.bandwidth = 8<<20, 8<<20
+	s := newSet(Options{InFlight: 3}, a, b)
+	var wg sync.WaitGroup
+	for i := 0; i < 4; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, err := fetchChecked(t, s, "obj", data); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	if a.maxActive > 3 || b.maxActive > 3 {
+		t.Errorf("requests in flight at once: a %d, b %d; want at most 3 each", a.maxActive, b.maxActive)
+	}
+	var pieces int64
+	for _, st := range s.Stats() {
+		pieces += st.Pieces
+		if st.Busy <= 0 {
+			t.Errorf("%s never busy", st.Name)
+		}
+	}
+	if pieces != 4*16 {
+		t.Errorf("%d pieces written, want %d", pieces, 4*16)
 	}
 }
 

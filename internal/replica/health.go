@@ -11,7 +11,7 @@ const (
 	// Healthy stores differ by up to 2x (another tenant, a longer path);
 	// CEFT-PVFS's stressed disk was about 10x slower. 4 sits between, so
 	// ordinary variance never skips a replica and a real hot spot does
-	// at its first measured piece.
+	// within its first measured pieces.
 	slowFactor = 4
 	// slowSlack: a replica is never a hot spot for a piece that took, or
 	// a first byte that came, less than this longer than on the best
@@ -19,6 +19,10 @@ const (
 	// 10 ms is scheduling noise on a loaded machine, not a slow store;
 	// 100 ms is less than a 4 MiB piece's transfer at 40 MB/s.
 	slowSlack = 100 * time.Millisecond
+	// hotPieces in a row judged slow make a hot spot: one can be a stall
+	// of a healthy store (a pause, a busy core, a lost packet), two are
+	// the store. A probe needs one: its replica was a hot spot already.
+	hotPieces = 2
 	// ewmaWeight is the newest sample's weight: a change in a store shows
 	// within about three pieces, one odd piece does not swing it.
 	ewmaWeight = 0.3
@@ -59,8 +63,8 @@ func (s *Set) measure(r *replica, n int64, d, ttfb time.Duration, now time.Time)
 // the best healthy replica: a hot spot is skipped (unless no other
 // replica is healthy), a probe that is not one has recovered.
 //
-// The slow side is r's latest piece, so a hot spot shows at once rather
-// than after its average sank; the fast side is the best replica's
+// The slow side is r's latest pieces, so a hot spot shows within two
+// pieces rather than after its average sank; the fast side is the best replica's
 // average or latest piece, whichever is slower, and only from a replica
 // that finished a piece since r's began. Older figures may predate a
 // slowdown of every replica (the worker's own link, say), which is no
@@ -89,9 +93,15 @@ func (s *Set) judge(r *replica, n int64, since, now time.Time) {
 		float64(n)/r.lastTput-float64(n)/bestT > slowSlack.Seconds():
 		why = fmt.Sprintf("throughput %s, under 1/%d of %s's %s", rate(r.lastTput), slowFactor, nameT, rate(bestT))
 	}
+	switch {
+	case why != "":
+		r.hot++
+	case nameT != "" || nameL != "":
+		r.hot = 0 // compared, and not slow; no comparison changes nothing
+	}
 	probing := !r.until.IsZero() && !now.Before(r.until)
 	switch {
-	case why != "" && (r.until.IsZero() || probing):
+	case why != "" && (probing || r.until.IsZero() && r.hot >= hotPieces):
 		// The best replica is healthy, so r is not the last one left.
 		s.coolDown(r, "skipped", why, now)
 	case why == "" && probing:

@@ -86,6 +86,7 @@ type replica struct {
 	lastTput  float64
 	lastLat   time.Duration
 	sampledAt time.Time
+	hot       int       // pieces in a row judged slow
 	until     time.Time // end of a skip or failure's cool-down; zero when healthy
 	cause     string    // "skipped" or "failed", while until is set
 	running   int       // requests in flight, all fetches together
