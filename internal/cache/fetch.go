@@ -50,8 +50,11 @@ func (c *Cache) matches(f manifest.File) (bool, error) {
 
 // fetchVerified fetches f, and once more if its checksum is wrong (a flipped
 // bit in transit); a second mismatch means the stored object itself is bad.
+// Through replicas, the second fetch reads the store given to New whole:
+// pieces from a replica that differs from the build would spoil every
+// fetch that mixes it in.
 func (c *Cache) fetchVerified(ctx context.Context, s manifest.Shard, f manifest.File) error {
-	got, err := c.fetch(ctx, f)
+	got, err := c.fetch(ctx, f, c.replicas != nil)
 	if err != nil {
 		return fmt.Errorf("cache: shard %s: %w", s.Name, err)
 	}
@@ -61,7 +64,7 @@ func (c *Cache) fetchVerified(ctx context.Context, s manifest.Shard, f manifest.
 	c.mu.Lock()
 	c.stats.Refetches++
 	c.mu.Unlock()
-	got, err = c.fetch(ctx, f)
+	got, err = c.fetch(ctx, f, false)
 	if err != nil {
 		return fmt.Errorf("cache: shard %s: refetching after a checksum mismatch: %w", s.Name, err)
 	}
@@ -76,7 +79,7 @@ func (c *Cache) fetchVerified(ctx context.Context, s manifest.Shard, f manifest.
 // hashes it, and renames it into place only if the hash matches, so a
 // crash or a bad copy never leaves a file that looks valid. It returns
 // the hash it saw.
-func (c *Cache) fetch(ctx context.Context, f manifest.File) (string, error) {
+func (c *Cache) fetch(ctx context.Context, f manifest.File, viaReplicas bool) (string, error) {
 	dst := c.path(f.Name)
 	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 		return "", err
@@ -87,7 +90,7 @@ func (c *Cache) fetch(ctx context.Context, f manifest.File) (string, error) {
 	}
 	defer os.Remove(tmp.Name()) // no-op after the rename
 	var sum string
-	if c.replicas != nil {
+	if viaReplicas {
 		sum, err = c.fetchReplicas(ctx, f, tmp)
 	} else {
 		sum, err = c.fetchOne(ctx, f, tmp)

@@ -16,7 +16,8 @@ import (
 // UseReplicas makes the cache fetch files through s, in pieces from
 // every replica of the database at once, instead of whole from the store
 // given to New. Every file is still checked against the manifest's
-// SHA-256. Call it before the first Acquire.
+// SHA-256; after a mismatch it is fetched again from the store given to
+// New alone. Call it before the first Acquire.
 func (c *Cache) UseReplicas(s *replica.Set) { c.replicas = s }
 
 // fetchReplicas writes f into tmp through the replica set and returns

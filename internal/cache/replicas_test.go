@@ -104,3 +104,19 @@ func TestReplicasCorrupt(t *testing.T) {
 		t.Errorf("Refetches = %d, want 1", got)
 	}
 }
+
+// TestReplicaDiffers: a replica whose copy of a file differs spoils the
+// pieces it serves; the refetch from the store given to New heals it.
+func TestReplicaDiffers(t *testing.T) {
+	f := newFixture(t, 1)
+	other := f.replicaOf(t)
+	name := f.m.Shards[0].Files[0].Name
+	if err := other.Put(context.Background(), name, strings.NewReader(strings.Repeat("x", fileSize)), fileSize); err != nil {
+		t.Fatal(err)
+	}
+	c, set := f.replicated(t, f.db, other)
+	acquire(t, c, 0)
+	if got := c.Stats().Refetches; got != 1 || set.Stats()[1].Pieces == 0 {
+		t.Errorf("Refetches = %d, stats %s: want the differing replica read, then one refetch", got, set)
+	}
+}
