@@ -99,11 +99,18 @@ func TestMinIOReplicas(t *testing.T) {
 		t.Fatalf("healthy replicas: %s; want both to serve pieces", s)
 	}
 
-	// Both links at 16 MiB/s make the fetch last long enough to turn b
-	// into a hot spot while it runs.
+	// Both links at 16 MiB/s: two replicas read twice as fast as one
+	// (CEFT's doubled read parallelism), and a fetch lasts long enough to
+	// turn b into a hot spot while it runs.
 	link := faultproxy.Faults{Bandwidth: 16 << 20}
 	a.throttle(t, link)
 	b.throttle(t, link)
+	alone := fetchAll(t, New([]Source{a.src}, opts), key, data)
+	both := fetchAll(t, s, key, data)
+	t.Logf("24 MiB over 16 MiB/s links: one replica %s, two %s (%.2fx)", alone.Round(time.Millisecond), both.Round(time.Millisecond), both.Seconds()/alone.Seconds())
+	if both.Seconds() > 0.7*alone.Seconds() {
+		t.Errorf("two healthy replicas took %s, one %s: want about half", both, alone)
+	}
 	before := byName(s)["minio-b"]
 	done := fetchAsync(t, s, key, data)
 	waitPieces(t, s, "minio-b", before.Pieces+1)
