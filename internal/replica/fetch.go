@@ -127,13 +127,22 @@ func (f *fetch) dispatch(ctx context.Context) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now := time.Now()
+	// Queued pieces no replica failed have the same candidates: once one
+	// of them finds no replica, the rest would not either (a long queue
+	// is not scanned on every tick).
+	blocked := false
 	for i := 0; i < len(f.queue); {
 		p := f.queue[i]
 		if f.allFailed(p) {
 			return f.failure(p)
 		}
-		r := f.pick(p, now)
+		clean := f.clean(p)
+		var r *replica
+		if !clean || !blocked {
+			r = f.pick(p, now)
+		}
 		if r == nil {
+			blocked = blocked || clean
 			i++
 			continue
 		}
@@ -317,6 +326,16 @@ func (f *fetch) handle(ctx context.Context, res result) error {
 	}
 	s.measure(a.r, p.n, res.end.Sub(a.start), res.ttfb, res.end)
 	return nil
+}
+
+// clean tells whether no replica failed p.
+func (f *fetch) clean(p *piece) bool {
+	for _, err := range p.failed {
+		if err != nil {
+			return false
+		}
+	}
+	return true
 }
 
 // allFailed tells whether every replica failed p.
