@@ -16,6 +16,7 @@ import (
 
 	"github.com/blastfleet/blastfleet/internal/manifest"
 	"github.com/blastfleet/blastfleet/internal/objstore"
+	"github.com/blastfleet/blastfleet/internal/replica"
 )
 
 // ErrNoRoom means every shard that could make room is pinned; releasing a
@@ -38,6 +39,7 @@ type Cache struct {
 	dir      string
 	maxBytes int64
 	db       objstore.Store
+	replicas *replica.Set // when set, files come through it instead of db
 	shards   []manifest.Shard
 
 	// common are the database's files every shard needs (the manifest's

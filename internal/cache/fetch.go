@@ -50,8 +50,11 @@ func (c *Cache) matches(f manifest.File) (bool, error) {
 
 // fetchVerified fetches f, and once more if its checksum is wrong (a flipped
 // bit in transit); a second mismatch means the stored object itself is bad.
+// Through replicas, the second fetch reads the store given to New whole:
+// pieces from a replica that differs from the build would spoil every
+// fetch that mixes it in.
 func (c *Cache) fetchVerified(ctx context.Context, s manifest.Shard, f manifest.File) error {
-	got, err := c.fetch(ctx, f)
+	got, err := c.fetch(ctx, f, c.replicas != nil)
 	if err != nil {
 		return fmt.Errorf("cache: shard %s: %w", s.Name, err)
 	}
@@ -61,7 +64,7 @@ func (c *Cache) fetchVerified(ctx context.Context, s manifest.Shard, f manifest.
 	c.mu.Lock()
 	c.stats.Refetches++
 	c.mu.Unlock()
-	got, err = c.fetch(ctx, f)
+	got, err = c.fetch(ctx, f, false)
 	if err != nil {
 		return fmt.Errorf("cache: shard %s: refetching after a checksum mismatch: %w", s.Name, err)
 	}
@@ -72,36 +75,32 @@ func (c *Cache) fetchVerified(ctx context.Context, s manifest.Shard, f manifest.
 	return nil
 }
 
-// fetch copies f from the store to a temporary name while hashing it, and
-// renames it into place only if the hash matches, so a crash or a bad copy
-// never leaves a file that looks valid. It returns the hash it saw.
-func (c *Cache) fetch(ctx context.Context, f manifest.File) (string, error) {
+// fetch copies f from the store (or the replicas) to a temporary name,
+// hashes it, and renames it into place only if the hash matches, so a
+// crash or a bad copy never leaves a file that looks valid. It returns
+// the hash it saw.
+func (c *Cache) fetch(ctx context.Context, f manifest.File, viaReplicas bool) (string, error) {
 	dst := c.path(f.Name)
 	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 		return "", err
 	}
-	rc, err := c.db.Get(ctx, f.Name)
-	if err != nil {
-		return "", err
-	}
-	defer rc.Close()
 	tmp, err := os.CreateTemp(c.dir, tmpPrefix+"*")
 	if err != nil {
 		return "", err
 	}
 	defer os.Remove(tmp.Name()) // no-op after the rename
-	h := sha256.New()
-	n, err := io.Copy(io.MultiWriter(tmp, h), rc)
-	c.mu.Lock()
-	c.stats.BytesFetched += n
-	c.mu.Unlock()
+	var sum string
+	if viaReplicas {
+		sum, err = c.fetchReplicas(ctx, f, tmp)
+	} else {
+		sum, err = c.fetchOne(ctx, f, tmp)
+	}
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
-		return "", fmt.Errorf("fetching %s: %w", c.db.URL(f.Name), err)
+		return "", err
 	}
-	sum := hex.EncodeToString(h.Sum(nil))
 	if sum != f.SHA256 {
 		return sum, nil
 	}
@@ -109,4 +108,22 @@ func (c *Cache) fetch(ctx context.Context, f manifest.File) (string, error) {
 		return "", err
 	}
 	return sum, nil
+}
+
+// fetchOne copies f from the store into tmp while hashing it.
+func (c *Cache) fetchOne(ctx context.Context, f manifest.File, tmp *os.File) (string, error) {
+	rc, err := c.db.Get(ctx, f.Name)
+	if err != nil {
+		return "", err
+	}
+	defer rc.Close()
+	h := sha256.New()
+	n, err := io.Copy(io.MultiWriter(tmp, h), rc)
+	c.mu.Lock()
+	c.stats.BytesFetched += n
+	c.mu.Unlock()
+	if err != nil {
+		return "", fmt.Errorf("fetching %s: %w", c.db.URL(f.Name), err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
 }

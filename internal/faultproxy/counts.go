@@ -16,15 +16,19 @@ type Counts struct {
 	BurstAnswers    int64 // 503 answers given in bursts
 	Delays          int64 // requests delayed
 	Resets          int64 // connections reset
+	// Slowed are the requests given AddedLatency or whose response was
+	// paced by Bandwidth; ThrottledBytes the bytes paced.
+	Slowed, ThrottledBytes int64
 }
 
 // Lost is every lost response.
 func (c Counts) Lost() int64 { return c.LostCut + c.Lost5xx }
 
-// Faults is every fault injected (a delayed request counts once).
-func (c Counts) Faults() int64 { return c.Lost() + c.BurstAnswers + c.Delays + c.Resets }
+// Faults is every fault injected (a delayed request counts once, and so
+// does a slowed one).
+func (c Counts) Faults() int64 { return c.Lost() + c.BurstAnswers + c.Delays + c.Resets + c.Slowed }
 
 func (c Counts) String() string {
-	return fmt.Sprintf("%d requests, %d forwarded; lost responses %d (%d cut, %d 500; %d of conditional writes), %d 5xx bursts (%d answers), %d delays, %d resets",
-		c.Requests, c.Forwarded, c.Lost(), c.LostCut, c.Lost5xx, c.LostConditional, c.Bursts, c.BurstAnswers, c.Delays, c.Resets)
+	return fmt.Sprintf("%d requests, %d forwarded; lost responses %d (%d cut, %d 500; %d of conditional writes), %d 5xx bursts (%d answers), %d delays, %d resets, %d slowed (%d bytes paced)",
+		c.Requests, c.Forwarded, c.Lost(), c.LostCut, c.Lost5xx, c.LostConditional, c.Bursts, c.BurstAnswers, c.Delays, c.Resets, c.Slowed, c.ThrottledBytes)
 }

@@ -24,9 +24,18 @@ type Faults struct {
 	MaxLatency time.Duration
 	// Reset resets the client's connection (TCP RST) without forwarding.
 	Reset float64
+	// Bandwidth, when > 0, paces the response bodies of all requests
+	// together to this many bytes per second, as a busy disk or a thin
+	// link would; a change applies to responses already flowing.
+	Bandwidth int64
+	// AddedLatency delays every request by this much before it is
+	// forwarded (beside Latency's random delays).
+	AddedLatency time.Duration
 	// Only, when set, picks the requests faults may hit; others pass.
 	Only func(*http.Request) bool
 	// Max, when > 0, bounds the faults injected in all (a delay counts).
+	// Bandwidth and AddedLatency are conditions, not draws: Max leaves
+	// them alone.
 	Max int
 }
 
@@ -39,8 +48,8 @@ func (f Faults) validate() error {
 			return fmt.Errorf("faultproxy: %s rate %v outside [0, 1]", r.name, r.v)
 		}
 	}
-	if f.BurstLen < 0 || f.MaxLatency < 0 || f.Max < 0 {
-		return fmt.Errorf("faultproxy: negative BurstLen, MaxLatency or Max")
+	if f.BurstLen < 0 || f.MaxLatency < 0 || f.Max < 0 || f.Bandwidth < 0 || f.AddedLatency < 0 {
+		return fmt.Errorf("faultproxy: negative BurstLen, MaxLatency, Max, Bandwidth or AddedLatency")
 	}
 	return nil
 }

@@ -24,10 +24,11 @@ type Proxy struct {
 	served    chan error
 	handlers  sync.WaitGroup
 
-	mu     sync.Mutex
-	plan   *plan
-	counts Counts
-	closed bool // no handler may start: Close waits for those running
+	mu       sync.Mutex
+	plan     *plan
+	counts   Counts
+	closed   bool      // no handler may start: Close waits for those running
+	linkFree time.Time // when the throttled link has sent all it booked
 }
 
 // Start listens on 127.0.0.1 (a free port) and proxies to target
@@ -67,7 +68,8 @@ func Start(target string, seed uint64, f Faults) (*Proxy, error) {
 }
 
 // SetFaults changes the rates from the next request on (the seeded
-// sequence goes on).
+// sequence goes on); a new Bandwidth applies to responses already
+// flowing too, so a test can make the server a hot spot mid-transfer.
 func (p *Proxy) SetFaults(f Faults) error {
 	if err := f.validate(); err != nil {
 		return err
@@ -120,15 +122,23 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	defer p.handlers.Done()
 	p.counts.Requests++
 	var d decision
-	if p.plan.faults.Only == nil || p.plan.faults.Only(r) {
+	hit := p.plan.faults.Only == nil || p.plan.faults.Only(r)
+	added := p.plan.faults.AddedLatency
+	if hit {
 		d = p.plan.next()
 	}
 	p.mu.Unlock()
+	tw := &throttled{ResponseWriter: w, p: p, ctx: r.Context()}
+	if hit && added > 0 {
+		tw.slowed = true
+		p.count(func(c *Counts) { c.Slowed++ })
+		if sleep(r.Context(), added) != nil {
+			return
+		}
+	}
 	if d.delay > 0 {
 		p.count(func(c *Counts) { c.Delays++ })
-		select {
-		case <-time.After(d.delay):
-		case <-r.Context().Done():
+		if sleep(r.Context(), d.delay) != nil {
 			return
 		}
 	}
@@ -145,7 +155,11 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		resetConn(w)
 	default:
 		p.count(func(c *Counts) { c.Forwarded++ })
-		p.rp.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), ctxKey{}, d.kind)))
+		var out http.ResponseWriter = w
+		if hit {
+			out = tw
+		}
+		p.rp.ServeHTTP(out, r.WithContext(context.WithValue(r.Context(), ctxKey{}, d.kind)))
 	}
 }
 

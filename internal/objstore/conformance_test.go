@@ -26,6 +26,7 @@ func testStore(t *testing.T, st Store, open func() Store) {
 	t.Run("Conditional", func(t *testing.T) { testConditional(t, st) })
 	t.Run("ConditionalRace", func(t *testing.T) { testConditionalRace(t, st, open) })
 	t.Run("Compose", func(t *testing.T) { testCompose(t, st) })
+	t.Run("GetRange", func(t *testing.T) { testGetRange(t, st) })
 }
 
 func put(t *testing.T, st Store, key string, data []byte) {

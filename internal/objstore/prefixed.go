@@ -9,13 +9,18 @@ import (
 
 // Prefixed returns the part of st under dir ("a/b"): its keys are dir's
 // children, so code written for a whole store works on one folder of it
-// (one build of a database, say). dir must be a valid key.
+// (one build of a database, say). dir must be a valid key. The folder
+// reads ranges (RangeReader) when st does.
 func Prefixed(st Store, dir string) (Store, error) {
 	dir = strings.TrimSuffix(dir, "/")
 	if err := checkKey(dir); err != nil {
 		return nil, fmt.Errorf("store folder: %w", err)
 	}
-	return &prefixed{st: st, p: dir + "/"}, nil
+	p := &prefixed{st: st, p: dir + "/"}
+	if _, ok := st.(RangeReader); ok {
+		return prefixedRange{p}, nil
+	}
+	return p, nil
 }
 
 type prefixed struct {

@@ -64,3 +64,14 @@ func TestPrefixed(t *testing.T) {
 		}
 	}
 }
+
+// A folder of a store that does not read ranges does not claim to.
+func TestPrefixedWithoutRanges(t *testing.T) {
+	st, err := Prefixed(struct{ Store }{&Dir{root: t.TempDir()}}, "f")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := st.(RangeReader); ok {
+		t.Error("a folder of a store without GetRange claims to read ranges")
+	}
+}
