@@ -3,7 +3,10 @@ package engine_test
 import (
 	"context"
 	"fmt"
+	"github.com/blastfleet/blastfleet/internal/refsearch"
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -51,8 +54,32 @@ func TestSearchLogsReplicas(t *testing.T) {
 		defer mu.Unlock()
 		fmt.Fprintln(&logs, prefix, args)
 	}, funcr.Options{})
-	if _, err := engine.RunLocal(ctx, cfg, 1); err != nil {
+	sum, err := engine.RunLocal(ctx, cfg, 1)
+	if err != nil {
 		t.Fatal(err)
+	}
+	// The worker read its shards through the primary and the accepted
+	// replica, and says so in its summary.
+	for _, rk := range sum.Ranks {
+		if rk.Role != "worker" {
+			continue
+		}
+		var read int64
+		var stores []string
+		for _, st := range rk.Stores {
+			read += st.Bytes
+			stores = append(stores, st.Store)
+		}
+		if want := []string{db, good}; !slices.Equal(stores, want) || read != rk.BytesFetched || read == 0 {
+			t.Errorf("rank %d read %d bytes from %v, fetched %d: want every byte from %v", rk.Rank, read, stores, rk.BytesFetched, want)
+		}
+	}
+	got, err := os.ReadFile(cfg.Output)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := refsearch.Diff(got, s.reference(t, f, false)); d != "" {
+		t.Errorf("output read through replicas differs from BLAST+'s: %s", d)
 	}
 	for _, want := range []string{`"msg"="database replica accepted" "replica"="` + good + `" "number"=1`,
 		`"msg"="database replica refused" "reason"="replica 2 ` + missing} {

@@ -17,6 +17,7 @@ import (
 	"github.com/blastfleet/blastfleet/internal/manifest"
 	"github.com/blastfleet/blastfleet/internal/objstore"
 	"github.com/blastfleet/blastfleet/internal/output"
+	"github.com/blastfleet/blastfleet/internal/replica"
 	"github.com/blastfleet/blastfleet/internal/taxfilter"
 	"github.com/blastfleet/blastfleet/internal/transport"
 )
@@ -42,8 +43,12 @@ type worker struct {
 	dir   string // cache directory: shard files and group alias files
 	tmp   string // query files
 	// replicas are the database's other stores that hold its build,
-	// checked at setup (openReplicas); the cache reads the primary only.
+	// checked at setup (openReplicas); with any, the cache reads through
+	// reads, which spreads a file's pieces over the primary and them and
+	// skips a hot spot (package replica).
 	replicas []NamedStore
+	reads    *replica.Set
+	readsAt  []replica.Stats // the counts last sent to /metrics
 	// ordinals maps, per shard, a subject id as BLAST prints it to the
 	// subject's ordinal in the unsharded database.
 	ordinals map[int]map[string]int64
@@ -144,6 +149,14 @@ func (w *worker) setup(ctx context.Context) error {
 	}
 	if w.cache, err = cache.New(w.dir, w.cfg.CacheBytes, dbStore, w.db); err != nil {
 		return fmt.Errorf("shard cache: %w", err)
+	}
+	if len(w.replicas) > 0 {
+		sources := []replica.Source{{Name: w.cfg.Database, Store: dbStore}}
+		for _, r := range w.replicas {
+			sources = append(sources, replica.Source{Name: r.Location, Store: r.Files})
+		}
+		w.reads = replica.New(sources, replica.Options{Log: w.cfg.Log.WithName("replicas").WithValues("rank", w.rank)})
+		w.cache.UseReplicas(w.reads)
 	}
 	// Under the cache directory, not /tmp: a rank killed outright leaves it
 	// behind, and the cache directory is the pod's (or the test's) to clear.

@@ -3,6 +3,8 @@ package engine
 import (
 	"context"
 	"time"
+
+	"github.com/blastfleet/blastfleet/internal/replica"
 )
 
 // stop ends the worker: a running task is cancelled, and the summary goes
@@ -17,6 +19,7 @@ func (w *worker) stop(s *stopMsg) error {
 		w.syncCacheMetrics()
 		st := w.cacheAt
 		w.sum.CacheHits, w.sum.CacheMisses, w.sum.BytesFetched = st.Hits, st.Misses, st.BytesFetched
+		w.sum.Stores = storeReads(w.reads)
 	}
 	w.clock.finish(&w.sum)
 	return w.tr.Send(0, encode(&envelope{Summary: &w.sum}))
@@ -50,6 +53,17 @@ func (w *worker) syncCacheMetrics() {
 	st := w.cache.Stats()
 	w.metrics.Cache(st.Hits-w.cacheAt.Hits, st.Misses-w.cacheAt.Misses, st.BytesFetched-w.cacheAt.BytesFetched)
 	w.cacheAt = st
+	if w.reads != nil {
+		now := w.reads.Stats()
+		for i, r := range now {
+			var was replica.Stats
+			if i < len(w.readsAt) {
+				was = w.readsAt[i]
+			}
+			w.metrics.Store(r.Name, r.Bytes-was.Bytes, r.Errors-was.Errors, int64(r.SkipCount-was.SkipCount), r.Busy-was.Busy)
+		}
+		w.readsAt = now
+	}
 }
 
 // stopped ends a worker told to stop (SIGTERM): its task is cancelled and

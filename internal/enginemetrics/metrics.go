@@ -36,6 +36,10 @@ type Rank struct {
 	cacheHits     prometheus.Counter
 	cacheMisses   prometheus.Counter
 	fetchBytes    prometheus.Counter
+	storeBytes    *prometheus.CounterVec
+	storeErrors   *prometheus.CounterVec
+	storeSkips    *prometheus.CounterVec
+	storeBusy     *prometheus.CounterVec
 	writtenBytes  *prometheus.CounterVec
 	queries       prometheus.Counter
 	letters       prometheus.Counter
@@ -97,6 +101,14 @@ func (s *Set) Rank(rank int, role string) *Rank {
 		"Shard lookups that fetched the shard from object storage.")
 	r.fetchBytes = f.counter("blastfleet_engine_shard_fetch_bytes_total",
 		"Bytes of database shards fetched from object storage.")
+	r.storeBytes = f.counterVec("blastfleet_engine_store_read_bytes_total",
+		"Bytes of shards read from each store of a replicated database.", "store")
+	r.storeErrors = f.counterVec("blastfleet_engine_store_read_errors_total",
+		"Failed shard reads (errors, short reads, missing objects) per store of a replicated database.", "store")
+	r.storeSkips = f.counterVec("blastfleet_engine_store_skips_total",
+		"Times a store of a replicated database was skipped as a hot spot or after failing.", "store")
+	r.storeBusy = f.counterVec("blastfleet_engine_store_busy_seconds_total",
+		"Seconds with a shard read in flight per store of a replicated database (bytes / busy seconds: its throughput).", "store")
 	return r
 }
 

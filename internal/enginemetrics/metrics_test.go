@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/go-logr/logr"
 	"github.com/prometheus/client_golang/prometheus/testutil"
@@ -22,6 +23,9 @@ func TestRanksAndRecorders(t *testing.T) {
 	w.Cache(3, 1, 4096)
 	w.QueueWait(0.01)
 	w.Written("worker-merge", 100)
+	w.Store("s3://a/db", 2048, 1, 1, 1500*time.Millisecond)
+	w.Store("s3://a/db", 1024, 0, 0, 500*time.Millisecond)
+	m.Store("s3://a/db", 1, 1, 1, time.Second) // a master reads no shards
 	m.Queries(5, 1200)
 	m.Chunk(12)
 	m.Ledger("commit", 0.02, nil)
@@ -39,6 +43,15 @@ func TestRanksAndRecorders(t *testing.T) {
 	}
 	if got := testutil.ToFloat64(w.fetchBytes); got != 4096 {
 		t.Errorf("fetch bytes %g, want 4096", got)
+	}
+	if got := testutil.ToFloat64(w.storeBytes.WithLabelValues("s3://a/db")); got != 3072 {
+		t.Errorf("store bytes %g, want 3072", got)
+	}
+	if got := testutil.ToFloat64(w.storeBusy.WithLabelValues("s3://a/db")); got != 2 {
+		t.Errorf("store busy seconds %g, want 2", got)
+	}
+	if got := testutil.ToFloat64(w.storeSkips.WithLabelValues("s3://a/db")); got != 1 {
+		t.Errorf("store skips %g, want 1", got)
 	}
 	if got := testutil.ToFloat64(m.ledgerErrors.WithLabelValues("acquire")); got != 1 {
 		t.Errorf("ledger errors %g, want 1", got)

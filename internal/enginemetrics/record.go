@@ -1,5 +1,7 @@
 package enginemetrics
 
+import "time"
+
 // The recorders below accept a nil *Rank (metrics off) and ignore what
 // the rank's role does not export.
 
@@ -73,4 +75,16 @@ func (r *Rank) Ledger(op string, seconds float64, err error) {
 	if err != nil {
 		r.ledgerErrors.WithLabelValues(op).Inc()
 	}
+}
+
+// Store adds one store's shard reads (deltas): bytes, failed reads, skips
+// and seconds busy.
+func (r *Rank) Store(store string, bytes, errors, skips int64, busy time.Duration) {
+	if r == nil || r.storeBytes == nil {
+		return
+	}
+	r.storeBytes.WithLabelValues(store).Add(float64(max(bytes, 0)))
+	r.storeErrors.WithLabelValues(store).Add(float64(max(errors, 0)))
+	r.storeSkips.WithLabelValues(store).Add(float64(max(skips, 0)))
+	r.storeBusy.WithLabelValues(store).Add(max(busy.Seconds(), 0))
 }

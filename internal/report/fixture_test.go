@@ -90,6 +90,11 @@ func writeRuns(t *testing.T, st objstore.Store) int {
 				rank(1, "worker", t0.Add(time.Second), iv("setup", 0, 1.5), iv("compute", 1.5, 60), iv("write", 60, 61), iv("compute", 61, 90)),
 				rank(2, "worker", t0.Add(time.Second), iv("setup", 0, 1.2), iv("compute", 1.2, 80), iv("sync", 80, 90)),
 			}}}
+	// Rank 1 read a replicated database: the primary was skipped once.
+	complete.Summary.Ranks[1].Stores = []runrecord.StoreReads{
+		{Store: "s3://primary/db", State: "healthy", Bytes: 3 << 20, Pieces: 3, Skips: 1, SkipReasons: []string{"10:00:05 skipped: throughput 0.3 MiB/s, best 40 MiB/s"}},
+		{Store: "s3://mirror/db", State: "healthy", Bytes: 9 << 20, Pieces: 9, HedgesWon: 1},
+	}
 	failed := runrecord.RunRecord{Holder: "p1-bbbb2222", Partition: "1", State: runrecord.RunFailed, Error: "worker 2: <b>blastp</b> killed", Started: t0.Add(30 * time.Second), Updated: t0.Add(70 * time.Second),
 		Summary: &runrecord.Summary{Program: "blastp", Started: t0.Add(30 * time.Second), WallSeconds: 40, Tasks: 2,
 			TaskSeconds:  histogram(1.5, 7),

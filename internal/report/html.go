@@ -52,6 +52,9 @@ type page struct {
 	// searched each query alone (a chunk split through a batch).
 	Decompositions []string
 	SearchedAlone  []runrecord.QueryRange
+	// StoreReads: per worker of a replicated database, the stores it read
+	// from and the times it skipped one.
+	StoreReads []string
 }
 
 func (r *Report) page() *page {
@@ -71,6 +74,7 @@ func (r *Report) page() *page {
 
 		Decompositions: decompositions(r.Runs),
 		SearchedAlone:  searchedAlone(r.Runs),
+		StoreReads:     storeReads(r.Runs),
 	}
 }
 

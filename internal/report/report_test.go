@@ -110,6 +110,8 @@ func TestReport(t *testing.T) {
 		"<code>1/p1-cccc3333</code> still says running, but no report since 2025-03-04 10:01:40 UTC",
 		// runs
 		`<span class="state state-failed">failed</span>`,
+		// shard reads of a replicated database
+		"<dt>Shard reads</dt><dd>0/p0-aaaa1111 rank 1: s3://primary/db 3.0 MiB in 3 pieces, skipped 1 times (10:00:05 skipped: throughput 0.3 MiB/s, best 40 MiB/s); s3://mirror/db 9.0 MiB in 9 pieces, 1 hedged pieces won</dd>",
 	} {
 		if !strings.Contains(page, want) {
 			t.Errorf("page lacks %q", want)

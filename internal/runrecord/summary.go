@@ -30,8 +30,26 @@ type RankSummary struct {
 	BytesFetched  int64              `json:"bytesFetched"`
 	BytesWritten  int64              `json:"bytesWritten"`
 	BlocksWritten int                `json:"blocksWritten"`
+	// Stores is what a worker read from each store of a replicated
+	// database (the primary first): absent when it read one.
+	Stores []StoreReads `json:"stores,omitempty"`
 	// Timeline is where the rank's time went, interval by interval.
 	Timeline []Interval `json:"timeline,omitempty"`
+}
+
+// StoreReads is one store's part in a worker's shard reads: bytes and
+// pieces it served, failed reads, the times it was skipped as a hot spot
+// or after failing (the latest reasons, timed), and hedged pieces it won.
+type StoreReads struct {
+	Store       string   `json:"store"`
+	State       string   `json:"state"`
+	Bytes       int64    `json:"bytes"`
+	Pieces      int64    `json:"pieces"`
+	Errors      int64    `json:"errors,omitempty"`
+	Skips       int      `json:"skips,omitempty"`
+	SkipReasons []string `json:"skipReasons,omitempty"`
+	HedgesWon   int64    `json:"hedgesWon,omitempty"`
+	BusySeconds float64  `json:"busySeconds"`
 }
 
 // Summary is the run's account: what ran, how long, and per rank.
