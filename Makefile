@@ -10,7 +10,7 @@ export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM := 1
 export OMPI_MCA_mpi_yield_when_idle := 1
 export OMPI_MCA_btl_vader_single_copy_mechanism := none
 
-.PHONY: bench-regen all build deps test test-unit test-soak test-hpc vet fmt-check demo demo-engine demo-cluster images cluster bench bench-io bench-balance bench-batchsize clean manifests generate verify-generated envtest \
+.PHONY: bench-regen all build deps test test-unit test-soak test-hpc vet fmt-check demo demo-engine demo-cluster images cluster bench bench-io bench-balance bench-batchsize bench-hotspot clean manifests generate verify-generated envtest \
 	helm chart-crds helm-lint docker-lint install-test verify-dashboards
 
 CONTROLLER_GEN = $$(hack/install-controller-gen.sh)
@@ -153,6 +153,11 @@ bench-io: build
 ## bench-balance: dynamic scheduling against LengthSplit and WeightSplit on skewed sets (docs/benchmarks.md)
 bench-balance: deps build
 	@bench/balance.sh
+
+## bench-hotspot: cold-cache shard staging from one store, one store a hot spot, two replicas, two with
+## one a hot spot (CEFT-PVFS's figure 9; issue 29), each MinIO behind a throttled fault proxy (docs/benchmarks.md)
+bench-hotspot: deps
+	@BLASTFLEET_MINIO=$$(hack/install-minio.sh) $(GO) run ./bench/hotspot
 
 clean:
 	rm -rf $(BIN)

@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"github.com/blastfleet/blastfleet/internal/search"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -137,6 +138,38 @@ func getBatchingFixture(t *testing.T) *fixture {
 }
 
 func buildFixture(o synth.Options, batching blast.Batching, options ...string) (*fixture, error) {
+	return buildShapedFixture(o, batching, fixtureShape{shards: 3}, options...)
+}
+
+// fixtureShape is how a fixture's database is built: its shard count, and
+// padding records whose long titles make big header files (.nhr) at no
+// cost to BLAST (their sequences are short and random), so fetches of
+// the shards last while the search stays small.
+type fixtureShape struct {
+	shards         int
+	padRecords     int // records of padTitleBytes each
+	padTitleBytes  int
+	padSequenceLen int
+}
+
+// writePadding appends sh's padding records to db, seeded.
+func writePadding(db *bytes.Buffer, sh fixtureShape) {
+	r := rand.New(rand.NewPCG(29, 1))
+	const title, bases = "abcdefghijklmnopqrstuvwxyz ", "ACGT"
+	for i := 0; i < sh.padRecords; i++ {
+		fmt.Fprintf(db, ">pad%05d ", i)
+		for j := 0; j < sh.padTitleBytes; j++ {
+			db.WriteByte(title[r.IntN(len(title))])
+		}
+		db.WriteByte('\n')
+		for j := 0; j < sh.padSequenceLen; j++ {
+			db.WriteByte(bases[r.IntN(len(bases))])
+		}
+		db.WriteByte('\n')
+	}
+}
+
+func buildShapedFixture(o synth.Options, batching blast.Batching, sh fixtureShape, options ...string) (*fixture, error) {
 	dir, err := os.MkdirTemp("", "blastfleet-campaign-fixture-")
 	if err != nil {
 		return nil, err
@@ -149,6 +182,7 @@ func buildFixture(o synth.Options, batching blast.Batching, options ...string) (
 		return nil, err
 	}
 	f.queryBytes = q.Bytes()
+	writePadding(&db, sh)
 	if err := os.WriteFile(f.fasta, db.Bytes(), 0o644); err != nil {
 		return nil, err
 	}
@@ -204,7 +238,7 @@ func buildFixture(o synth.Options, batching blast.Batching, options ...string) (
 	if err != nil {
 		return nil, err
 	}
-	if _, err := shard.Build(ctx, shard.Options{Input: f.fasta, Type: manifest.Nucleotide, Shards: 3,
+	if _, err := shard.Build(ctx, shard.Options{Input: f.fasta, Type: manifest.Nucleotide, Shards: sh.shards,
 		Output: st, Name: "families", WorkDir: work}); err != nil {
 		return nil, err
 	}

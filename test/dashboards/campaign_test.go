@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -22,11 +23,14 @@ import (
 // 5 s) to see every phase of every rank. The test does not wait for it
 // to finish.
 const (
-	namespace  = "default"
-	dbName     = "dash-families"
-	campaign   = "dash-campaign"
-	nQueries   = 48
-	blastDelay = "3"
+	namespace = "default"
+	dbName    = "dash-families"
+	// replicaName is the database's replica, under another prefix of
+	// the stack's bucket.
+	replicaName = "second"
+	campaign    = "dash-campaign"
+	nQueries    = 48
+	blastDelay  = "3"
 )
 
 // slowBlastPath is a PATH whose blastn sleeps blastDelay seconds first.
@@ -77,8 +81,10 @@ func (s *stack) create(t *testing.T, manifest string, obj client.Object) {
 	}
 }
 
-// database creates the BlastDatabase (3 shards) and waits until it is
-// Ready.
+// database creates the BlastDatabase (3 shards) with a replica under
+// another prefix, and waits until it is Ready and its replica copied: the
+// campaign's workers then read every shard from both stores, so the
+// per-store panels (blastfleet_engine_store_*) have series.
 func (s *stack) database(t *testing.T) {
 	t.Helper()
 	s.create(t, fmt.Sprintf(`apiVersion: blastfleet.io/v1alpha1
@@ -94,17 +100,36 @@ spec:
     count: 3
   storage:
 %s
-`, dbName, namespace, s.storage("dash-databases")), &v1alpha1.BlastDatabase{})
+  replicas:
+  - name: %s
+    storage:
+%s
+`, dbName, namespace, s.storage("dash-databases"), replicaName, indent(s.storage("dash-replicas"), "  ")), &v1alpha1.BlastDatabase{})
 	var db v1alpha1.BlastDatabase
-	s.waitFor(t, 2*time.Minute, "BlastDatabase "+dbName+" Ready", func() (bool, string) {
+	s.waitFor(t, 2*time.Minute, "BlastDatabase "+dbName+" Ready, its replica copied", func() (bool, string) {
 		if err := s.c.Get(context.Background(), client.ObjectKey{Namespace: namespace, Name: dbName}, &db); err != nil {
 			return false, err.Error()
 		}
 		if db.Status.Phase == v1alpha1.DatabaseFailed {
 			t.Fatalf("BlastDatabase %s Failed: %+v", dbName, db.Status.Conditions)
 		}
-		return db.Status.Phase == v1alpha1.DatabaseReady, string(db.Status.Phase)
+		var replica v1alpha1.ReplicaStatus
+		for _, r := range db.Status.Replicas {
+			if r.Name == replicaName {
+				replica = r
+			}
+		}
+		if replica.State == v1alpha1.ReplicaFailed {
+			t.Fatalf("BlastDatabase %s: replica %s Failed: %s", dbName, replicaName, replica.Message)
+		}
+		return db.Status.Phase == v1alpha1.DatabaseReady && replica.State == v1alpha1.ReplicaReady,
+			fmt.Sprintf("%s, replica %s %s %s", db.Status.Phase, replicaName, replica.State, replica.Message)
 	})
+}
+
+// indent prefixes every line of s.
+func indent(s, prefix string) string {
+	return prefix + strings.ReplaceAll(s, "\n", "\n"+prefix)
 }
 
 // startCampaign creates the campaign and waits until it is Running.
