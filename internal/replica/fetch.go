@@ -321,8 +321,13 @@ func (f *fetch) handle(ctx context.Context, res result) error {
 		a.r.stats.HedgesWon++
 		b.r.stats.HedgesLost++
 		// The loser would have needed longer than it had: a sample that
-		// flatters it, yet shows a stalled replica for what it is.
-		s.measure(b.r, p.n, res.end.Sub(b.start), -1, res.end)
+		// flatters it, so the loss is judged, not the sample (lostRace).
+		s.sample(b.r, p.n, res.end.Sub(b.start), -1, res.end)
+		if b.start.Before(a.start) {
+			// Only a request overtaken is slow: a hedge cut because the
+			// first request ended says nothing of its replica.
+			s.lostRace(b.r, a.r, res.end)
+		}
 	}
 	s.measure(a.r, p.n, res.end.Sub(a.start), res.ttfb, res.end)
 	return nil

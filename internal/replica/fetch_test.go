@@ -162,6 +162,26 @@ func TestHedge(t *testing.T) {
 	}
 }
 
+// TestLostHedgesSkip: a replica overtaken by hedges twice in a row is a
+// hot spot, skipped with the reason, though it never finished a piece.
+func TestLostHedgesSkip(t *testing.T) {
+	data := randomBytes(8 * testPiece)
+	a, b := twoFakes(data)
+	a.bandwidth, b.bandwidth = 8<<20, 8<<20
+	s := newSet(Options{}, a, b)
+	fetchAll(t, s, "obj", data) // measures both
+	// b now answers nothing for 10 s: its pieces end only by being
+	// overtaken, which gives it no sample of its own.
+	b.set(func(f *fakeStore) { f.latency = 10 * time.Second })
+	if took := fetchAll(t, s, "obj", data); took > 3*time.Second {
+		t.Errorf("fetch with b stalled took %s", took)
+	}
+	st := byName(s)["b"]
+	if st.SkipCount != 1 || !strings.Contains(st.Skips[0].Why, "lost hedged pieces to a (2 in a row)") {
+		t.Errorf("b after two lost hedges: %d skips %v, want one for the lost hedges", st.SkipCount, st.Skips)
+	}
+}
+
 // TestConcurrentFetches share each replica's requests in flight.
 func TestConcurrentFetches(t *testing.T) {
 	data := randomBytes(16 * testPiece)

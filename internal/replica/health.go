@@ -37,6 +37,13 @@ const (
 // describe the store as it was before its cool-down. The caller holds
 // s.mu.
 func (s *Set) measure(r *replica, n int64, d, ttfb time.Duration, now time.Time) {
+	s.sample(r, n, d, ttfb, now)
+	s.judge(r, n, now.Add(-d), now)
+}
+
+// sample adds a piece's figures to r's averages (see measure). The
+// caller holds s.mu.
+func (s *Set) sample(r *replica, n int64, d, ttfb time.Duration, now time.Time) {
 	probe := !r.until.IsZero() && !now.Before(r.until)
 	r.lastTput, r.lastLat = 0, -1
 	if n >= min(sampleBytes, s.opts.PieceSize) && d > 0 {
@@ -55,8 +62,23 @@ func (s *Set) measure(r *replica, n int64, d, ttfb time.Duration, now time.Time)
 			r.lat += time.Duration(ewmaWeight * float64(ttfb-r.lat))
 		}
 	}
-	s.judge(r, n, now.Add(-d), now)
 	r.sampledAt = now
+}
+
+// lostRace records that r lost a hedged piece to winner: r had it in
+// flight hedgeFactor times longer than the winner's speed needs, and the
+// winner, started later, still finished first. Its own figures for the
+// piece would flatter it (it is cut before it ends), so the loss itself
+// counts as a slow piece: two in a row, or one while probing, and r is a
+// hot spot. The caller holds s.mu.
+func (s *Set) lostRace(r, winner *replica, now time.Time) {
+	if winner.until.IsZero() {
+		r.hot++
+	}
+	probing := !r.until.IsZero() && !now.Before(r.until)
+	if probing || r.until.IsZero() && r.hot >= hotPieces {
+		s.coolDown(r, "skipped", fmt.Sprintf("lost hedged pieces to %s (%d in a row)", winner.src.Name, max(r.hot, 1)), now)
+	}
 }
 
 // judge compares the piece r just read (n bytes, started at since) with
