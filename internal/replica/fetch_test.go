@@ -141,19 +141,26 @@ func TestLastReplicaNotSkipped(t *testing.T) {
 	}
 }
 
-// TestHedge: a piece stuck on one replica at the tail is read again from
-// the other; the first to finish wins and the bytes are written once.
-func TestHedge(t *testing.T) {
+// stalledFetch measures two equal replicas a and b, stalls b with stall,
+// and fetches again, within limit.
+func stalledFetch(t *testing.T, stall func(*fakeStore), limit time.Duration) *Set {
+	t.Helper()
 	data := randomBytes(8 * testPiece)
 	a, b := twoFakes(data)
 	a.bandwidth, b.bandwidth = 8<<20, 8<<20
 	s := newSet(Options{}, a, b)
 	fetchAll(t, s, "obj", data) // measures both
-	b.set(func(f *fakeStore) { f.stallNext = 10 * time.Second })
-	if took := fetchAll(t, s, "obj", data); took > 2*time.Second {
-		t.Errorf("fetch with a stalled piece took %s", took)
+	b.set(stall)
+	if took := fetchAll(t, s, "obj", data); took > limit {
+		t.Errorf("fetch with b stalled took %s", took)
 	}
-	st := byName(s)
+	return s
+}
+
+// TestHedge: a piece stuck on one replica at the tail is read again from
+// the other; the first to finish wins and the bytes are written once.
+func TestHedge(t *testing.T) {
+	st := byName(stalledFetch(t, func(f *fakeStore) { f.stallNext = 10 * time.Second }, 2*time.Second))
 	if st["a"].HedgesWon != 1 || st["b"].HedgesLost != 1 {
 		t.Errorf("stats %+v: want one hedge, won by a", st)
 	}
@@ -165,18 +172,9 @@ func TestHedge(t *testing.T) {
 // TestLostHedgesSkip: a replica overtaken by hedges twice in a row is a
 // hot spot, skipped with the reason, though it never finished a piece.
 func TestLostHedgesSkip(t *testing.T) {
-	data := randomBytes(8 * testPiece)
-	a, b := twoFakes(data)
-	a.bandwidth, b.bandwidth = 8<<20, 8<<20
-	s := newSet(Options{}, a, b)
-	fetchAll(t, s, "obj", data) // measures both
-	// b now answers nothing for 10 s: its pieces end only by being
-	// overtaken, which gives it no sample of its own.
-	b.set(func(f *fakeStore) { f.latency = 10 * time.Second })
-	if took := fetchAll(t, s, "obj", data); took > 3*time.Second {
-		t.Errorf("fetch with b stalled took %s", took)
-	}
-	st := byName(s)["b"]
+	// b answers nothing for 10 s: its pieces end only by being overtaken,
+	// which gives it no sample of its own.
+	st := byName(stalledFetch(t, func(f *fakeStore) { f.latency = 10 * time.Second }, 3*time.Second))["b"]
 	if st.SkipCount != 1 || !strings.Contains(st.Skips[0].Why, "lost hedged pieces to a (2 in a row)") {
 		t.Errorf("b after two lost hedges: %d skips %v, want one for the lost hedges", st.SkipCount, st.Skips)
 	}
