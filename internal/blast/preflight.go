@@ -61,7 +61,27 @@ func Preflight(ctx context.Context, program Program, opts []Option) error {
 	_, err = Run(ctx, Invocation{Program: program, DB: db, Query: query, Format: format, Options: opts})
 	var xe *ExitError
 	if errors.As(err, &xe) {
-		return fmt.Errorf("BLAST+ refuses the search (%s %s): %s", program, strings.Join(Args(opts), " "), xe.StderrTail)
+		return &RefusedError{Program: program, Options: opts, StderrTail: xe.StderrTail}
 	}
 	return err
+}
+
+// RefusedError is BLAST+'s own refusal of a search's options, as opposed
+// to a check that could not run (no room for its temporary database, no
+// makeblastdb): only a refusal says the search itself is wrong.
+type RefusedError struct {
+	Program    Program
+	Options    []Option
+	StderrTail string
+}
+
+func (e *RefusedError) Error() string {
+	return fmt.Sprintf("BLAST+ refuses the search (%s %s): %s", e.Program, strings.Join(Args(e.Options), " "), e.StderrTail)
+}
+
+// Refuses says whether err is BLAST+'s own refusal of a search
+// (Preflight's RefusedError).
+func Refuses(err error) bool {
+	var re *RefusedError
+	return errors.As(err, &re)
 }

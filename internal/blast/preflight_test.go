@@ -2,6 +2,8 @@ package blast
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -45,7 +47,7 @@ func TestPreflight(t *testing.T) {
 	}
 	for _, c := range bad {
 		err := Preflight(ctx, c.program, c.opts)
-		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "BLAST+ refuses the search") {
+		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "BLAST+ refuses the search") || !Refuses(err) {
 			t.Errorf("%s %v: err = %v, want BLAST's reason %q", c.program, c.opts, err, c.want)
 		}
 	}
@@ -66,5 +68,24 @@ func TestUsageError(t *testing.T) {
 		if got := c.e.UsageError(); got != c.want {
 			t.Errorf("UsageError(%d, %q) = %v, want %v", c.e.ExitCode, c.e.StderrTail, got, c.want)
 		}
+	}
+}
+
+// A check that cannot run is no refusal: a site whose makeblastdb is
+// missing, or whose temporary directory is full, must not make a search
+// invalid for every site (issue 30, finding 10).
+func TestPreflightThatCannotRunIsNoRefusal(t *testing.T) {
+	testenv.RequireTools(t, "blastn")
+	path := os.Getenv("PATH")
+	t.Setenv("PATH", t.TempDir()) // no makeblastdb, no blastn
+	err := Preflight(context.Background(), Blastn, []Option{{"word_size", "3"}})
+	if err == nil || Refuses(err) {
+		t.Fatalf("Preflight without BLAST+ on PATH: %v (refusal %v), want an error that is no refusal", err, Refuses(err))
+	}
+	t.Setenv("PATH", path)
+	t.Setenv("TMPDIR", filepath.Join(t.TempDir(), "missing"))
+	err = Preflight(context.Background(), Blastn, nil)
+	if err == nil || Refuses(err) {
+		t.Fatalf("Preflight with no temporary directory: %v, want an error that is no refusal", err)
 	}
 }

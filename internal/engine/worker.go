@@ -294,7 +294,9 @@ func (w *worker) finishTask(ctx context.Context, r taskResult) error {
 			// An argument error may be the search's (every chunk fails
 			// alike) or this block's: BLAST's answer on a one-sequence
 			// database of its own tells which.
-			if xe.UsageError() && blast.Preflight(ctx, w.cfg.Program, w.cfg.Options) != nil {
+			// Only BLAST's own refusal: a check that cannot run here (no
+			// room, no makeblastdb) says nothing of the search.
+			if xe.UsageError() && blast.Refuses(blast.Preflight(ctx, w.cfg.Program, w.cfg.Options)) {
 				f.Config = true
 				f.Error += " (BLAST+ refuses the search's options on any query: no retry can help)"
 			}
