@@ -8,6 +8,7 @@ import (
 	"os"
 
 	"github.com/blastfleet/blastfleet/internal/engine"
+	"github.com/blastfleet/blastfleet/internal/enginemetrics"
 	"github.com/blastfleet/blastfleet/internal/ledger"
 	"github.com/blastfleet/blastfleet/internal/objstore"
 	"github.com/blastfleet/blastfleet/internal/search"
@@ -44,8 +45,12 @@ func fromPlan(ctx context.Context, f *flags) (search.Spec, error) {
 }
 
 // inKubernetes says whether the engine runs in a Kubernetes pod: the
-// kubelet sets KUBERNETES_SERVICE_HOST in every container.
-func inKubernetes() bool { return os.Getenv("KUBERNETES_SERVICE_HOST") != "" }
+// kubelet sets KUBERNETES_SERVICE_HOST in every container (unless the pod
+// turns service links off), and the operator sets BLASTFLEET_NAMESPACE in
+// every partition it makes.
+func inKubernetes() bool {
+	return os.Getenv("KUBERNETES_SERVICE_HOST") != "" || os.Getenv(enginemetrics.NamespaceEnv) != ""
+}
 
 func openCampaign(ctx context.Context, f *flags) (*engine.Campaign, error) {
 	st, err := objstore.Open(ctx, f.campaign)

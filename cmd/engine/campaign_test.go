@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/blastfleet/blastfleet/internal/enginemetrics"
 	"github.com/blastfleet/blastfleet/internal/ledger"
 	"github.com/blastfleet/blastfleet/internal/objstore"
 	"github.com/blastfleet/blastfleet/internal/search"
@@ -30,13 +31,18 @@ func TestFromPlanRefusesLocalPathsInPods(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Setenv("KUBERNETES_SERVICE_HOST", "")
+	t.Setenv(enginemetrics.NamespaceEnv, "")
 	f := flags{campaign: dir}
 	if _, err := fromPlan(ctx, &f); err != nil || f.queries != plan.Queries.Location {
 		t.Errorf("outside a pod: queries %q, err %v; want the plan's path", f.queries, err)
 	}
-	t.Setenv("KUBERNETES_SERVICE_HOST", "10.96.0.1")
-	f = flags{campaign: filepath.Clean(dir)}
-	if _, err := fromPlan(ctx, &f); err == nil || !strings.Contains(err.Error(), "queries.location") {
-		t.Errorf("in a pod: err = %v, want one naming queries.location", err)
+	// An operator's partition (BLASTFLEET_NAMESPACE), or any pod.
+	for _, env := range []string{enginemetrics.NamespaceEnv, "KUBERNETES_SERVICE_HOST"} {
+		t.Setenv(env, "x")
+		f = flags{campaign: filepath.Clean(dir)}
+		if _, err := fromPlan(ctx, &f); err == nil || !strings.Contains(err.Error(), "queries.location") {
+			t.Errorf("with %s: err = %v, want one naming queries.location", env, err)
+		}
+		t.Setenv(env, "")
 	}
 }
