@@ -14,6 +14,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/blastfleet/blastfleet/internal/manifest"
 	"github.com/blastfleet/blastfleet/internal/objstore"
 	"github.com/blastfleet/blastfleet/internal/search"
 )
@@ -177,8 +178,10 @@ func (p *Plan) validate() error {
 	if err := CheckName(p.Name); err != nil {
 		return fmt.Errorf("plan name: %w", err)
 	}
-	if p.Database.Name != "" && !manifestNameRe.MatchString(p.Database.Name) {
-		return fmt.Errorf("plan database.name %q: want letters, digits, '.', '_' or '-' (at most 128, no \"..\")", p.Database.Name)
+	if p.Database.Name != "" {
+		if err := manifest.CheckName(p.Database.Name); err != nil {
+			return fmt.Errorf("plan database.name %w", err)
+		}
 	}
 	if m := p.Database.Manifest; m != "" && !pinnedManifestRe.MatchString(m) {
 		return fmt.Errorf("plan database.manifest %q: want builds/<id>/manifest.json", m)
@@ -220,9 +223,6 @@ func (p *Plan) validate() error {
 // and a shell word all carry unchanged (Kubernetes campaigns' names, DNS
 // labels, are a subset). No '.': Slurm job names use it as a separator.
 var nameRe = regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9_-]{0,61}[A-Za-z0-9])?$`)
-
-// manifestNameRe is a database's name: one path component.
-var manifestNameRe = regexp.MustCompile(`^[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}$`)
 
 // pinnedManifestRe is the key of a build's own manifest.
 var pinnedManifestRe = regexp.MustCompile(`^builds/[0-9a-z][0-9a-z-]*/manifest\.json$`)
