@@ -107,6 +107,8 @@ func TestCampaignPlanFlagErrors(t *testing.T) {
 		{[]string{"--chunk-queries", "5", "--evalue", "-1"}, "--evalue must be > 0"},
 		{[]string{"--chunk-queries", "5", "--renew-seconds", "300"}, "--renew-seconds 300 must be under --lease-seconds 300"},
 		{[]string{"--chunk-queries", "5", "--max-attempts", "0"}, "--max-attempts must be ≥ 1"},
+		{[]string{"--chunk-queries", "5", "--name", "run\n#SBATCH --wrap=id"}, "--name \"run\\n#SBATCH --wrap=id\": want 1 to 63"},
+		{[]string{"--chunk-queries", "5", "--name", "run.1"}, "--name \"run.1\""},
 		{[]string{"--chunk-queries", "5"}, "--database"}, // the database does not exist
 	} {
 		out := filepath.Join(dir, "campaign")
