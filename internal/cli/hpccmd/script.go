@@ -41,9 +41,12 @@ var siteRe = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]{0,38}[a-z0-9])?$`)
 // slurmValueRe keeps values written into #SBATCH lines from breaking them.
 var slurmValueRe = regexp.MustCompile(`^[A-Za-z0-9_.:,@+=/-]+$`)
 
-// sbatchOptionRe is an --sbatch option: one #SBATCH word, which neither
-// quoting nor the shell protects (sbatch reads these lines itself).
-var sbatchOptionRe = regexp.MustCompile(`^--[A-Za-z0-9_.:,@+=/%-]+$`)
+// sbatchOptionRe is an --sbatch option: one #SBATCH word, which quoting
+// does not protect (sbatch reads these lines itself, and a line break
+// would end the comment and start a shell command). Slurm's node lists
+// and constraints ("node[1-4]", "a&b|c") are allowed; spaces, quotes and
+// control characters are not.
+var sbatchOptionRe = regexp.MustCompile(`^--[A-Za-z0-9_.:,@+=/%\[\]|&!*()^-]+$`)
 
 func (j *Job) validate() error {
 	switch {

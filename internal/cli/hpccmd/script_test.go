@@ -137,6 +137,7 @@ func TestScriptQuotesOddValues(t *testing.T) {
 	j.CacheDir = "/tmp/a'b $c"
 	j.DatabaseReplicas = []string{"/data/x'; id; '"}
 	j.CampaignName = "Run_2-B"
+	j.Extra = []string{"--exclude=node[1-3]", "--constraint=(a&b)|c"}
 	s, err := j.Script()
 	if err != nil {
 		t.Fatal(err)
@@ -148,6 +149,7 @@ func TestScriptQuotesOddValues(t *testing.T) {
 		`cache='/tmp/a'\''b $c'/blastfleet-"$SLURM_JOB_ID"` + "\n",
 		`--database-replica '/data/x'\''; id; '\'''` + "\n",
 		"#SBATCH --job-name=blastfleet.Run_2-B.hpc-a\n",
+		"#SBATCH --exclude=node[1-3]\n", "#SBATCH --constraint=(a&b)|c\n",
 	} {
 		if !strings.Contains(s, want) {
 			t.Errorf("script lacks %q:\n%s", want, s)
