@@ -32,13 +32,7 @@ func (run *campaignRun) readLedger(ctx context.Context) (bool, error) {
 		StoppedAttempts: int32(st.StoppedAttempts),
 	}
 	s.Queries = v1alpha1.QueryCounts{Total: int32(st.Queries), Done: int32(st.QueriesDone), Failed: int32(st.QueriesFailed)}
-	s.FailedQueries = nil
-	for i, q := range st.FailedQueries {
-		if i == 20 {
-			break
-		}
-		s.FailedQueries = append(s.FailedQueries, v1alpha1.FailedQuery{Index: int32(q.Query), ID: q.ID, Reason: truncate(q.Reason.String(), 1024)})
-	}
+	s.FailedQueries = failedQueryStatus(st.FailedQueries)
 	s.SearchedAlone = nil
 	for i, r := range st.SearchedAlone {
 		if i == 20 {
@@ -137,6 +131,26 @@ func (run *campaignRun) finishIfDone(ctx context.Context) (bool, error) {
 	return false, run.windDownPartitions(ctx)
 }
 
+// Bounds on what status copies of failed queries: their ids come from the
+// author's queries file and their reasons from BLAST, and an oversized
+// status is refused by the API server, which would stall the campaign.
+const (
+	maxFailedListed = 20   // status.failedQueries holds at most this many (the CRD's MaxItems)
+	maxFailedID     = 256  // bytes of a query id in status and messages
+	maxFailedReason = 1024 // bytes of a failure's reason
+)
+
+// failedQueryStatus is status.failedQueries: the first maxFailedListed
+// failed queries, ids and reasons truncated (status.queries.failed counts
+// them all).
+func failedQueryStatus(qs []ledger.FailedQuery) []v1alpha1.FailedQuery {
+	var out []v1alpha1.FailedQuery
+	for _, q := range qs[:min(len(qs), maxFailedListed)] {
+		out = append(out, v1alpha1.FailedQuery{Index: int32(q.Query), ID: truncate(q.ID, maxFailedID), Reason: truncate(q.Reason.String(), maxFailedReason)})
+	}
+	return out
+}
+
 // failedNames names the first n failed queries by id (by index where the
 // engine did not report one), and how many more there are.
 func failedNames(qs []ledger.FailedQuery, n int) string {
@@ -147,7 +161,7 @@ func failedNames(qs []ledger.FailedQuery, n int) string {
 			break
 		}
 		if q.ID != "" {
-			names = append(names, q.ID)
+			names = append(names, truncate(q.ID, maxFailedID))
 		} else {
 			names = append(names, fmt.Sprintf("query #%d", q.Query))
 		}

@@ -1,6 +1,7 @@
 package controllers
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -41,5 +42,29 @@ func TestEndgamePoll(t *testing.T) {
 		if got := endgamePoll(&c.st, c.poll); got != c.want {
 			t.Errorf("%s: endgamePoll = %v, want %v", c.name, got, c.want)
 		}
+	}
+}
+
+// Failed queries reach status and the Degraded message bounded, however
+// many there are and however long their ids (an author's FASTA) and
+// reasons (BLAST's stderr): an oversized status is refused by the API
+// server and the campaign could never record its end.
+func TestFailedQueriesBounded(t *testing.T) {
+	long := strings.Repeat("x", 1<<20)
+	var qs []ledger.FailedQuery
+	for i := range 5000 {
+		qs = append(qs, ledger.FailedQuery{Query: i, ID: long, Reason: ledger.FailureReason{Message: long, StderrTail: long}})
+	}
+	got := failedQueryStatus(qs)
+	if len(got) != maxFailedListed {
+		t.Errorf("%d failed queries in status, want %d", len(got), maxFailedListed)
+	}
+	for _, q := range got {
+		if len(q.ID) > maxFailedID || len(q.Reason) > maxFailedReason || !strings.HasSuffix(q.ID, "...") {
+			t.Fatalf("failed query of %d-byte id, %d-byte reason", len(q.ID), len(q.Reason))
+		}
+	}
+	if names := failedNames(qs, 3); len(names) > 4*maxFailedID || !strings.HasSuffix(names, "and 4997 more") {
+		t.Errorf("failedNames: %d bytes, ending %q", len(names), names[max(0, len(names)-20):])
 	}
 }

@@ -115,6 +115,12 @@ func (run *campaignRun) checkQueries(ctx context.Context) (bool, error) {
 // from what the campaign asks for; "" when it is this campaign's.
 func planMismatch(p *ledger.Plan, c *v1alpha1.SearchCampaign, db *v1alpha1.BlastDatabase) string {
 	var diffs []string
+	// The operator's campaigns read only object stores: a plan naming a
+	// local path is never theirs, and would have partitions read their own
+	// pod's filesystem.
+	if err := p.CheckRemote(); err != nil {
+		diffs = append(diffs, err.Error())
+	}
 	check := func(field, got, want string) {
 		if got != want {
 			diffs = append(diffs, fmt.Sprintf("%s is %q there, %q here", field, got, want))

@@ -8,6 +8,7 @@ import (
 	"os"
 
 	"github.com/blastfleet/blastfleet/internal/engine"
+	"github.com/blastfleet/blastfleet/internal/enginemetrics"
 	"github.com/blastfleet/blastfleet/internal/ledger"
 	"github.com/blastfleet/blastfleet/internal/objstore"
 	"github.com/blastfleet/blastfleet/internal/search"
@@ -28,9 +29,27 @@ func fromPlan(ctx context.Context, f *flags) (search.Spec, error) {
 	if err != nil {
 		return search.Spec{}, fmt.Errorf("--campaign %s: %w", f.campaign, err)
 	}
+	// In a pod, a local path in the plan would be read from the pod's own
+	// filesystem (its service account token, the image): whoever can write
+	// the ledger must not choose that. Only where planner and partitions
+	// share a filesystem (the CLI, the local runner, HPC sites) are paths
+	// the planner's.
+	if inKubernetes() {
+		if err := plan.CheckRemote(); err != nil {
+			return search.Spec{}, fmt.Errorf("--campaign %s: %w", f.campaign, err)
+		}
+	}
 	f.database, f.queries, f.output = plan.Database.Location, plan.Queries.Location, f.campaign
 	f.databaseManifest, f.databaseSHA256 = plan.Database.Manifest, plan.Database.ManifestSHA256
 	return plan.Search, nil
+}
+
+// inKubernetes says whether the engine runs in a Kubernetes pod: the
+// kubelet sets KUBERNETES_SERVICE_HOST in every container (unless the pod
+// turns service links off), and the operator sets BLASTFLEET_NAMESPACE in
+// every partition it makes.
+func inKubernetes() bool {
+	return os.Getenv("KUBERNETES_SERVICE_HOST") != "" || os.Getenv(enginemetrics.NamespaceEnv) != ""
 }
 
 func openCampaign(ctx context.Context, f *flags) (*engine.Campaign, error) {

@@ -55,3 +55,32 @@ func (b *cappedBuffer) Write(p []byte) (int, error) {
 }
 
 func (b *cappedBuffer) Bytes() []byte { return b.buf.Bytes() }
+
+// stderrKeptBytes bounds how much of BLAST's stderr a run holds in memory:
+// its end, where BLAST says what went wrong. A BLAST (or a query) that
+// prints warnings without end must not fill the worker's memory.
+const stderrKeptBytes = 64 << 10
+
+// tailBuffer keeps the last max bytes written to it.
+type tailBuffer struct {
+	buf []byte
+	max int
+}
+
+func (b *tailBuffer) Write(p []byte) (int, error) {
+	n := len(p)
+	if len(p) >= b.max {
+		b.buf = append(b.buf[:0], p[len(p)-b.max:]...)
+		return n, nil
+	}
+	b.buf = append(b.buf, p...)
+	// Shift only once twice the limit is held, so each byte moves at most
+	// once or so.
+	if len(b.buf) > 2*b.max {
+		b.buf = append(b.buf[:0], b.buf[len(b.buf)-b.max:]...)
+	}
+	return n, nil
+}
+
+// Bytes is the last max bytes written.
+func (b *tailBuffer) Bytes() []byte { return b.buf[max(0, len(b.buf)-b.max):] }

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
+	"strings"
 	"testing"
 	"time"
 )
@@ -79,5 +81,39 @@ func TestRunTimeout(t *testing.T) {
 	fakeBLAST(t, "sleep 0.1; printf 'q1\\ts1\\n'")
 	if out, err, _ := limitedRun(t, Invocation{Timeout: 20 * time.Second}); err != nil || string(out) != "q1\ts1\n" {
 		t.Errorf("in time: %q, %v", out, err)
+	}
+}
+
+// A BLAST that fills stderr without end (warnings per query, say) costs a
+// bounded tail of memory, and its error a bounded message ending with
+// what it said last.
+func TestRunStderrBounded(t *testing.T) {
+	fakeBLAST(t, `head -c 268435456 /dev/zero | tr '\0' x >&2; i=0; while [ $i -lt 20000 ]; do echo "Error: query $i is odd" >&2; i=$((i+1)); done; echo "Error: the last" >&2; exit 3`)
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	_, err, _ := limitedRun(t, Invocation{})
+	runtime.ReadMemStats(&after)
+	var xe *ExitError
+	if !errors.As(err, &xe) || xe.ExitCode != 3 {
+		t.Fatalf("err = %v, want an ExitError with code 3", err)
+	}
+	if len(xe.StderrTail) > stderrTailBytes || !strings.HasSuffix(xe.StderrTail, "Error: the last") {
+		t.Errorf("stderr tail of %d bytes ending %q", len(xe.StderrTail), xe.StderrTail[max(0, len(xe.StderrTail)-40):])
+	}
+	// 256 MiB went through; the run allocates a small fraction of it
+	// (io.Copy's buffers and the kept tail).
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > 64<<20 {
+		t.Errorf("Run allocated %d MiB for 256 MiB of stderr", grew>>20)
+	}
+}
+
+func TestTailBuffer(t *testing.T) {
+	b := &tailBuffer{max: 8}
+	for _, s := range []string{"abc", "defghij", "k", strings.Repeat("z", 20) + "12345678", "9"} {
+		b.Write([]byte(s))
+	}
+	if got := string(b.Bytes()); got != "23456789" {
+		t.Errorf("tail %q, want %q", got, "23456789")
 	}
 }

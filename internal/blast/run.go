@@ -157,8 +157,8 @@ func Run(ctx context.Context, inv Invocation) ([]byte, error) {
 	cmd.Env = runEnv(inv.BatchLetters, inv.TaxDBDir)
 	cmd.Dir = dir
 	stdout := &cappedBuffer{max: inv.MaxOutput, kill: kill}
-	var stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = stdout, &stderr
+	stderr := &tailBuffer{max: stderrKeptBytes}
+	cmd.Stdout, cmd.Stderr = stdout, stderr
 	started := time.Now()
 	err := cmd.Run()
 	switch {
@@ -193,7 +193,17 @@ func tail(b []byte) string {
 		}
 	}
 	if len(errs) > 0 {
-		return strings.Join(errs, " | ")
+		// The last of them, as many as the bound holds.
+		n, i := 0, len(errs)
+		for i > 0 && n+len(errs[i-1])+3 <= stderrTailBytes {
+			i--
+			n += len(errs[i]) + 3
+		}
+		if i == len(errs) { // one line longer than the bound: its end
+			l := errs[i-1]
+			return l[len(l)-stderrTailBytes:]
+		}
+		return strings.Join(errs[i:], " | ")
 	}
 	b = bytes.TrimSpace(b)
 	if len(b) > stderrTailBytes {

@@ -5,6 +5,8 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"crypto/md5"
+	"encoding/hex"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -72,6 +74,7 @@ func TestUntar(t *testing.T) {
 		}
 		return p
 	}
+	untar := func(file, dir string) error { return untar(file, dir, unpackLimit(1)) }
 	if err := untar(write("a.tar.gz", tarGz(t, map[string]string{"nt.ndb": "x", "nt.00.nsq": "y"})), dir); err != nil {
 		t.Fatal(err)
 	}
@@ -83,6 +86,55 @@ func TestUntar(t *testing.T) {
 	}
 	if err := untar(write("d.tar.gz", tarGz(t, map[string]string{"../evil": "x"})), dir); err == nil {
 		t.Error("an entry outside the directory was unpacked")
+	}
+	var b bytes.Buffer
+	zw := gzip.NewWriter(&b)
+	tw := tar.NewWriter(zw)
+	tw.WriteHeader(&tar.Header{Name: "nt.nal", Typeflag: tar.TypeSymlink, Linkname: "/etc/passwd"})
+	tw.Close()
+	zw.Close()
+	if err := untar(write("e.tar.gz", b.Bytes()), dir); err == nil || !strings.Contains(err.Error(), "want plain files") {
+		t.Errorf("a symlink entry: %v", err)
+	}
+}
+
+// TestStageRefusesBomb: an archive (with its matching .md5) that would
+// unpack far past its size is refused before it fills the disk, naming
+// the entry.
+func TestStageRefusesBomb(t *testing.T) {
+	src := t.TempDir()
+	var b bytes.Buffer
+	zw, err := gzip.NewWriterLevel(&b, gzip.BestCompression)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tw := tar.NewWriter(zw)
+	const size = minUnpackLimit + 1<<20
+	tw.WriteHeader(&tar.Header{Name: "bomb.00.nsq", Mode: 0o644, Size: size, Typeflag: tar.TypeReg})
+	zeros := make([]byte, 1<<20)
+	for n := 0; n < size; n += len(zeros) {
+		tw.Write(zeros)
+	}
+	tw.Close()
+	zw.Close()
+	sum := md5.Sum(b.Bytes())
+	for name, data := range map[string][]byte{
+		"bomb.00.tar.gz": b.Bytes(), "bomb.00.tar.gz.md5": []byte(hex.EncodeToString(sum[:]) + "  bomb.00.tar.gz\n"),
+	} {
+		if err := os.WriteFile(filepath.Join(src, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	work := t.TempDir()
+	_, err = Stage(context.Background(), filepath.Join(src, "bomb"), work, func(string, ...any) {})
+	if err == nil || !strings.Contains(err.Error(), "entry bomb.00.nsq") || !strings.Contains(err.Error(), "would unpack the archive past") {
+		t.Errorf("Stage of a %d-byte archive unpacking to %d bytes: %v", b.Len(), int64(size), err)
+	}
+	if fi, err := os.Stat(filepath.Join(work, "blastdb", "bomb.00.nsq")); err == nil {
+		t.Errorf("the bomb was unpacked: %d bytes", fi.Size())
+	}
+	if got := unpackLimit(10 << 30); got != 500<<30 {
+		t.Errorf("unpackLimit(10 GiB) = %d", got)
 	}
 }
 

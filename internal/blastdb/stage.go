@@ -162,7 +162,7 @@ func Stage(ctx context.Context, src, work string, progress func(format string, a
 			return nil, err
 		}
 		progress("unpacking %s", key)
-		if err := untar(file, s.Dir); err != nil {
+		if err := untar(file, s.Dir, unpackLimit(sizes[key])); err != nil {
 			return nil, fmt.Errorf("unpacking %s: %w", st.URL(key), err)
 		}
 		s.Packed = append(s.Packed, key)
@@ -251,10 +251,29 @@ func checkMD5(ctx context.Context, st objstore.Store, key, file string) error {
 	return nil
 }
 
-// untar unpacks a gzip'd tar of plain files into dir. A file another
-// archive already unpacked (NCBI repeats the database-wide files in each
-// volume's archive) must have the same bytes.
-func untar(file, dir string) error {
+// An archive unpacks to at most maxUnpackRatio times its size, and never
+// less than minUnpackLimit: BLAST volumes compress a few times at most
+// (sequence is packed already), while a gzip bomb unpacks a thousandfold
+// and would fill the builder's disk. Archives hold at most
+// maxArchiveEntries files.
+const (
+	maxUnpackRatio    = 50
+	minUnpackLimit    = 256 << 20
+	maxArchiveEntries = 10000
+)
+
+// unpackLimit is how many bytes an archive of size bytes may unpack to.
+func unpackLimit(size int64) int64 {
+	if size > (1<<62)/maxUnpackRatio {
+		return 1 << 62
+	}
+	return max(minUnpackLimit, size*maxUnpackRatio)
+}
+
+// untar unpacks a gzip'd tar of plain files into dir, at most limit bytes
+// of them. A file another archive already unpacked (NCBI repeats the
+// database-wide files in each volume's archive) must have the same bytes.
+func untar(file, dir string, limit int64) error {
 	f, err := os.Open(file)
 	if err != nil {
 		return err
@@ -265,7 +284,8 @@ func untar(file, dir string) error {
 		return err
 	}
 	tr := tar.NewReader(zr)
-	for {
+	var total int64
+	for entries := 0; ; entries++ {
 		h, err := tr.Next()
 		if errors.Is(err, io.EOF) {
 			return nil
@@ -280,6 +300,16 @@ func untar(file, dir string) error {
 		if h.Typeflag != tar.TypeReg || strings.Contains(name, "/") || name == "." || name == ".." {
 			return fmt.Errorf("entry %q: want plain files at the top level", h.Name)
 		}
+		// The tar reader yields exactly the declared size, so checking it
+		// before writing bounds what is written.
+		if entries >= maxArchiveEntries {
+			return fmt.Errorf("more than %d entries: not a BLAST database volume", maxArchiveEntries)
+		}
+		if h.Size < 0 || h.Size > limit-total {
+			return fmt.Errorf("entry %s: %d bytes would unpack the archive past %d bytes (%dx its size, at least %d MiB): not a BLAST database volume",
+				name, h.Size, limit, maxUnpackRatio, minUnpackLimit>>20)
+		}
+		total += h.Size
 		if err := writeEntry(tr, filepath.Join(dir, name)); err != nil {
 			return fmt.Errorf("entry %s: %w", name, err)
 		}

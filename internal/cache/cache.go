@@ -211,15 +211,12 @@ func (c *Cache) removeFiles(s manifest.Shard) error {
 
 func (c *Cache) path(name string) string { return filepath.Join(c.dir, filepath.FromSlash(name)) }
 
-// checkName keeps manifest file names inside the cache directory.
+// checkName keeps manifest file names inside the cache directory: it is
+// manifest.CheckName, which manifest loading already
+// applies; checked again here since a Manifest may be built by hand.
 func checkName(name string) error {
-	if name == "" || filepath.IsAbs(name) || strings.HasPrefix(name, tmpPrefix) {
-		return fmt.Errorf("bad file name %q", name)
-	}
-	for _, seg := range strings.Split(name, "/") {
-		if seg == "" || seg == "." || seg == ".." {
-			return fmt.Errorf("bad file name %q", name)
-		}
+	if err := manifest.CheckName(name); err != nil {
+		return fmt.Errorf("bad file name %w", err)
 	}
 	return nil
 }

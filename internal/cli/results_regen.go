@@ -99,7 +99,7 @@ func RegenerateResults(ctx context.Context, stdout io.Writer, l *ledger.Ledger, 
 		pr, pw := io.Pipe()
 		streamed := make(chan error, 1)
 		go func() {
-			err := l.StreamResults(ctx, pw)
+			err := l.ReadResults(ctx, pw, r.Want)
 			pw.CloseWithError(err)
 			streamed <- err
 		}()
@@ -126,6 +126,9 @@ type ResultsOptions struct {
 	// Open reaches the database and the queries (nil: objstore.OpenAs,
 	// each store's variables, as the engine reads them).
 	Open func(ctx context.Context, role objstore.Role, location string) (objstore.Store, error)
+	// Want is the whole result's record outside the store (a
+	// SearchCampaign's status); nil: the store's own assembled.json.
+	Want *ledger.Expected
 }
 
 // AddFlags adds --metadata and --cache-dir.
@@ -141,7 +144,7 @@ func WriteResults(ctx context.Context, stdout io.Writer, l *ledger.Ledger, outpu
 		Hint(errw, "the campaign's partitions committed metadata: regenerating its output here with BLAST+ (--metadata writes the metadata)")
 		return RegenerateResults(ctx, stdout, l, output, r, errw)
 	}
-	return StreamResults(ctx, stdout, l, output)
+	return StreamResults(ctx, stdout, l, output, r.Want)
 }
 
 // taxDBDir is where the cache keeps the database's taxonomy files, if it

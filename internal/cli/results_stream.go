@@ -14,9 +14,11 @@ import (
 // StreamResults writes a complete ledger's results to the file output
 // (atomically), or to stdout when output is empty, and returns the bytes
 // written. A chunk voided since the caller checked the status comes back
-// as missing ranges rather than an error.
-func StreamResults(ctx context.Context, stdout io.Writer, l *ledger.Ledger, output string) (int64, []ledger.Range, error) {
-	n, err := writeOutput(stdout, output, func(w io.Writer) error { return l.StreamResults(ctx, w) })
+// as missing ranges rather than an error. The whole is checked against
+// want, else the store's record of the assembled result (ledger.ReadResults);
+// nothing in the campaign is changed.
+func StreamResults(ctx context.Context, stdout io.Writer, l *ledger.Ledger, output string, want *ledger.Expected) (int64, []ledger.Range, error) {
+	n, err := writeOutput(stdout, output, func(w io.Writer) error { return l.ReadResults(ctx, w, want) })
 	var ie *ledger.IncompleteError
 	// A bare IncompleteError is a chunk voided since the check (a wrapped
 	// one says why: a bad result).

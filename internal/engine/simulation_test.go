@@ -138,7 +138,7 @@ func TestSimulateCampaign(t *testing.T) {
 	s := search{program: blast.Blastn, outfmt: "6 std", workers: 3}
 	for _, sched := range []engine.Schedule{engine.Dynamic, engine.WeightSplit} {
 		t.Run(sched.String(), func(t *testing.T) {
-			loc, st := planCampaign(t, f, "unused-by-simulate", s, 5, 24)
+			loc, st := planCampaign(t, f, "s3://unused/by-simulate", s, 5, 24)
 			l, err := ledger.Open(context.Background(), st, ledger.Options{})
 			if err != nil {
 				t.Fatal(err)

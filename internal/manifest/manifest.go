@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"strings"
 
 	"github.com/blastfleet/blastfleet/internal/objstore"
 )
@@ -157,6 +158,54 @@ func (m *Manifest) Files(db objstore.Store) (objstore.Store, error) {
 	return objstore.Prefixed(db, m.Build)
 }
 
+// nameRe is a name the manifest gives a database, a shard or a file: one
+// path component of a safe charset, as cache paths, alias files and BLAST's
+// -db take them. It starts with no '.', so neither "..", a hidden file nor
+// the cache's own ".fetch-" files.
+var nameRe = regexp.MustCompile(`^[A-Za-z0-9_+-][A-Za-z0-9._+-]{0,199}$`)
+
+// CheckName says whether name may be a manifest's name of a database,
+// shard or file: manifests come from stores others may write, and these
+// names become paths on the readers' disks.
+func CheckName(name string) error {
+	if !nameRe.MatchString(name) || strings.Contains(name, "..") {
+		return fmt.Errorf("%q: want one file name of letters, digits, '.', '_', '+' or '-' (at most 200, not starting with '.', no \"..\")", name)
+	}
+	return nil
+}
+
+// checkNames checks every name of m that becomes a path, naming the field.
+func (m *Manifest) checkNames() error {
+	if err := CheckName(m.Name); err != nil {
+		return fmt.Errorf("manifest: name %w", err)
+	}
+	for _, f := range m.Common {
+		if err := CheckName(f.Name); err != nil {
+			return fmt.Errorf("manifest: common file name %w", err)
+		}
+	}
+	for i, s := range m.Shards {
+		for _, n := range []struct{ field, value string }{{"name", s.Name}, {"idsFile", s.IDsFile}} {
+			if err := CheckName(n.value); err != nil {
+				return fmt.Errorf("manifest: shards[%d].%s %w", i, n.field, err)
+			}
+		}
+		// A prebuilt database's shard lists its volumes, space-separated,
+		// as BLAST's -db takes them.
+		for _, v := range strings.Split(s.DBName, " ") {
+			if err := CheckName(v); err != nil {
+				return fmt.Errorf("manifest: shards[%d].dbName %q: volume %w", i, s.DBName, err)
+			}
+		}
+		for j, f := range s.Files {
+			if err := CheckName(f.Name); err != nil {
+				return fmt.Errorf("manifest: shards[%d].files[%d].name %w", i, j, err)
+			}
+		}
+	}
+	return nil
+}
+
 // Validate checks the manifest's internal consistency.
 func (m *Manifest) Validate() error {
 	if m.SchemaVersion != SchemaVersion {
@@ -170,6 +219,9 @@ func (m *Manifest) Validate() error {
 	}
 	if m.Build != "" && !buildRe.MatchString(m.Build) {
 		return fmt.Errorf("manifest: build %q is not a folder %s/<id>", m.Build, BuildsDir)
+	}
+	if err := m.checkNames(); err != nil {
+		return err
 	}
 	names := map[string]string{}
 	for _, f := range m.Common {

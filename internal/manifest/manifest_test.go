@@ -1,7 +1,9 @@
 package manifest
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -57,5 +59,60 @@ func TestValidateNamesTheProblem(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: got %v", want, err)
 		}
+	}
+}
+
+// Names in a manifest become paths (cache files, alias files, BLAST's -db)
+// on every reader's disk: a manifest naming anything but one plain file
+// name is refused on loading, the error naming the field and record.
+func TestLoadRefusesHostileNames(t *testing.T) {
+	ctx := context.Background()
+	for want, mutate := range map[string]func(*Manifest){
+		"manifest: name":              func(m *Manifest) { m.Name = "../../etc" },
+		"manifest: name ":             func(m *Manifest) { m.Name = "nt\nINFO forged log line" },
+		"shards[1].name":              func(m *Manifest) { m.Shards[1].Name = "../../x" },
+		"shards[0].dbName":            func(m *Manifest) { m.Shards[0].DBName = "/etc/passwd" },
+		"shards[1].idsFile":           func(m *Manifest) { m.Shards[1].IDsFile = "sub/shard-001.ids" },
+		"shards[0].files[1].name":     func(m *Manifest) { m.Shards[0].Files[1].Name = ".." },
+		"shards[1].files[0].name":     func(m *Manifest) { m.Shards[1].Files[0].Name = ".fetch-x" },
+		"common file name":            func(m *Manifest) { m.Common = []File{{Name: "tax\x00db.btd", Size: 1, SHA256: "c"}} },
+		"shards[0].files[0].name ":    func(m *Manifest) { m.Shards[0].Files[0].Name = strings.Repeat("a", 201) },
+		"shards[0].files[0].name  ":   func(m *Manifest) { m.Shards[0].Files[0].Name = "a..b" },
+		"shards[1].files[0].name    ": func(m *Manifest) { m.Shards[1].Files[0].Name = "" },
+	} {
+		st, err := objstore.NewDir(t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := sample()
+		mutate(m)
+		data, err := json.Marshal(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Written raw, as whoever can write the database's store would.
+		if err := st.Put(ctx, FileName, bytes.NewReader(data), int64(len(data))); err != nil {
+			t.Fatal(err)
+		}
+		want = strings.TrimSpace(want)
+		if _, err := Load(ctx, st); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: Load err = %v, want one naming it", want, err)
+		}
+		if err := Save(ctx, st, m); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: Save err = %v, want one naming it", want, err)
+		}
+	}
+	// Ordinary names pass.
+	if err := CheckName("nt.00.tar.gz"); err != nil {
+		t.Error(err)
+	}
+	m := sample()
+	m.Shards[1].DBName = "nt.01 nt.02" // a prebuilt shard's volumes
+	if err := m.Validate(); err != nil {
+		t.Error(err)
+	}
+	m.Shards[1].DBName = "nt.01 ../x"
+	if err := m.Validate(); err == nil || !strings.Contains(err.Error(), "shards[1].dbName") {
+		t.Errorf("a volume outside: %v", err)
 	}
 }

@@ -79,7 +79,7 @@ database at the recorded locations.`,
 	f.StringVar(&o.queries, "queries", "", "query FASTA (plain or gzip): a path or s3://bucket/key (required)")
 	f.StringVar(&o.database, "database", "", "sharded database: DIR or s3://bucket/prefix holding manifest.json (required)")
 	f.StringVar(&o.output, "output", "", "the campaign's location: s3://bucket/campaigns/NAME or a directory (required)")
-	f.StringVar(&o.name, "name", "", "campaign name (default: the last element of --output)")
+	f.StringVar(&o.name, "name", "", "campaign name: 1 to 63 letters, digits, '-' or '_' (default: the last element of --output)")
 	f.IntVar(&o.chunkLetters, "chunk-letters", 0, "cut chunks of about this many query letters")
 	f.IntVar(&o.chunkQueries, "chunk-queries", 0, "cut chunks of this many queries")
 	f.StringVar(&o.program, "program", "", "blastn, blastp, blastx, tblastn or tblastx (required)")
@@ -169,6 +169,9 @@ func (o *campaignPlanOptions) run(ctx context.Context, cmd *cobra.Command, root 
 	name := o.name
 	if name == "" {
 		name = defaultCampaignName(outLoc)
+	}
+	if err := ledger.CheckName(name); err != nil {
+		return fmt.Errorf("--name %w (without --name: the last element of --output)", err)
 	}
 	req := planning.Request{Name: name, Queries: queriesLoc, Database: dbLoc, Search: s,
 		Policy: ledger.Policy{MaxAttempts: o.maxAttempts, MaxAbandoned: o.maxAbandoned, LeaseSeconds: o.leaseSeconds,

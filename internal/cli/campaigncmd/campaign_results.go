@@ -23,7 +23,10 @@ func newCampaignResultsCmd(root *cli.Options) *cobra.Command {
 		Short: "Write a complete campaign's results in query order",
 		Long: `Write the committed results of a complete campaign, chunk by chunk in query
 order, to standard output or to FILE. Each chunk's result is checked
-against its commit marker's size and SHA-256 as it is copied.
+against its commit marker's size and SHA-256 as it is copied, and the
+whole against the assembled result's record (assembled.json), which the
+partitions write once the campaign is complete: until then the command
+refuses rather than leave the whole unchecked.
 
 While chunks are missing the command refuses (exit 1) and lists the missing
 query ranges; see blastfleet campaign status. Queries recorded as failed
@@ -32,8 +35,8 @@ have no results; status lists them.
 With -o FILE the results go to a temporary file next to FILE, renamed to
 FILE only when every chunk was copied and checked: a refusal or a bad
 result leaves no FILE (an existing FILE is kept). On standard output a bad
-result stops the stream after the chunks before it; the bad chunk is voided
-and will be redone by the partitions.`,
+result stops the stream after the chunks before it. The command changes
+nothing in the campaign: a bad result is reported, not voided.`,
 		Example: `  blastfleet campaign results s3://work/campaigns/run1 -o run1.tsv
   blastfleet campaign results s3://work/campaigns/run1 | sort -k1,1 | head`,
 		Args: cobra.ExactArgs(1),

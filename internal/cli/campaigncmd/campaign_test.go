@@ -107,6 +107,8 @@ func TestCampaignPlanFlagErrors(t *testing.T) {
 		{[]string{"--chunk-queries", "5", "--evalue", "-1"}, "--evalue must be > 0"},
 		{[]string{"--chunk-queries", "5", "--renew-seconds", "300"}, "--renew-seconds 300 must be under --lease-seconds 300"},
 		{[]string{"--chunk-queries", "5", "--max-attempts", "0"}, "--max-attempts must be ≥ 1"},
+		{[]string{"--chunk-queries", "5", "--name", "run\n#SBATCH --wrap=id"}, "--name \"run\\n#SBATCH --wrap=id\": want 1 to 63"},
+		{[]string{"--chunk-queries", "5", "--name", "run.1"}, "--name \"run.1\""},
 		{[]string{"--chunk-queries", "5"}, "--database"}, // the database does not exist
 	} {
 		out := filepath.Join(dir, "campaign")
@@ -428,21 +430,15 @@ func TestCampaignResults(t *testing.T) {
 		t.Fatalf("committed %q", want)
 	}
 
-	stdout, stderr, err := run(t, "blastfleet", "campaign", "results", loc, "-o", out)
-	if err != nil {
-		t.Fatalf("%v\n%s", err, stderr)
+	// Complete but not assembled: no record of the whole to check the
+	// results against, and the command says so rather than skip the check.
+	_, _, err = run(t, "blastfleet", "campaign", "results", loc, "-o", out)
+	if err == nil || !strings.Contains(err.Error(), "holds no record of the whole result's SHA-256") {
+		t.Errorf("unassembled: err = %v", err)
 	}
-	if got, _ := os.ReadFile(out); string(got) != want {
-		t.Errorf("results file %q, want %q", got, want)
+	if ents, _ := os.ReadDir(outDir); len(ents) != 0 {
+		t.Errorf("files left after a refusal: %v", ents)
 	}
-	if stdout != "" || !strings.Contains(stderr, "wrote 7 queries' results") || strings.Contains(stderr, "assembled") {
-		t.Errorf("stdout %q stderr %q", stdout, stderr)
-	}
-	if ents, _ := os.ReadDir(outDir); len(ents) != 1 {
-		t.Errorf("temporary files left: %v", ents)
-	}
-
-	// To standard output, and the assembled result is pointed to.
 	l, err := ledger.Open(context.Background(), st, ledger.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -450,6 +446,22 @@ func TestCampaignResults(t *testing.T) {
 	if _, err := l.Assemble(context.Background()); err != nil {
 		t.Fatal(err)
 	}
+
+	stdout, stderr, err := run(t, "blastfleet", "campaign", "results", loc, "-o", out)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	if got, _ := os.ReadFile(out); string(got) != want {
+		t.Errorf("results file %q, want %q", got, want)
+	}
+	if stdout != "" || !strings.Contains(stderr, "wrote 7 queries' results") {
+		t.Errorf("stdout %q stderr %q", stdout, stderr)
+	}
+	if ents, _ := os.ReadDir(outDir); len(ents) != 1 {
+		t.Errorf("temporary files left: %v", ents)
+	}
+
+	// To standard output, and the assembled result is pointed to.
 	stdout, stderr, err = run(t, "blastfleet", "campaign", "results", loc)
 	if err != nil || stdout != want {
 		t.Errorf("stdout %q, %v", stdout, err)
@@ -465,7 +477,8 @@ func TestCampaignResults(t *testing.T) {
 	}
 
 	// A result whose bytes no longer match its commit: nothing is
-	// written, the chunk is voided for redoing.
+	// written, and the finished campaign is left as it is (a reader voids
+	// nothing: that would remove a part of a finished campaign).
 	results, err := filepath.Glob(filepath.Join(loc, "chunks", "000000003-000000005", "result-*"))
 	if err != nil || len(results) != 1 {
 		t.Fatalf("results %v %v", results, err)
@@ -473,7 +486,7 @@ func TestCampaignResults(t *testing.T) {
 	clitest.WriteFile(t, results[0], []byte(strings.ToUpper("results of [3,5)\n")))
 	out2 := filepath.Join(outDir, "again.tsv")
 	_, _, err = run(t, "blastfleet", "campaign", "results", loc, "-o", out2)
-	if err == nil || !strings.Contains(err.Error(), "[3,5)") || !strings.Contains(err.Error(), "voided") {
+	if err == nil || !strings.Contains(err.Error(), "[3,5)") || !strings.Contains(err.Error(), "readers change nothing") {
 		t.Errorf("corrupt result: err = %v", err)
 	}
 	if ents, _ := os.ReadDir(outDir); len(ents) != 1 {
@@ -481,8 +494,8 @@ func TestCampaignResults(t *testing.T) {
 	}
 	stdout, _, _ = run(t, "blastfleet", "campaign", "status", loc, "-o", "json")
 	var s ledger.Status
-	if json.Unmarshal([]byte(stdout), &s) != nil || s.Complete || len(s.Missing) != 1 || s.Missing[0] != (ledger.Range{First: 3, End: 5}) {
-		t.Errorf("status after voiding: %s", stdout)
+	if json.Unmarshal([]byte(stdout), &s) != nil || !s.Complete || len(s.Missing) != 0 {
+		t.Errorf("status after a bad result was read: %s", stdout)
 	}
 }
 
@@ -593,6 +606,9 @@ func TestCampaignFailedQueries(t *testing.T) {
 	if err != nil || !strings.Contains(stdout, ": complete") || !strings.Contains(stdout, "0 of 2 done (0.0%), 2 failed") ||
 		!strings.Contains(stdout, "  #0: blastn failed (exit code 99): failure for [0,1)") || !strings.Contains(stdout, "  #1: ") {
 		t.Errorf("status: %v\n%s", err, stdout)
+	}
+	if _, err := l.Assemble(ctx); err != nil {
+		t.Fatal(err)
 	}
 	out := filepath.Join(t.TempDir(), "hits.tsv")
 	_, stderr, err := run(t, "blastfleet", "campaign", "results", loc, "-o", out)

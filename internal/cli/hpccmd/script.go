@@ -7,6 +7,9 @@ import (
 	"slices"
 	"strings"
 	"text/template"
+	"unicode"
+
+	"github.com/blastfleet/blastfleet/internal/ledger"
 )
 
 // Job is what one sbatch script runs: one partition of a campaign at a
@@ -38,6 +41,13 @@ var siteRe = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]{0,38}[a-z0-9])?$`)
 // slurmValueRe keeps values written into #SBATCH lines from breaking them.
 var slurmValueRe = regexp.MustCompile(`^[A-Za-z0-9_.:,@+=/-]+$`)
 
+// sbatchOptionRe is an --sbatch option: one #SBATCH word, which quoting
+// does not protect (sbatch reads these lines itself, and a line break
+// would end the comment and start a shell command). Slurm's node lists
+// and constraints ("node[1-4]", "a&b|c") are allowed; spaces, quotes and
+// control characters are not.
+var sbatchOptionRe = regexp.MustCompile(`^--[A-Za-z0-9_.:,@+=/%\[\]|&!*()^-]+$`)
+
 func (j *Job) validate() error {
 	switch {
 	case !siteRe.MatchString(j.Site):
@@ -51,6 +61,19 @@ func (j *Job) validate() error {
 	case j.Launcher != "auto" && j.Launcher != "srun" && j.Launcher != "mpirun":
 		return fmt.Errorf("--launcher %q: want auto, srun or mpirun", j.Launcher)
 	}
+	// The campaign's name and location come from its plan, which anyone
+	// who can write the ledger can write: they go into #SBATCH lines and
+	// comments, where quoting does not apply, so they are refused there
+	// unless made of safe characters (ledger.ReadPlan refuses them too).
+	if err := ledger.CheckName(j.CampaignName); err != nil {
+		return fmt.Errorf("campaign name (the plan's name): %w", err)
+	}
+	if strings.TrimSpace(j.Campaign) == "" || strings.ContainsFunc(j.Campaign, unicode.IsControl) {
+		return fmt.Errorf("campaign location %q: want s3://bucket/prefix or a directory, without control characters", j.Campaign)
+	}
+	if !slurmValueRe.MatchString(strings.ReplaceAll(j.Output, "%", "")) {
+		return fmt.Errorf("job output %q: unexpected characters", j.Output)
+	}
 	for _, v := range []struct{ flag, value string }{{"--partition", j.Partition}, {"--time", j.Time}, {"--account", j.Account}} {
 		if v.value != "" && !slurmValueRe.MatchString(v.value) {
 			return fmt.Errorf("%s %q: unexpected characters", v.flag, v.value)
@@ -58,14 +81,14 @@ func (j *Job) validate() error {
 	}
 	for i, r := range j.DatabaseReplicas {
 		switch {
-		case strings.TrimSpace(r) == "" || strings.ContainsAny(r, "\n\r"):
+		case strings.TrimSpace(r) == "" || strings.ContainsFunc(r, unicode.IsControl):
 			return fmt.Errorf("--database-replica %q: want a directory or s3://bucket/prefix", r)
 		case slices.Contains(j.DatabaseReplicas[:i], r):
 			return fmt.Errorf("--database-replica %s is given twice", r)
 		}
 	}
 	for _, e := range j.Extra {
-		if !strings.HasPrefix(e, "--") || strings.ContainsAny(e, "\n\r") {
+		if !sbatchOptionRe.MatchString(e) {
 			return fmt.Errorf("--sbatch %q: want one sbatch option such as --qos=high", e)
 		}
 	}
@@ -111,7 +134,7 @@ var scriptTmpl = template.Must(template.New("sbatch").Funcs(template.FuncMap{"q"
 #
 # Site {{.Site}} works blastfleet campaign {{.CampaignName}}: one partition
 # of it, leasing chunks of queries from the campaign's ledger at
-# {{.Campaign}}
+# {{q .Campaign}}
 # alongside every other partition (Kubernetes or HPC).
 # Written by "blastfleet hpc submit"; "blastfleet hpc status" and
 # "blastfleet hpc cancel" follow it.

