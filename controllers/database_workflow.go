@@ -12,6 +12,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/utils/ptr"
 
 	"github.com/blastfleet/blastfleet/api/v1alpha1"
 	"github.com/blastfleet/blastfleet/internal/argowf"
@@ -62,9 +63,13 @@ func databaseWorkflow(db *v1alpha1.BlastDatabase, src, loc string, shards int32,
 		PodGC:              map[string]string{"strategy": "OnPodSuccess"},
 		TTLStrategy:        map[string]int32{"secondsAfterCompletion": ttl},
 		ServiceAccountName: executorAccount(pod.ServiceAccountName),
-		SecurityContext:    pod.SecurityContext,
-		PodMetadata:        map[string]any{"labels": toAny(databaseLabels(db, componentPipeline))},
-		Volumes:            pod.Volumes,
+		// No API token for the pipeline's containers; Argo's own get
+		// the executor's (argo.go).
+		AutomountServiceAccountToken: ptr.To(false),
+		Executor:                     executorConfig(),
+		SecurityContext:              pod.SecurityContext,
+		PodMetadata:                  map[string]any{"labels": toAny(databaseLabels(db, componentPipeline))},
+		Volumes:                      pod.Volumes,
 		Templates: []workflowTemplate{
 			{Name: "build", Steps: [][]workflowStep{
 				{{Name: "verify", Template: "verify"}},
