@@ -3,6 +3,7 @@ package controllers
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -35,22 +36,37 @@ func TestStoreOpenerPolicy(t *testing.T) {
 	st := func(endpoint, secret string) v1alpha1.ObjectStorage {
 		return v1alpha1.ObjectStorage{Endpoint: endpoint, Bucket: "b", CredentialsSecretRef: &v1alpha1.CredentialsSecretRef{Name: secret}}
 	}
+	var refusals []string
 	for _, c := range []struct {
 		storage v1alpha1.ObjectStorage
 		reason  string
 	}{
 		{st("http://minio.storage.svc:9000", "optin"), ""},
 		{st("http://minio.storage.svc:9000", "plain"), policy.ReasonSecretNotAllowed},
+		// A missing Secret reads as an unlabelled one, the same reason and
+		// message: the author learns nothing of which Secrets exist.
+		{st("http://minio.storage.svc:9000", "absent"), policy.ReasonSecretNotAllowed},
 		{st("http://169.254.169.254", "optin"), policy.ReasonViolation},
 		// The endpoint first: a refused endpoint never has its Secret read.
 		{st("http://169.254.169.254", "absent"), policy.ReasonViolation},
 	} {
 		_, err := o.config(context.Background(), "ns", c.storage)
+		if c.storage.Endpoint == "http://minio.storage.svc:9000" && c.reason != "" {
+			refusals = append(refusals, strings.ReplaceAll(err.Error(), c.storage.CredentialsSecretRef.Name, "<name>"))
+		}
 		switch {
 		case c.reason == "" && err != nil:
 			t.Errorf("%s with %s: %v", c.storage.Endpoint, c.storage.CredentialsSecretRef.Name, err)
 		case c.reason != "" && storageReason(err) != c.reason:
 			t.Errorf("%s with %s: %v (%s), want %s", c.storage.Endpoint, c.storage.CredentialsSecretRef.Name, err, storageReason(err), c.reason)
 		}
+	}
+	if len(refusals) != 2 || refusals[0] != refusals[1] {
+		t.Errorf("an unlabelled and a missing Secret read apart: %q", refusals)
+	}
+	// Not required, a missing Secret says so: every Secret is usable then.
+	o.Policy.RequireCredentialsLabel = false
+	if _, err := o.config(context.Background(), "ns", st("http://minio.storage.svc:9000", "absent")); storageReason(err) != "CredentialsSecretNotFound" {
+		t.Errorf("missing Secret, no label required: %v (%s)", err, storageReason(err))
 	}
 }

@@ -45,7 +45,7 @@ func TestEmptyPolicyAllowsEverything(t *testing.T) {
 		NodeSelector: map[string]string{"node-role.kubernetes.io/control-plane": ""},
 		Tolerations:  []corev1.Toleration{{Operator: corev1.TolerationOpExists}}}), "")
 	checkErr(t, "endpoint", p.Endpoint("endpoint", "http://169.254.169.254"), "")
-	checkErr(t, "secret", p.CredentialsSecret("credentialsSecretRef", &corev1.Secret{}), "")
+	checkErr(t, "secret", p.CredentialsSecret("credentialsSecretRef", "s3", &corev1.Secret{}), "")
 }
 
 func TestImage(t *testing.T) {
@@ -152,12 +152,22 @@ func TestCredentialsSecret(t *testing.T) {
 	sec := func(labels map[string]string) *corev1.Secret {
 		return &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "s3", Labels: labels}}
 	}
-	checkErr(t, "labelled", p.CredentialsSecret("credentialsSecretRef", sec(map[string]string{v1alpha1.CredentialsLabel: "true"})), "")
-	for _, labels := range []map[string]string{nil, {v1alpha1.CredentialsLabel: "false"}, {v1alpha1.CredentialsLabel: ""}, {"blastfleet.io/credential": "true"}} {
-		checkErr(t, "unlabelled", p.CredentialsSecret("credentialsSecretRef", sec(labels)), ReasonSecretNotAllowed,
-			`credentialsSecretRef: Secret "s3" does not carry the label blastfleet.io/credentials=true`, "kubectl label secret s3 blastfleet.io/credentials=true")
+	checkErr(t, "labelled", p.CredentialsSecret("credentialsSecretRef", "s3", sec(map[string]string{v1alpha1.CredentialsLabel: "true"})), "")
+	var refusals []string
+	for _, s := range []*corev1.Secret{nil, sec(nil), sec(map[string]string{v1alpha1.CredentialsLabel: "false"}), sec(map[string]string{v1alpha1.CredentialsLabel: ""}), sec(map[string]string{"blastfleet.io/credential": "true"})} {
+		err := p.CredentialsSecret("credentialsSecretRef", "s3", s)
+		checkErr(t, "unlabelled or missing", err, ReasonSecretNotAllowed,
+			`credentialsSecretRef: Secret "s3" is not one the operator's policy lets it use`, "kubectl label secret s3 blastfleet.io/credentials=true")
+		if err != nil {
+			refusals = append(refusals, err.Error())
+		}
 	}
-	checkErr(t, "label not required", Policy{}.CredentialsSecret("credentialsSecretRef", sec(nil)), "")
+	// A missing Secret reads exactly as an unlabelled one: the author
+	// learns nothing of which Secrets exist.
+	if len(refusals) > 1 && refusals[0] != refusals[1] {
+		t.Errorf("missing Secret: %q; unlabelled: %q", refusals[0], refusals[1])
+	}
+	checkErr(t, "label not required", Policy{}.CredentialsSecret("credentialsSecretRef", "s3", sec(nil)), "")
 }
 
 func TestValidate(t *testing.T) {
