@@ -189,7 +189,7 @@ func TestArgoServiceAccount(t *testing.T) {
 	}
 	db := &v1alpha1.BlastDatabase{}
 	db.Name, db.Namespace, db.Spec.ServiceAccountName = "db", "ns", "cluster-admin-ish"
-	build, err := databaseWorkflow(db, "s3://b/src.fa", "s3://b/db", 2, "img", 60)
+	build, err := databaseWorkflow(db, "s3://b/src.fa", "s3://b/db", 2, "img", 60, "")
 	if err != nil {
 		t.Fatal(err)
 	}

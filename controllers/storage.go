@@ -29,6 +29,10 @@ type StoreOpener struct {
 	// store beside the system's (--ca-bundle), as well as a store's own
 	// caBundle.
 	CABundle string
+	// STSEndpoint is where web identity tokens are exchanged, the
+	// operator's and its pods' (--sts-endpoint); empty is AWS STS. Never
+	// a store's endpoint: that is the author's choice.
+	STSEndpoint string
 }
 
 // Open opens bucket/prefix on st's endpoint with its credentials.
@@ -78,7 +82,10 @@ func (o StoreOpener) config(ctx context.Context, namespace string, st v1alpha1.O
 		if err := o.Policy.OperatorIdentity("credentialsSecretRef"); err != nil {
 			return cfg, err
 		}
-		cfg.Credentials, cfg.STSEndpoint = objstore.CredentialsIdentity, st.Endpoint
+		if err := o.Policy.IdentityEndpoint("endpoint", st.Endpoint); err != nil {
+			return cfg, err
+		}
+		cfg.Credentials, cfg.STSEndpoint = objstore.CredentialsIdentity, o.STSEndpoint
 		return cfg, nil
 	}
 	sec, err := o.credentialsSecret(ctx, namespace, "credentialsSecretRef", ref)
@@ -120,8 +127,12 @@ func (o StoreOpener) CheckAccess(ctx context.Context, namespace, field string, s
 		}
 	}
 	ref := st.CredentialsSecretRef
-	if ref == nil || st.Anonymous {
+	switch {
+	case st.Anonymous:
 		return nil
+	case ref == nil:
+		// The pods' identity: its credentials go with every request.
+		return o.Policy.IdentityEndpoint(field+".endpoint", st.Endpoint)
 	}
 	_, err := o.credentialsSecret(ctx, namespace, field+".credentialsSecretRef", ref)
 	return err

@@ -70,3 +70,46 @@ func TestStoreOpenerPolicy(t *testing.T) {
 		t.Errorf("missing Secret, no label required: %v (%s)", err, storageReason(err))
 	}
 }
+
+// A store without a Secret is reached with an identity, whose web
+// identity token is exchanged at AWS STS or the administrator's STS
+// endpoint, never at the store's endpoint (the author's choice); and
+// only a store on AWS or one the policy lists gets the identity's
+// credentials at all.
+func TestStoreOpenerIdentityNeverUsesAuthorsSTS(t *testing.T) {
+	o := StoreOpener{Secrets: fake.NewClientBuilder().Build(),
+		Policy: policy.Policy{AllowOperatorIdentity: true, Endpoints: []string{"minio.storage.svc", "*.amazonaws.com"}}}
+	ident := func(endpoint string) v1alpha1.ObjectStorage {
+		return v1alpha1.ObjectStorage{Endpoint: endpoint, Bucket: "b"}
+	}
+	for _, sts := range []string{"", "https://sts.corp.example"} {
+		o.STSEndpoint = sts
+		for _, endpoint := range []string{"", "https://s3.eu-west-1.amazonaws.com", "http://minio.storage.svc:9000"} {
+			cfg, err := o.config(context.Background(), "ns", ident(endpoint))
+			if err != nil {
+				t.Errorf("%q: %v", endpoint, err)
+				continue
+			}
+			if cfg.STSEndpoint != sts {
+				t.Errorf("%q with --sts-endpoint %q: token exchanged at %q", endpoint, sts, cfg.STSEndpoint)
+			}
+		}
+	}
+	// Keys may go anywhere the list allows (none here: an empty list);
+	// an identity's credentials only to AWS or a listed endpoint.
+	o.Policy.Endpoints = nil
+	for _, endpoint := range []string{"https://attacker.example", "http://minio.storage.svc:9000"} {
+		if _, err := o.config(context.Background(), "ns", ident(endpoint)); storageReason(err) != policy.ReasonViolation {
+			t.Errorf("operator's identity on %s: %v, want %s", endpoint, err, policy.ReasonViolation)
+		}
+		if err := o.CheckAccess(context.Background(), "ns", "spec.queries.storage", ident(endpoint)); storageReason(err) != policy.ReasonViolation ||
+			!strings.Contains(err.Error(), "spec.queries.storage.endpoint") {
+			t.Errorf("pods' identity on %s: %v, want %s", endpoint, err, policy.ReasonViolation)
+		}
+	}
+	anon := ident("https://public.example.org")
+	anon.Anonymous = true
+	if err := o.CheckAccess(context.Background(), "ns", "spec.queries.storage", anon); err != nil {
+		t.Errorf("anonymous store: %v", err)
+	}
+}

@@ -213,3 +213,17 @@ func TestIdentityPolicies(t *testing.T) {
 		}
 	}
 }
+
+// A store reached with an identity must be AWS S3 or listed: an empty
+// list, which allows any endpoint for keys, does not allow it.
+func TestIdentityEndpoint(t *testing.T) {
+	for _, e := range []string{"", "https://s3.amazonaws.com", "https://b.s3.eu-west-1.amazonaws.com", "https://s3.cn-north-1.amazonaws.com.cn"} {
+		checkErr(t, e, Policy{}.IdentityEndpoint("endpoint", e), "")
+	}
+	for _, e := range []string{"https://attacker.example", "https://amazonaws.com.attacker.example", "https://evilamazonaws.com", "http://169.254.169.254"} {
+		checkErr(t, e, Policy{}.IdentityEndpoint("endpoint", e), ReasonViolation, "reached with an identity", "--allowed-endpoints")
+	}
+	listed := Policy{Endpoints: []string{"minio.storage.svc"}}
+	checkErr(t, "listed", listed.IdentityEndpoint("endpoint", "http://minio.storage.svc:9000"), "")
+	checkErr(t, "unlisted", listed.IdentityEndpoint("endpoint", "https://attacker.example"), ReasonViolation, "reached with an identity")
+}
