@@ -113,3 +113,31 @@ func TestStoreOpenerIdentityNeverUsesAuthorsSTS(t *testing.T) {
 		t.Errorf("anonymous store: %v", err)
 	}
 }
+
+// The default policy (no endpoint list) refuses internal endpoints before
+// anything is read or reached: the operator's own host, the cluster's
+// Services and network, the cloud's metadata service.
+func TestStoreOpenerRefusesInternalByDefault(t *testing.T) {
+	optin := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "optin", Namespace: "ns", Labels: map[string]string{v1alpha1.CredentialsLabel: "true"}},
+		Data: map[string][]byte{"AWS_ACCESS_KEY_ID": []byte("id"), "AWS_SECRET_ACCESS_KEY": []byte("key")}}
+	o := StoreOpener{Secrets: fake.NewClientBuilder().WithObjects(optin).Build(), Policy: policy.Policy{RequireCredentialsLabel: true}}
+	st := func(endpoint string) v1alpha1.ObjectStorage {
+		return v1alpha1.ObjectStorage{Endpoint: endpoint, Bucket: "b", CredentialsSecretRef: &v1alpha1.CredentialsSecretRef{Name: "optin"}}
+	}
+	for _, e := range []string{"http://169.254.169.254", "http://127.0.0.1:9000", "http://10.0.0.5:9000", "http://[fd00::5]:9000",
+		"http://localhost:9000", "http://metadata.google.internal", "http://minio.storage.svc:9000", "http://kubernetes.default.svc.cluster.local", "http://minio:9000"} {
+		if _, err := o.config(context.Background(), "ns", st(e)); storageReason(err) != policy.ReasonViolation || !strings.Contains(err.Error(), "--allow-internal-endpoints") {
+			t.Errorf("%s: %v, want %s naming --allow-internal-endpoints", e, err, policy.ReasonViolation)
+		}
+		if err := o.CheckAccess(context.Background(), "ns", "spec.queries.storage", st(e)); storageReason(err) != policy.ReasonViolation {
+			t.Errorf("queries on %s: %v, want %s", e, err, policy.ReasonViolation)
+		}
+	}
+	if _, err := o.config(context.Background(), "ns", st("https://s3.example.org")); err != nil {
+		t.Errorf("a public endpoint: %v", err)
+	}
+	o.Policy.AllowInternalEndpoints = true
+	if _, err := o.config(context.Background(), "ns", st("http://minio.storage.svc:9000")); err != nil {
+		t.Errorf("internal endpoints allowed: %v", err)
+	}
+}

@@ -38,13 +38,15 @@ func checkErr(t *testing.T, what string, err error, reason string, want ...strin
 	}
 }
 
+// An empty policy allows anything but internal endpoints
+// (TestEndpointInternalRefusedByDefault).
 func TestEmptyPolicyAllowsEverything(t *testing.T) {
 	var p Policy
 	checkErr(t, "image", p.Image("spec.partitions.image", "evil/x", defaultImage), "")
 	checkErr(t, "placement", p.Placement("spec.partitions", Placement{PriorityClassName: "system-node-critical",
 		NodeSelector: map[string]string{"node-role.kubernetes.io/control-plane": ""},
 		Tolerations:  []corev1.Toleration{{Operator: corev1.TolerationOpExists}}}), "")
-	checkErr(t, "endpoint", p.Endpoint("endpoint", "http://169.254.169.254"), "")
+	checkErr(t, "endpoint", p.Endpoint("endpoint", "https://s3.example.org:9000"), "")
 	checkErr(t, "secret", p.CredentialsSecret("credentialsSecretRef", "s3", &corev1.Secret{}), "")
 }
 
@@ -226,4 +228,29 @@ func TestIdentityEndpoint(t *testing.T) {
 	listed := Policy{Endpoints: []string{"minio.storage.svc"}}
 	checkErr(t, "listed", listed.IdentityEndpoint("endpoint", "http://minio.storage.svc:9000"), "")
 	checkErr(t, "unlisted", listed.IdentityEndpoint("endpoint", "https://attacker.example"), ReasonViolation, "reached with an identity")
+}
+
+// With no allowlist, the operator reaches any public endpoint but no
+// internal one: its own host, the cluster's network and Services, the
+// cloud's metadata service, unless the administrator allows them.
+func TestEndpointInternalRefusedByDefault(t *testing.T) {
+	internal := []string{
+		"http://127.0.0.1:9000", "http://[::1]:9000", "http://169.254.169.254", "http://[::ffff:169.254.169.254]",
+		"http://[fe80::1]", "http://10.1.2.3", "http://172.16.0.1", "http://172.31.255.255", "http://192.168.1.1",
+		"http://[fd00::1]", "http://100.64.0.1", "http://0.0.0.0:9000",
+		"http://localhost:9000", "http://LOCALHOST.", "http://x.localhost", "http://metadata.google.internal",
+		"http://instance-data.ec2.internal", "http://minio.storage.svc:9000", "http://minio.storage.svc.cluster.local:9000",
+		"http://kubernetes.default.svc.cluster.local", "http://minio:9000", "http://2130706433", "http://127.1", "http://0x7f.1",
+	}
+	for _, e := range internal {
+		checkErr(t, e, Policy{}.Endpoint("spec.output.endpoint", e), ReasonViolation, "--allow-internal-endpoints", "--allowed-endpoints")
+		checkErr(t, e+" allowed", Policy{AllowInternalEndpoints: true}.Endpoint("spec.output.endpoint", e), "")
+	}
+	for _, e := range []string{"", "https://s3.amazonaws.com", "https://s3.eu-west-1.amazonaws.com", "https://52.216.1.2", "https://[2600:1f18::1]",
+		"https://minio.example.org:9000", "https://svc.example.org", "https://local.example.org", "https://172.32.0.1"} {
+		checkErr(t, e, Policy{}.Endpoint("spec.output.endpoint", e), "")
+	}
+	// A list decides by itself, as before: an internal name it lists is
+	// allowed, AllowInternalEndpoints or not.
+	checkErr(t, "listed", Policy{Endpoints: []string{"minio.storage.svc"}}.Endpoint("endpoint", "http://minio.storage.svc:9000"), "")
 }
