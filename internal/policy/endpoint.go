@@ -143,7 +143,7 @@ var internalNames = []string{".localhost", ".local", ".svc", ".internal", ".intr
 // caught here; restrict the operator's egress for that.
 func internalHost(host string) string {
 	if a, err := netip.ParseAddr(host); err == nil {
-		a = a.Unmap()
+		a = a.Unmap().WithZone("") // a prefix never contains a zoned address
 		for _, r := range internalRanges {
 			if r.Contains(a) {
 				return fmt.Sprintf("an internal address (%s)", r)

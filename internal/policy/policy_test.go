@@ -237,7 +237,7 @@ func TestEndpointInternalRefusedByDefault(t *testing.T) {
 	internal := []string{
 		"http://127.0.0.1:9000", "http://[::1]:9000", "http://169.254.169.254", "http://[::ffff:169.254.169.254]",
 		"http://[fe80::1]", "http://10.1.2.3", "http://172.16.0.1", "http://172.31.255.255", "http://192.168.1.1",
-		"http://[fd00::1]", "http://100.64.0.1", "http://0.0.0.0:9000",
+		"http://[fd00::1]", "http://100.64.0.1", "http://0.0.0.0:9000", "http://[fe80::1%25eth0]",
 		"http://localhost:9000", "http://LOCALHOST.", "http://x.localhost", "http://metadata.google.internal",
 		"http://instance-data.ec2.internal", "http://minio.storage.svc:9000", "http://minio.storage.svc.cluster.local:9000",
 		"http://kubernetes.default.svc.cluster.local", "http://minio:9000", "http://2130706433", "http://127.1", "http://0x7f.1",
