@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/blastfleet/blastfleet/internal/argowf"
@@ -18,6 +19,7 @@ import (
 // +kubebuilder:rbac:groups=argoproj.io,resources=workflowtaskresults,verbs=create;patch
 // +kubebuilder:rbac:groups="",resources=serviceaccounts,verbs=get;create
 // +kubebuilder:rbac:groups=rbac.authorization.k8s.io,resources=roles;rolebindings,verbs=get;create
+// +kubebuilder:rbac:groups="",resources=secrets,verbs=create
 
 // ArgoExecutor runs partitions as argoproj.io/v1alpha1 Workflows: one
 // step per worker, all in parallel, each a pod running the engine with
@@ -76,6 +78,12 @@ type (
 		Tolerations           []corev1.Toleration        `json:"tolerations,omitempty"`
 		Volumes               []corev1.Volume            `json:"volumes,omitempty"`
 		Templates             []workflowTemplate         `json:"templates"`
+
+		// AutomountServiceAccountToken false: no container of the pods
+		// gets the token of serviceAccountName (the author's choice);
+		// Argo's own containers get Executor's instead.
+		AutomountServiceAccountToken *bool             `json:"automountServiceAccountToken,omitempty"`
+		Executor                     map[string]string `json:"executor,omitempty"`
 	}
 	workflowTemplate struct {
 		Name          string            `json:"name"`
@@ -140,19 +148,21 @@ func (e ArgoExecutor) Build(s *PartitionSpec) (client.Object, error) {
 		// TTL; succeeded ones go at once.
 		PodGC:       map[string]string{"strategy": "OnPodSuccess"},
 		TTLStrategy: map[string]int32{"secondsAfterCompletion": ttl},
-		// Argo's wait container records each step's result through the
-		// API server. The pod's token is the executor ServiceAccount's,
-		// allowed only that (Prepare); the engine never uses it. (Argo
-		// gives a token to its own containers alone only from a
-		// service-account-token Secret, which the operator, reading
-		// Secrets only, does not create.)
-		ServiceAccountName:   executorAccount(s.ServiceAccountName),
-		SecurityContext:      pod.Spec.SecurityContext,
-		PodMetadata:          map[string]any{"labels": toAny(s.PodLabels)},
-		PodPriorityClassName: s.PriorityClassName,
-		NodeSelector:         s.NodeSelector,
-		Tolerations:          s.Tolerations,
-		Volumes:              pod.Spec.Volumes,
+		// The pods run as the campaign's account (its cloud identity
+		// reaches the stores) but mount no API token: the engine needs
+		// none, and the author could name a privileged account.
+		ServiceAccountName: executorAccount(s.ServiceAccountName),
+		// Argo's init and wait containers record each step's result
+		// through the API server: they alone get the executor
+		// account's token, allowed only that (Prepare).
+		AutomountServiceAccountToken: ptr.To(false),
+		Executor:                     executorConfig(),
+		SecurityContext:              pod.Spec.SecurityContext,
+		PodMetadata:                  map[string]any{"labels": toAny(s.PodLabels)},
+		PodPriorityClassName:         s.PriorityClassName,
+		NodeSelector:                 s.NodeSelector,
+		Tolerations:                  s.Tolerations,
+		Volumes:                      pod.Spec.Volumes,
 		Templates: []workflowTemplate{
 			{Name: "partition", Steps: [][]workflowStep{{{
 				Name: "worker", Template: "engine",
@@ -252,6 +262,13 @@ func toAny(m map[string]string) map[string]any {
 		out[k] = v
 	}
 	return out
+}
+
+// executorConfig is a Workflow's spec.executor: Argo mounts the token
+// of this account's service-account-token Secret (Prepare creates it)
+// into its own containers only, never into the main one.
+func executorConfig() map[string]string {
+	return map[string]string{"serviceAccountName": argowf.ExecutorServiceAccount}
 }
 
 // executorAccount is the ServiceAccount a Workflow's pods run as: the

@@ -2,10 +2,7 @@ package controllers
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
-	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -16,47 +13,39 @@ import (
 	"github.com/blastfleet/blastfleet/internal/argowf"
 )
 
-// Prepare gives the namespace what Argo's wait container needs and
-// nothing more: a Role to record a step's result (workflowtaskresults
-// create and patch; Argo's manifests/quick-start executor Role), bound to
-// the ServiceAccount the pods run as: the executor's own, created here,
-// or the campaign's spec.partitions.serviceAccountName (the user's, not
-// created). Created once, left in place: other campaigns of the
-// namespace use them.
-func (ArgoExecutor) Prepare(ctx context.Context, c client.Client, ns, serviceAccount string) error {
+// Prepare gives the namespace what Argo's init and wait containers need
+// and nothing more: the executor's ServiceAccount, a Role to record a
+// step's result (workflowtaskresults create and patch; Argo's
+// manifests/quick-start executor Role) bound to it, and its token
+// Secret, which Argo mounts into its own containers alone
+// (spec.executor) while the Workflow's pods, running as the campaign's
+// account, mount no token. Created once, left in place: other campaigns
+// of the namespace use them.
+func (ArgoExecutor) Prepare(ctx context.Context, c client.Client, ns, _ string) error {
 	name := argowf.ExecutorServiceAccount
 	meta := metav1.ObjectMeta{Name: name, Namespace: ns, Labels: map[string]string{"app.kubernetes.io/managed-by": "blastfleet"}}
-	sa := executorAccount(serviceAccount)
-	binding := meta
-	if sa != name {
-		binding.Name = bindingName(name, sa)
-	}
+	token := meta
+	token.Name = executorTokenSecret // the name Argo looks for
+	// The API server's token controller fills it in.
+	token.Annotations = map[string]string{corev1.ServiceAccountNameKey: name}
 	objs := []client.Object{
+		&corev1.ServiceAccount{ObjectMeta: meta},
 		&rbacv1.Role{ObjectMeta: meta, Rules: []rbacv1.PolicyRule{{
 			APIGroups: []string{argowf.GroupVersion.Group}, Resources: []string{"workflowtaskresults"}, Verbs: []string{"create", "patch"},
 		}}},
-		&rbacv1.RoleBinding{ObjectMeta: binding,
+		&rbacv1.RoleBinding{ObjectMeta: meta,
 			RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: name},
-			Subjects: []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: sa, Namespace: ns}}},
-	}
-	if sa == name {
-		objs = append([]client.Object{&corev1.ServiceAccount{ObjectMeta: meta}}, objs...)
+			Subjects: []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: name, Namespace: ns}}},
+		&corev1.Secret{ObjectMeta: token, Type: corev1.SecretTypeServiceAccountToken},
 	}
 	for _, o := range objs {
 		if err := c.Create(ctx, o); err != nil && !apierrors.IsAlreadyExists(err) {
-			return fmt.Errorf("creating %T %s/%s for Argo's executor: %w", o, ns, name, err)
+			return fmt.Errorf("creating %T %s/%s for Argo's executor: %w", o, ns, o.GetName(), err)
 		}
 	}
 	return nil
 }
 
-// bindingName names the RoleBinding of the executor Role to sa: within a
-// name's 253 characters, a hash telling long ones apart.
-func bindingName(role, sa string) string {
-	n := role + "-" + sa
-	if len(n) <= 253 {
-		return n
-	}
-	sum := sha256.Sum256([]byte(sa))
-	return strings.TrimRight(n[:242], "-.") + "-" + hex.EncodeToString(sum[:5])
-}
+// executorTokenSecret is the executor account's token Secret, named as
+// Argo finds it (util/secrets.TokenName).
+const executorTokenSecret = argowf.ExecutorServiceAccount + ".service-account-token"

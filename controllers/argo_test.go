@@ -1,6 +1,7 @@
 package controllers
 
 import (
+	"context"
 	"slices"
 	"strconv"
 	"strings"
@@ -8,12 +9,17 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
+	"github.com/blastfleet/blastfleet/api/v1alpha1"
 	"github.com/blastfleet/blastfleet/internal/argowf"
 	"github.com/blastfleet/blastfleet/internal/enginemetrics"
+	"github.com/blastfleet/blastfleet/internal/kubescheme"
 )
 
 // workflowParts decodes what the test checks of a built Workflow.
@@ -170,19 +176,59 @@ func TestArgoState(t *testing.T) {
 }
 
 // A campaign's own ServiceAccount runs its Workflow's pods (its identity
-// reaches the stores); the executor Role's binding to it fits any name.
+// reaches the stores), but none of its containers gets that account's
+// API token, nor does a database's build: the author may name any
+// account of the namespace. Argo's own containers get the executor's
+// token, from the Secret Prepare creates.
 func TestArgoServiceAccount(t *testing.T) {
 	b := aCampaign()
-	b.c.Spec.Partitions.ServiceAccountName = "irsa-reader"
-	obj, err := ArgoExecutor{}.Build(NewPartitionSpec(b.request(0, 0)))
+	b.c.Spec.Partitions.ServiceAccountName = "cluster-admin-ish"
+	partition, err := ArgoExecutor{}.Build(NewPartitionSpec(b.request(0, 0)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sa, _, _ := unstructured.NestedString(obj.(*unstructured.Unstructured).Object, "spec", "serviceAccountName"); sa != "irsa-reader" {
-		t.Errorf("Workflow runs as %q, want the campaign's irsa-reader", sa)
+	db := &v1alpha1.BlastDatabase{}
+	db.Name, db.Namespace, db.Spec.ServiceAccountName = "db", "ns", "cluster-admin-ish"
+	build, err := databaseWorkflow(db, "s3://b/src.fa", "s3://b/db", 2, "img", 60, "")
+	if err != nil {
+		t.Fatal(err)
 	}
-	long := strings.Repeat("a", 253)
-	if n := bindingName(argowf.ExecutorServiceAccount, long); len(n) > 253 || n == bindingName(argowf.ExecutorServiceAccount, long[:252]+"b") {
-		t.Errorf("binding name %q (%d chars) for a 253-character ServiceAccount", n, len(n))
+	for name, wf := range map[string]*unstructured.Unstructured{"partition": partition.(*unstructured.Unstructured), "database build": build} {
+		if sa, _, _ := unstructured.NestedString(wf.Object, "spec", "serviceAccountName"); sa != "cluster-admin-ish" {
+			t.Errorf("%s Workflow runs as %q, want the author's cluster-admin-ish", name, sa)
+		}
+		if mount, found, _ := unstructured.NestedBool(wf.Object, "spec", "automountServiceAccountToken"); !found || mount {
+			t.Errorf("%s Workflow: automountServiceAccountToken %v (set: %v): its pods get the author's account's token", name, mount, found)
+		}
+		// Argo refuses automountServiceAccountToken false without it.
+		if sa, _, _ := unstructured.NestedString(wf.Object, "spec", "executor", "serviceAccountName"); sa != argowf.ExecutorServiceAccount {
+			t.Errorf("%s Workflow: executor.serviceAccountName %q, want %s", name, sa, argowf.ExecutorServiceAccount)
+		}
+	}
+
+	c := fake.NewClientBuilder().WithScheme(kubescheme.New()).Build()
+	if err := (ArgoExecutor{}).Prepare(context.Background(), c, "ns", "cluster-admin-ish"); err != nil {
+		t.Fatal(err)
+	}
+	var tok corev1.Secret
+	if err := c.Get(context.Background(), client.ObjectKey{Namespace: "ns", Name: argowf.ExecutorServiceAccount + ".service-account-token"}, &tok); err != nil {
+		t.Fatalf("the executor's token Secret, which Argo mounts into its own containers: %v", err)
+	}
+	if tok.Type != corev1.SecretTypeServiceAccountToken || tok.Annotations[corev1.ServiceAccountNameKey] != argowf.ExecutorServiceAccount {
+		t.Errorf("token Secret %+v", tok)
+	}
+	var rbs rbacv1.RoleBindingList
+	if err := c.List(context.Background(), &rbs, client.InNamespace("ns")); err != nil {
+		t.Fatal(err)
+	}
+	for _, rb := range rbs.Items {
+		for _, s := range rb.Subjects {
+			if s.Name != argowf.ExecutorServiceAccount {
+				t.Errorf("RoleBinding %s grants the executor Role to %s", rb.Name, s.Name)
+			}
+		}
+	}
+	if len(rbs.Items) != 1 {
+		t.Errorf("%d RoleBindings, want the executor's", len(rbs.Items))
 	}
 }

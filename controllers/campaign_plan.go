@@ -58,6 +58,7 @@ func (run *campaignRun) ensurePlan(ctx context.Context) (bool, error) {
 			return run.refuse(err)
 		}
 		job := planJob(c, spec, run.db, run.loc, run.r.image(c))
+		podWithSTS(&job.Spec.Template.Spec, run.r.Stores.STSEndpoint)
 		if err := controllerutil.SetControllerReference(c, job, run.r.Scheme); err != nil {
 			return false, err
 		}

@@ -303,6 +303,7 @@ func (run *databaseRun) ensureJob(ctx context.Context, job *batchv1.Job) (*batch
 	if err := controllerutil.SetControllerReference(run.db, job, run.r.Scheme); err != nil {
 		return nil, err
 	}
+	podWithSTS(&job.Spec.Template.Spec, run.r.Stores.STSEndpoint)
 	if err := run.r.Create(ctx, job); err != nil && !apierrors.IsAlreadyExists(err) {
 		return nil, fmt.Errorf("creating Job %s: %w", job.Name, err)
 	}

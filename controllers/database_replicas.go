@@ -79,6 +79,7 @@ func (run *databaseRun) replicate(ctx context.Context) (time.Duration, error) {
 func (run *databaseRun) replica(ctx context.Context, i int, r v1alpha1.DatabaseReplica, prev *v1alpha1.ReplicaStatus) (v1alpha1.ReplicaStatus, error) {
 	db := run.db
 	want := replicaJob(db, r, run.r.image(db))
+	podWithSTS(&want.Spec.Template.Spec, run.r.Stores.STSEndpoint)
 	s := v1alpha1.ReplicaStatus{Name: r.Name, Location: replicaLocation(db, r), Build: db.Status.Build, Job: want.Name}
 	// Settled: its Job may be gone (ttlSecondsAfterFinished), and must
 	// not copy again.

@@ -36,7 +36,9 @@ func newReplicaHarness(t *testing.T, db *v1alpha1.BlastDatabase) *replicaHarness
 		WithStatusSubresource(&v1alpha1.BlastDatabase{}).Build()
 	rec := events.NewFakeRecorder(100)
 	r := &DatabaseReconciler{Client: c, Scheme: c.Scheme(), Recorder: rec, WorkerImage: "worker:test", PollInterval: time.Second,
-		Stores: StoreOpener{Secrets: c, Policy: policy.Policy{RequireCredentialsLabel: true}}}
+		// A replica without a Secret is reached with the pods' identity,
+		// which needs its endpoint listed.
+		Stores: StoreOpener{Secrets: c, Policy: policy.Policy{RequireCredentialsLabel: true, Endpoints: []string{"minio", "far"}}}}
 	return &replicaHarness{t: t, ctx: context.Background(), c: c, r: r, events: rec}
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/utils/ptr"
 
 	"github.com/blastfleet/blastfleet/api/v1alpha1"
 	"github.com/blastfleet/blastfleet/internal/argowf"
@@ -32,7 +33,7 @@ func PipelineName(db string) string { return truncName(db, "-build") }
 // --finish), so both build the same shards. Argo retries a step whose
 // pod failed; a step that keeps failing fails the Workflow and the
 // database.
-func databaseWorkflow(db *v1alpha1.BlastDatabase, src, loc string, shards int32, image string, ttl int32) (*unstructured.Unstructured, error) {
+func databaseWorkflow(db *v1alpha1.BlastDatabase, src, loc string, shards int32, image string, ttl int32, sts string) (*unstructured.Unstructured, error) {
 	base := shardArgs(db, src, loc, shards)
 	// Steps' outputs resolve only in the steps template: each step gets
 	// the verified sum as an argument.
@@ -40,7 +41,7 @@ func databaseWorkflow(db *v1alpha1.BlastDatabase, src, loc string, shards int32,
 	template := func(name string, args []string) workflowTemplate {
 		job := databaseJob(db, name, componentPipeline, image, args)
 		c := job.Spec.Template.Spec.Containers[0]
-		c.Name = "main"
+		c.Name, c.Env = "main", withSTS(c.Env, sts)
 		return workflowTemplate{Name: name, Container: &c, RetryStrategy: map[string]any{
 			"limit": int64(3), "retryPolicy": "Always", "backoff": map[string]any{"duration": "5s", "factor": int64(2)}}}
 	}
@@ -62,9 +63,13 @@ func databaseWorkflow(db *v1alpha1.BlastDatabase, src, loc string, shards int32,
 		PodGC:              map[string]string{"strategy": "OnPodSuccess"},
 		TTLStrategy:        map[string]int32{"secondsAfterCompletion": ttl},
 		ServiceAccountName: executorAccount(pod.ServiceAccountName),
-		SecurityContext:    pod.SecurityContext,
-		PodMetadata:        map[string]any{"labels": toAny(databaseLabels(db, componentPipeline))},
-		Volumes:            pod.Volumes,
+		// No API token for the pipeline's containers; Argo's own get
+		// the executor's (argo.go).
+		AutomountServiceAccountToken: ptr.To(false),
+		Executor:                     executorConfig(),
+		SecurityContext:              pod.SecurityContext,
+		PodMetadata:                  map[string]any{"labels": toAny(databaseLabels(db, componentPipeline))},
+		Volumes:                      pod.Volumes,
 		Templates: []workflowTemplate{
 			{Name: "build", Steps: [][]workflowStep{
 				{{Name: "verify", Template: "verify"}},
@@ -121,7 +126,7 @@ func pipelineState(wf *unstructured.Unstructured) (phase, message string, built 
 // pipeline runs the build as a Workflow and follows it.
 func (run *databaseRun) pipeline(ctx context.Context, src, loc string, shards int32) (time.Duration, error) {
 	db := run.db
-	want, err := databaseWorkflow(db, src, loc, shards, run.r.image(db), run.r.TTLSecondsAfterFinished)
+	want, err := databaseWorkflow(db, src, loc, shards, run.r.image(db), run.r.TTLSecondsAfterFinished, run.r.Stores.STSEndpoint)
 	if err != nil {
 		return 0, err
 	}

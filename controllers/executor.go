@@ -65,6 +65,8 @@ type PartitionRequest struct {
 	// Database is the campaign's database, whose store the ranks reach
 	// with its own variables; nil only in tests of other things.
 	Database *v1alpha1.BlastDatabase
+	// STSEndpoint: see StoreOpener.STSEndpoint.
+	STSEndpoint string
 }
 
 // Phase of a partition.

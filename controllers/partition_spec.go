@@ -97,7 +97,7 @@ func NewPartitionSpec(p *PartitionRequest) *PartitionSpec {
 		Workers:               spec.Workers,
 		SlotsPerWorker:        spec.SlotsPerWorker,
 		Command:               command,
-		Env:                   append(st.Env, engineEnv(c.Namespace, c.Name, name, p.Site)...),
+		Env:                   withSTS(append(st.Env, engineEnv(c.Namespace, c.Name, name, p.Site)...), p.STSEndpoint),
 		Ports:                 metricsPorts(spec.SlotsPerWorker + 1),
 		Volumes:               append([]corev1.Volume{vol}, st.Volumes...),
 		VolumeMounts:          append([]corev1.VolumeMount{mount}, st.Mounts...),

@@ -222,7 +222,8 @@ const ReasonMemoryShort = "MemoryBelowShards"
 // the executor refused it and the campaign failed.
 func (run *campaignRun) createPartition(ctx context.Context, index, restart int) (bool, error) {
 	c := run.c
-	spec := NewPartitionSpec(&PartitionRequest{Campaign: c, Index: index, Restart: restart, Location: run.loc, Image: run.r.image(c), Site: run.r.Site, Database: run.db})
+	spec := NewPartitionSpec(&PartitionRequest{Campaign: c, Index: index, Restart: restart, Location: run.loc, Image: run.r.image(c), Site: run.r.Site, Database: run.db,
+		STSEndpoint: run.r.Stores.STSEndpoint})
 	ex, err := run.r.executorFor(c)
 	if err != nil {
 		// Not a failure: installing Argo and restarting the operator

@@ -23,7 +23,9 @@ const (
 // Pod Security Standard: non-root as the worker image's user,
 // RuntimeDefault seccomp, no capabilities, no privilege escalation, a
 // read-only root filesystem with /tmp on an emptyDir, and no service
-// account token (no pod of ours talks to the API server). fsGroup makes
+// account token (no pod of ours talks to the API server: the MPI
+// operator's v2beta1 launcher reaches workers over SSH, not kubectl exec,
+// and Argo's own containers get the executor's token, argo.go). fsGroup makes
 // the emptyDirs and the MPI operator's SSH key Secret readable by it.
 func restrictPod(spec *corev1.PodSpec) {
 	spec.AutomountServiceAccountToken = ptr.To(false)

@@ -2,6 +2,7 @@ package controllers
 
 import (
 	"fmt"
+	"net/url"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -29,6 +30,8 @@ type Config struct {
 	Policy policy.Policy
 	// CABundle: see StoreOpener.CABundle.
 	CABundle string
+	// STSEndpoint: see StoreOpener.STSEndpoint.
+	STSEndpoint string
 }
 
 // Setup registers both reconcilers and the metrics with the manager.
@@ -36,7 +39,12 @@ func Setup(mgr ctrl.Manager, cfg Config) error {
 	if err := objstore.CheckCABundle(cfg.CABundle); err != nil {
 		return fmt.Errorf("--ca-bundle: %w", err)
 	}
-	stores := StoreOpener{Secrets: mgr.GetAPIReader(), Policy: cfg.Policy, CABundle: cfg.CABundle}
+	if e := cfg.STSEndpoint; e != "" {
+		if u, err := url.Parse(e); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || (u.Path != "" && u.Path != "/") {
+			return fmt.Errorf("--sts-endpoint %q: want http(s)://host[:port]", e)
+		}
+	}
+	stores := StoreOpener{Secrets: mgr.GetAPIReader(), Policy: cfg.Policy, CABundle: cfg.CABundle, STSEndpoint: cfg.STSEndpoint}
 	db := &DatabaseReconciler{
 		Client: mgr.GetClient(), Scheme: mgr.GetScheme(), Recorder: mgr.GetEventRecorder("blastfleet-database"),
 		Stores: stores, WorkerImage: cfg.WorkerImage, PollInterval: cfg.PollInterval, Policy: cfg.Policy,

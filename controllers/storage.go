@@ -6,6 +6,7 @@ import (
 	"net/url"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/blastfleet/blastfleet/api/v1alpha1"
@@ -28,6 +29,10 @@ type StoreOpener struct {
 	// store beside the system's (--ca-bundle), as well as a store's own
 	// caBundle.
 	CABundle string
+	// STSEndpoint is where web identity tokens are exchanged, the
+	// operator's and its pods' (--sts-endpoint); empty is AWS STS. Never
+	// a store's endpoint: that is the author's choice.
+	STSEndpoint string
 }
 
 // Open opens bucket/prefix on st's endpoint with its credentials.
@@ -77,14 +82,14 @@ func (o StoreOpener) config(ctx context.Context, namespace string, st v1alpha1.O
 		if err := o.Policy.OperatorIdentity("credentialsSecretRef"); err != nil {
 			return cfg, err
 		}
-		cfg.Credentials, cfg.STSEndpoint = objstore.CredentialsIdentity, st.Endpoint
+		if err := o.Policy.IdentityEndpoint("endpoint", st.Endpoint); err != nil {
+			return cfg, err
+		}
+		cfg.Credentials, cfg.STSEndpoint = objstore.CredentialsIdentity, o.STSEndpoint
 		return cfg, nil
 	}
-	var sec corev1.Secret
-	if err := o.Secrets.Get(ctx, client.ObjectKey{Namespace: namespace, Name: ref.Name}, &sec); err != nil {
-		return cfg, fmt.Errorf("credentials Secret %s/%s: %w", namespace, ref.Name, err)
-	}
-	if err := o.Policy.CredentialsSecret("credentialsSecretRef", &sec); err != nil {
+	sec, err := o.credentialsSecret(ctx, namespace, "credentialsSecretRef", ref)
+	if err != nil {
 		return cfg, err
 	}
 	idKey, secretKey := secretKeys(ref)
@@ -122,14 +127,34 @@ func (o StoreOpener) CheckAccess(ctx context.Context, namespace, field string, s
 		}
 	}
 	ref := st.CredentialsSecretRef
-	if ref == nil || st.Anonymous {
+	switch {
+	case st.Anonymous:
 		return nil
+	case ref == nil:
+		// The pods' identity: its credentials go with every request.
+		return o.Policy.IdentityEndpoint(field+".endpoint", st.Endpoint)
 	}
+	_, err := o.credentialsSecret(ctx, namespace, field+".credentialsSecretRef", ref)
+	return err
+}
+
+// credentialsSecret reads the Secret ref names and checks it against the
+// policy. A missing Secret is refused as an unlabelled one is, when the
+// label is required: which Secrets exist is not for an author who may
+// not read them to learn from a campaign's status.
+func (o StoreOpener) credentialsSecret(ctx context.Context, namespace, field string, ref *v1alpha1.CredentialsSecretRef) (*corev1.Secret, error) {
 	var sec corev1.Secret
-	if err := o.Secrets.Get(ctx, client.ObjectKey{Namespace: namespace, Name: ref.Name}, &sec); err != nil {
-		return fmt.Errorf("%s.credentialsSecretRef: credentials Secret %s/%s: %w", field, namespace, ref.Name, err)
+	err := o.Secrets.Get(ctx, client.ObjectKey{Namespace: namespace, Name: ref.Name}, &sec)
+	switch {
+	case apierrors.IsNotFound(err) && o.Policy.RequireCredentialsLabel:
+		return nil, o.Policy.CredentialsSecret(field, ref.Name, nil)
+	case err != nil:
+		return nil, fmt.Errorf("%s: credentials Secret %s/%s: %w", field, namespace, ref.Name, err)
 	}
-	return o.Policy.CredentialsSecret(field+".credentialsSecretRef", &sec)
+	if err := o.Policy.CredentialsSecret(field, ref.Name, &sec); err != nil {
+		return nil, err
+	}
+	return &sec, nil
 }
 
 func secretKeys(ref *v1alpha1.CredentialsSecretRef) (id, secret string) {

@@ -58,8 +58,9 @@ func singleStorage(st v1alpha1.ObjectStorage) podStorage {
 // keys by reference to the Secret, so credentials appear in neither
 // arguments nor the objects the operator writes; without a Secret, the
 // credentials variable says anonymous or identity (the pod's service
-// account, through the standard chain; its token exchange goes to the
-// store's own endpoint when it has one, as MinIO and Ceph serve STS).
+// account, through the standard chain). Its token exchange never goes to
+// the store's endpoint, which the author chose: to AWS STS, or the
+// administrator's STS endpoint (withSTS).
 func (ps *podStorage) add(role objstore.Role, st v1alpha1.ObjectStorage) {
 	p := role.EnvPrefix()
 	region := st.Region
@@ -75,9 +76,6 @@ func (ps *podStorage) add(role objstore.Role, st v1alpha1.ObjectStorage) {
 		ps.Env = append(ps.Env, corev1.EnvVar{Name: role.CredentialsEnv(), Value: string(objstore.CredentialsAnonymous)})
 	case ref == nil:
 		ps.Env = append(ps.Env, corev1.EnvVar{Name: role.CredentialsEnv(), Value: string(objstore.CredentialsIdentity)})
-		if st.Endpoint != "" {
-			ps.Env = append(ps.Env, corev1.EnvVar{Name: p + "AWS_ENDPOINT_URL_STS", Value: st.Endpoint})
-		}
 	default:
 		id, secret := secretKeys(ref)
 		for _, kv := range [][2]string{{"AWS_ACCESS_KEY_ID", id}, {"AWS_SECRET_ACCESS_KEY", secret}} {
@@ -95,6 +93,26 @@ func (ps *podStorage) add(role objstore.Role, st v1alpha1.ObjectStorage) {
 		}}})
 		ps.Mounts = append(ps.Mounts, corev1.VolumeMount{Name: name, MountPath: dir, ReadOnly: true})
 		ps.Env = append(ps.Env, corev1.EnvVar{Name: p + "AWS_CA_BUNDLE", Value: dir + "/ca.pem"})
+	}
+}
+
+// withSTS is env with AWS_ENDPOINT_URL_STS, where every store of the pod
+// exchanges the pod's web identity token (the engine reads the
+// unprefixed variable for every role): the administrator's --sts-endpoint,
+// or nothing (AWS STS).
+func withSTS(env []corev1.EnvVar, endpoint string) []corev1.EnvVar {
+	if endpoint == "" {
+		return env
+	}
+	return setEnv(env, "AWS_ENDPOINT_URL_STS", endpoint)
+}
+
+// podWithSTS is withSTS for every container of a pod.
+func podWithSTS(spec *corev1.PodSpec, endpoint string) {
+	for _, cs := range [][]corev1.Container{spec.InitContainers, spec.Containers} {
+		for i := range cs {
+			cs[i].Env = withSTS(cs[i].Env, endpoint)
+		}
 	}
 }
 

@@ -13,7 +13,8 @@ import (
 )
 
 // A campaign with three stores: the output's Secret as AWS_*, the
-// database on the pods' identity (its STS at its own endpoint), the
+// database on the pods' identity (its token exchanged at AWS STS, never
+// at the store's endpoint), the
 // queries anonymous behind a private CA. Each reaches planning and every
 // rank (forwarded by mpirun -x, the CA mounted on the workers), and no
 // value of a credential is in any object.
@@ -31,16 +32,18 @@ func TestCampaignStorageRoles(t *testing.T) {
 
 	env := envOf(t, s.Env)
 	expectEnv(t, env, map[string]string{
-		"AWS_ENDPOINT_URL":                         "http://minio:9000",
-		"BLASTFLEET_DATABASE_AWS_ENDPOINT_URL":     "https://dbs.example.org",
-		"BLASTFLEET_DATABASE_AWS_REGION":           "eu-west-1",
-		"BLASTFLEET_DATABASE_S3_CREDENTIALS":       "identity",
-		"BLASTFLEET_DATABASE_AWS_ENDPOINT_URL_STS": "https://dbs.example.org",
-		"BLASTFLEET_QUERIES_AWS_ENDPOINT_URL":      "https://public.example.org",
-		"BLASTFLEET_QUERIES_S3_CREDENTIALS":        "anonymous",
-		"BLASTFLEET_QUERIES_AWS_CA_BUNDLE":         "/etc/blastfleet/ca/queries/ca.pem",
+		"AWS_ENDPOINT_URL":                     "http://minio:9000",
+		"BLASTFLEET_DATABASE_AWS_ENDPOINT_URL": "https://dbs.example.org",
+		"BLASTFLEET_DATABASE_AWS_REGION":       "eu-west-1",
+		"BLASTFLEET_DATABASE_S3_CREDENTIALS":   "identity",
+		"BLASTFLEET_QUERIES_AWS_ENDPOINT_URL":  "https://public.example.org",
+		"BLASTFLEET_QUERIES_S3_CREDENTIALS":    "anonymous",
+		"BLASTFLEET_QUERIES_AWS_CA_BUNDLE":     "/etc/blastfleet/ca/queries/ca.pem",
 	})
 	for name := range env {
+		if strings.HasSuffix(name, "AWS_ENDPOINT_URL_STS") {
+			t.Errorf("%s=%s: the pods' token would go to an endpoint the author chose", name, env[name].Value)
+		}
 		if strings.HasPrefix(name, "BLASTFLEET_DATABASE_AWS_ACCESS") || strings.HasPrefix(name, "BLASTFLEET_QUERIES_AWS_ACCESS") {
 			t.Errorf("%s set for a store without a Secret", name)
 		}
@@ -95,14 +98,21 @@ func TestCampaignStorageRoles(t *testing.T) {
 }
 
 // A database on its pods' identity behind a private CA: the sharding
-// pods run as its service account, know to use their identity and where
-// to exchange its token, and trust the mounted CA.
+// pods run as its service account, know to use their identity, exchange
+// its token at the administrator's STS endpoint (never the store's, the
+// author's choice), and trust the mounted CA.
 func TestDatabaseJobStorage(t *testing.T) {
 	db := &v1alpha1.BlastDatabase{Spec: v1alpha1.BlastDatabaseSpec{Type: "prot", ServiceAccountName: "db-irsa",
 		Storage: v1alpha1.ObjectStorage{Endpoint: "https://minio.corp:9000", Bucket: "dbs",
 			CABundle: &v1alpha1.ConfigMapKeyRef{Name: "corp-ca", Key: "root.pem"}}}}
 	db.Name, db.Namespace = "sprot", "ns"
 	spec := shardingJob(db, "s3://dbs/sprot.fa", "s3://dbs/ns/sprot", 2, "img").Spec.Template.Spec
+	for _, e := range spec.Containers[0].Env {
+		if strings.HasSuffix(e.Name, "AWS_ENDPOINT_URL_STS") {
+			t.Errorf("%s=%s without an administrator's STS endpoint", e.Name, e.Value)
+		}
+	}
+	podWithSTS(&spec, "https://sts.corp:8443")
 	env := map[string]string{}
 	for _, e := range spec.Containers[0].Env {
 		if e.ValueFrom != nil {
@@ -110,7 +120,7 @@ func TestDatabaseJobStorage(t *testing.T) {
 		}
 		env[e.Name] = e.Value
 	}
-	for name, want := range map[string]string{"BLASTFLEET_S3_CREDENTIALS": "identity", "AWS_ENDPOINT_URL_STS": "https://minio.corp:9000",
+	for name, want := range map[string]string{"BLASTFLEET_S3_CREDENTIALS": "identity", "AWS_ENDPOINT_URL_STS": "https://sts.corp:8443",
 		"AWS_CA_BUNDLE": "/etc/blastfleet/ca/output/ca.pem"} {
 		if env[name] != want {
 			t.Errorf("%s=%q, want %q", name, env[name], want)

@@ -34,6 +34,8 @@ func storageReason(err error) string {
 		if errors.As(err, &se) && se.Status().Details != nil && se.Status().Details.Kind == "configmaps" {
 			return "CABundleNotFound"
 		}
+		// Only when the policy does not require the label; otherwise
+		// a missing Secret is refused as an unlabelled one (storage.go).
 		return "CredentialsSecretNotFound"
 	}
 	return "StorageUnavailable"

@@ -40,6 +40,7 @@ type options struct {
 	burst                  burst.Policy
 	policy                 policy.Policy
 	caBundle               string
+	stsEndpoint            string
 }
 
 func main() {
@@ -60,6 +61,7 @@ func main() {
 	flag.Float64Var(&o.burst.Margin, "burst-margin", burst.DefaultPolicy.Margin, "share of the time left before a deadline by which the sites must finish early before partitions are removed")
 	bindPolicyFlags(flag.CommandLine, &o.policy)
 	flag.StringVar(&o.caBundle, "ca-bundle", "", "PEM file of certificate authorities the operator trusts, beside the system's, for every object store it reads (a private endpoint's CA); a store's own spec caBundle adds to it")
+	flag.StringVar(&o.stsEndpoint, "sts-endpoint", "", "http(s) URL where the operator and its pods exchange web identity tokens (IRSA) for stores that name no credentials Secret, such as an in-cluster MinIO's STS (default: AWS STS of the store's region); never a store's own endpoint, which authors choose")
 	zopts := zap.Options{Development: false}
 	zopts.BindFlags(flag.CommandLine)
 	flag.Parse()
@@ -112,6 +114,7 @@ func run(o options) error {
 		Burst:        o.burst,
 		Policy:       o.policy,
 		CABundle:     o.caBundle,
+		STSEndpoint:  o.stsEndpoint,
 	}); err != nil {
 		return err
 	}

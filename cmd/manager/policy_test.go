@@ -39,12 +39,14 @@ func TestPolicyFlagLists(t *testing.T) {
 		"--allowed-toleration-keys=",
 		"--allowed-endpoints=minio.storage.svc,10.20.0.0/16",
 		"--require-credentials-label=false",
+		"--allow-internal-endpoints",
 	)
 	want := policy.Policy{
-		Images:          []string{"registry.example.org/blastfleet/*", "docker.io/library/debian:12", "other/x:1"},
-		PriorityClasses: []string{"batch-low"},
-		NodeSelectors:   []string{"pool=blast", "zone"},
-		Endpoints:       []string{"minio.storage.svc", "10.20.0.0/16"},
+		Images:                 []string{"registry.example.org/blastfleet/*", "docker.io/library/debian:12", "other/x:1"},
+		PriorityClasses:        []string{"batch-low"},
+		NodeSelectors:          []string{"pool=blast", "zone"},
+		Endpoints:              []string{"minio.storage.svc", "10.20.0.0/16"},
+		AllowInternalEndpoints: true,
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("parsed %+v, want %+v", got, want)

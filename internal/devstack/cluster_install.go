@@ -140,7 +140,9 @@ func (s *supervisor) installOnCluster(ctx context.Context, c client.Client, p pa
 		"image.repository=localhost/blastfleet/operator", "image.tag="+cc.ImageTag,
 		"workerImage.repository=localhost/blastfleet/worker", "workerImage.tag="+cc.ImageTag,
 		"operator.ledgerPollInterval="+cfg.LedgerPollInterval.D().String(),
-		"operator.partitionTTL=1h"); err != nil {
+		"operator.partitionTTL=1h",
+		// MinIO is a Service of the cluster: an internal endpoint.
+		"policy.allowInternalEndpoints=true"); err != nil {
 		return err
 	}
 	s.step("blastfleet operator installed with helm and running (%.1fs)", time.Since(t0).Seconds())

@@ -25,6 +25,8 @@ func operatorChild(cfg *Config, p paths, ports Ports) *child {
 			"--worker-image=" + workerImage,
 			"--ledger-poll-interval=" + cfg.LedgerPollInterval.D().String(),
 			fmt.Sprintf("--partition-ttl=%s", time.Hour),
+			// MinIO listens on loopback: an internal endpoint.
+			"--allow-internal-endpoints=true",
 		},
 		ready: func(ctx context.Context) error { return probe(ctx, httpClient, health+"/readyz") },
 	}

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"regexp"
+	"strings"
 
 	"github.com/minio/minio-go/v7/pkg/credentials"
 )
@@ -83,7 +85,7 @@ func (c S3Config) provider() *credentials.Credentials {
 		if os.Getenv("AWS_WEB_IDENTITY_TOKEN_FILE") != "" {
 			// Only for the token exchange: IAM uses Endpoint for the
 			// container and metadata services too.
-			iam.Endpoint = c.STSEndpoint
+			iam.Endpoint = c.webIdentitySTS()
 		}
 		return credentials.New(&identityChain{
 			names:     []string{"shared credentials file", "web identity, container or instance credentials"},
@@ -130,3 +132,27 @@ func (c *identityChain) Retrieve() (credentials.Value, error) { return c.Retriev
 // IsExpired is the current provider's, so temporary credentials are
 // fetched again before they expire.
 func (c *identityChain) IsExpired() bool { return c.curr == nil || c.curr.IsExpired() }
+
+// awsRegion is what an AWS region name may hold: minio-go would put any
+// other string into the STS host name ("https://sts." + region +
+// ".amazonaws.com"), so a region such as "evil.example/" would send the
+// token to evil.example.
+var awsRegion = regexp.MustCompile(`^[a-z]{2}(-[a-z0-9]+)+$`)
+
+// webIdentitySTS is where the web identity token is sent for exchange:
+// STSEndpoint (AWS_ENDPOINT_URL_STS, which whoever runs the process sets,
+// never derived from a store's endpoint), else AWS STS of the store's
+// region, else the global AWS STS. Never the store's own endpoint: the
+// token is the pod's or host's identity, and whoever chose the store
+// could replay it against AWS.
+func (c S3Config) webIdentitySTS() string {
+	switch {
+	case c.STSEndpoint != "":
+		return c.STSEndpoint
+	case awsRegion.MatchString(c.Region) && strings.HasPrefix(c.Region, "cn-"):
+		return "https://sts." + c.Region + ".amazonaws.com.cn"
+	case awsRegion.MatchString(c.Region):
+		return "https://sts." + c.Region + ".amazonaws.com"
+	}
+	return credentials.DefaultSTSRoleEndpoint
+}

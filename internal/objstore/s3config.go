@@ -24,7 +24,9 @@ type S3Config struct {
 	// chain reads ("" is AWS_PROFILE, else "default").
 	Profile string
 	// STSEndpoint is where a web identity token is exchanged for
-	// credentials (AWS_ENDPOINT_URL_STS); empty is AWS STS.
+	// credentials (the role's AWS_ENDPOINT_URL_STS, else the unprefixed
+	// one: the token is the pod's, shared by every store); empty is AWS
+	// STS of Region (webIdentitySTS).
 	STSEndpoint string
 	// CABundle is a PEM file of certificate authorities trusted beside the
 	// system's, for a private endpoint's own CA (AWS_CA_BUNDLE); CAPEM the
@@ -65,7 +67,7 @@ func s3ConfigFrom(e storeEnv) (S3Config, error) {
 		SessionToken: e.get("AWS_SESSION_TOKEN"),
 		CABundle:     e.get("AWS_CA_BUNDLE"),
 		Profile:      e.get("AWS_PROFILE"),
-		STSEndpoint:  e.get("AWS_ENDPOINT_URL_STS"),
+		STSEndpoint:  firstNonEmpty(e.get("AWS_ENDPOINT_URL_STS"), os.Getenv("AWS_ENDPOINT_URL_STS")),
 	}
 	if err := c.resolveCredentials(e); err != nil {
 		return c, err

@@ -67,14 +67,12 @@ func parseEndpoints(entries []string) (endpoints, error) {
 // ...) only by an entry inside its own range, so 0.0.0.0/0 allows every
 // public address and none of the cluster's or the cloud's metadata
 // service (169.254.169.254).
+//
+// With no list, any public endpoint is allowed but no internal one
+// (internalHost) unless AllowInternalEndpoints: the operator's own pod
+// would otherwise reach its cluster's services and the cloud's metadata
+// service for whoever may create a campaign.
 func (p Policy) Endpoint(field, endpoint string) error {
-	if len(p.Endpoints) == 0 {
-		return nil
-	}
-	allowed, err := parseEndpoints(p.Endpoints)
-	if err != nil {
-		return err // Validate refuses such a policy at start
-	}
 	raw := endpoint
 	if raw == "" {
 		raw = defaultEndpoint
@@ -84,6 +82,17 @@ func (p Policy) Endpoint(field, endpoint string) error {
 		return &Violation{Reason: ReasonViolation, Field: field, Msg: fmt.Sprintf("%q has no host", endpoint)}
 	}
 	host := strings.ToLower(strings.TrimSuffix(u.Hostname(), "."))
+	if len(p.Endpoints) == 0 {
+		if why := internalHost(host); why != "" && !p.AllowInternalEndpoints {
+			return &Violation{Reason: ReasonViolation, Field: field, Msg: fmt.Sprintf(
+				"%q is %s, which the operator's policy refuses unless it lists the endpoint (--allowed-endpoints) or allows internal endpoints (--allow-internal-endpoints)", endpoint, why)}
+		}
+		return nil
+	}
+	allowed, err := parseEndpoints(p.Endpoints)
+	if err != nil {
+		return err // Validate refuses such a policy at start
+	}
 	if a, err := netip.ParseAddr(host); err == nil {
 		return allowed.address(field, endpoint, a.Unmap(), p.Endpoints)
 	}
@@ -121,4 +130,44 @@ func (e endpoints) address(field, endpoint string, a netip.Addr, list []string) 
 		v.Msg += fmt.Sprintf("; %s is an internal address (%s), allowed only by an entry inside that range", a, internal)
 	}
 	return v
+}
+
+// internalNames are suffixes of names that resolve inside the cluster or
+// the cloud: Kubernetes Services (svc, cluster.local), mDNS and the
+// clouds' internal zones (metadata.google.internal, ec2.internal).
+var internalNames = []string{".localhost", ".local", ".svc", ".internal", ".intranet", ".lan", ".home.arpa"}
+
+// internalHost says why host (lower case, no trailing dot) is internal,
+// or "" for a public one. Names are judged as written, not resolved: a
+// public name pointing at an internal address (DNS rebinding) is not
+// caught here; restrict the operator's egress for that.
+func internalHost(host string) string {
+	if a, err := netip.ParseAddr(host); err == nil {
+		a = a.Unmap().WithZone("") // a prefix never contains a zoned address
+		for _, r := range internalRanges {
+			if r.Contains(a) {
+				return fmt.Sprintf("an internal address (%s)", r)
+			}
+		}
+		return ""
+	}
+	labels := strings.Split(host, ".")
+	switch last := labels[len(labels)-1]; {
+	case host == "localhost":
+		return "the operator's own host"
+	case len(labels) == 1:
+		// Resolved through the pod's search domains: a Service.
+		return "a name without a domain, which resolves inside the cluster"
+	case strings.Trim(last, "0123456789") == "" || strings.HasPrefix(last, "0x"):
+		// 127.1, 0x7f.1: numeric forms some resolvers read as addresses.
+		return "a numeric host that is not a plain IP address"
+	case strings.Contains(host, ".svc."):
+		return "a cluster-internal name"
+	}
+	for _, s := range internalNames {
+		if strings.HasSuffix(host, s) {
+			return "a cluster- or cloud-internal name (*" + s + ")"
+		}
+	}
+	return ""
 }

@@ -38,6 +38,11 @@ type Policy struct {
 	// (any name under the domain), or an IP address or CIDR. See
 	// (Policy).Endpoint for internal addresses.
 	Endpoints []string
+	// AllowInternalEndpoints: with no Endpoints list, internal endpoints
+	// (loopback, private and link-local addresses, cluster and cloud
+	// internal names) are allowed too; off, only public ones. A local
+	// stack whose MinIO is on loopback or a cluster Service sets it.
+	AllowInternalEndpoints bool
 	// RequireCredentialsLabel: a Secret named as credentials must carry
 	// CredentialsLabel=true.
 	RequireCredentialsLabel bool

@@ -38,14 +38,16 @@ func checkErr(t *testing.T, what string, err error, reason string, want ...strin
 	}
 }
 
+// An empty policy allows anything but internal endpoints
+// (TestEndpointInternalRefusedByDefault).
 func TestEmptyPolicyAllowsEverything(t *testing.T) {
 	var p Policy
 	checkErr(t, "image", p.Image("spec.partitions.image", "evil/x", defaultImage), "")
 	checkErr(t, "placement", p.Placement("spec.partitions", Placement{PriorityClassName: "system-node-critical",
 		NodeSelector: map[string]string{"node-role.kubernetes.io/control-plane": ""},
 		Tolerations:  []corev1.Toleration{{Operator: corev1.TolerationOpExists}}}), "")
-	checkErr(t, "endpoint", p.Endpoint("endpoint", "http://169.254.169.254"), "")
-	checkErr(t, "secret", p.CredentialsSecret("credentialsSecretRef", &corev1.Secret{}), "")
+	checkErr(t, "endpoint", p.Endpoint("endpoint", "https://s3.example.org:9000"), "")
+	checkErr(t, "secret", p.CredentialsSecret("credentialsSecretRef", "s3", &corev1.Secret{}), "")
 }
 
 func TestImage(t *testing.T) {
@@ -152,12 +154,22 @@ func TestCredentialsSecret(t *testing.T) {
 	sec := func(labels map[string]string) *corev1.Secret {
 		return &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "s3", Labels: labels}}
 	}
-	checkErr(t, "labelled", p.CredentialsSecret("credentialsSecretRef", sec(map[string]string{v1alpha1.CredentialsLabel: "true"})), "")
-	for _, labels := range []map[string]string{nil, {v1alpha1.CredentialsLabel: "false"}, {v1alpha1.CredentialsLabel: ""}, {"blastfleet.io/credential": "true"}} {
-		checkErr(t, "unlabelled", p.CredentialsSecret("credentialsSecretRef", sec(labels)), ReasonSecretNotAllowed,
-			`credentialsSecretRef: Secret "s3" does not carry the label blastfleet.io/credentials=true`, "kubectl label secret s3 blastfleet.io/credentials=true")
+	checkErr(t, "labelled", p.CredentialsSecret("credentialsSecretRef", "s3", sec(map[string]string{v1alpha1.CredentialsLabel: "true"})), "")
+	var refusals []string
+	for _, s := range []*corev1.Secret{nil, sec(nil), sec(map[string]string{v1alpha1.CredentialsLabel: "false"}), sec(map[string]string{v1alpha1.CredentialsLabel: ""}), sec(map[string]string{"blastfleet.io/credential": "true"})} {
+		err := p.CredentialsSecret("credentialsSecretRef", "s3", s)
+		checkErr(t, "unlabelled or missing", err, ReasonSecretNotAllowed,
+			`credentialsSecretRef: Secret "s3" is not one the operator's policy lets it use`, "kubectl label secret s3 blastfleet.io/credentials=true")
+		if err != nil {
+			refusals = append(refusals, err.Error())
+		}
 	}
-	checkErr(t, "label not required", Policy{}.CredentialsSecret("credentialsSecretRef", sec(nil)), "")
+	// A missing Secret reads exactly as an unlabelled one: the author
+	// learns nothing of which Secrets exist.
+	if len(refusals) > 1 && refusals[0] != refusals[1] {
+		t.Errorf("missing Secret: %q; unlabelled: %q", refusals[0], refusals[1])
+	}
+	checkErr(t, "label not required", Policy{}.CredentialsSecret("credentialsSecretRef", "s3", sec(nil)), "")
 }
 
 func TestValidate(t *testing.T) {
@@ -202,4 +214,43 @@ func TestIdentityPolicies(t *testing.T) {
 			t.Errorf("service account %q: %v", name, err)
 		}
 	}
+}
+
+// A store reached with an identity must be AWS S3 or listed: an empty
+// list, which allows any endpoint for keys, does not allow it.
+func TestIdentityEndpoint(t *testing.T) {
+	for _, e := range []string{"", "https://s3.amazonaws.com", "https://b.s3.eu-west-1.amazonaws.com", "https://s3.cn-north-1.amazonaws.com.cn"} {
+		checkErr(t, e, Policy{}.IdentityEndpoint("endpoint", e), "")
+	}
+	for _, e := range []string{"https://attacker.example", "https://amazonaws.com.attacker.example", "https://evilamazonaws.com", "http://169.254.169.254"} {
+		checkErr(t, e, Policy{}.IdentityEndpoint("endpoint", e), ReasonViolation, "reached with an identity", "--allowed-endpoints")
+	}
+	listed := Policy{Endpoints: []string{"minio.storage.svc"}}
+	checkErr(t, "listed", listed.IdentityEndpoint("endpoint", "http://minio.storage.svc:9000"), "")
+	checkErr(t, "unlisted", listed.IdentityEndpoint("endpoint", "https://attacker.example"), ReasonViolation, "reached with an identity")
+}
+
+// With no allowlist, the operator reaches any public endpoint but no
+// internal one: its own host, the cluster's network and Services, the
+// cloud's metadata service, unless the administrator allows them.
+func TestEndpointInternalRefusedByDefault(t *testing.T) {
+	internal := []string{
+		"http://127.0.0.1:9000", "http://[::1]:9000", "http://169.254.169.254", "http://[::ffff:169.254.169.254]",
+		"http://[fe80::1]", "http://10.1.2.3", "http://172.16.0.1", "http://172.31.255.255", "http://192.168.1.1",
+		"http://[fd00::1]", "http://100.64.0.1", "http://0.0.0.0:9000", "http://[fe80::1%25eth0]",
+		"http://localhost:9000", "http://LOCALHOST.", "http://x.localhost", "http://metadata.google.internal",
+		"http://instance-data.ec2.internal", "http://minio.storage.svc:9000", "http://minio.storage.svc.cluster.local:9000",
+		"http://kubernetes.default.svc.cluster.local", "http://minio:9000", "http://2130706433", "http://127.1", "http://0x7f.1",
+	}
+	for _, e := range internal {
+		checkErr(t, e, Policy{}.Endpoint("spec.output.endpoint", e), ReasonViolation, "--allow-internal-endpoints", "--allowed-endpoints")
+		checkErr(t, e+" allowed", Policy{AllowInternalEndpoints: true}.Endpoint("spec.output.endpoint", e), "")
+	}
+	for _, e := range []string{"", "https://s3.amazonaws.com", "https://s3.eu-west-1.amazonaws.com", "https://52.216.1.2", "https://[2600:1f18::1]",
+		"https://minio.example.org:9000", "https://svc.example.org", "https://local.example.org", "https://172.32.0.1"} {
+		checkErr(t, e, Policy{}.Endpoint("spec.output.endpoint", e), "")
+	}
+	// A list decides by itself, as before: an internal name it lists is
+	// allowed, AllowInternalEndpoints or not.
+	checkErr(t, "listed", Policy{Endpoints: []string{"minio.storage.svc"}}.Endpoint("endpoint", "http://minio.storage.svc:9000"), "")
 }

@@ -45,7 +45,7 @@ func TestChartPolicyFlags(t *testing.T) {
 		t.Errorf("default args %v lack --require-credentials-label=true", args)
 	}
 	for _, a := range args {
-		if strings.HasPrefix(a, "--allowed-") {
+		if strings.HasPrefix(a, "--allowed-") || strings.HasPrefix(a, "--sts-endpoint") {
 			t.Errorf("default values render %s; an empty policy list passes no flag (anything allowed)", a)
 		}
 	}
@@ -57,6 +57,7 @@ func TestChartPolicyFlags(t *testing.T) {
 		"--set", "policy.allowedTolerationKeys={dedicated}",
 		"--set", "policy.allowedEndpoints={minio.storage.svc,*.s3.example.org,10.20.0.0/16,fd00::/8}",
 		"--set", "policy.requireCredentialsLabel=false",
+		"--set", "sts.endpoint=https://minio.storage.svc:9000",
 	))
 	for _, want := range []string{
 		"--allowed-images=registry.example.org/blastfleet/*,docker.io/library/debian:12",
@@ -65,6 +66,7 @@ func TestChartPolicyFlags(t *testing.T) {
 		"--allowed-toleration-keys=dedicated",
 		"--allowed-endpoints=minio.storage.svc,*.s3.example.org,10.20.0.0/16,fd00::/8",
 		"--require-credentials-label=false",
+		"--sts-endpoint=https://minio.storage.svc:9000",
 	} {
 		if !slices.Contains(args, want) {
 			t.Errorf("manager args %v lack %s", args, want)
@@ -79,6 +81,8 @@ func TestChartPolicyFlags(t *testing.T) {
 		"policy.allowedNodeSelectors={=x}",
 		"policy.requireCredentialsLabel=maybe",
 		"policy.allowImages={x}",
+		"sts.endpoint=minio:9000",
+		"sts.endpoint=https://sts.example/path",
 	} {
 		_, err := helm(t, "template", release, chartDir, "--set", set)
 		if err == nil || !strings.Contains(err.Error(), "values don't meet the specifications of the schema") {

@@ -145,8 +145,9 @@ func TestArgoExecutor(t *testing.T) {
 		t.Errorf("completed status: %+v", done.Status)
 	}
 
-	// A campaign's own ServiceAccount runs its Workflow's pods, and the
-	// executor Role is bound to it (the user's account is not created).
+	// A campaign's own ServiceAccount runs its Workflow's pods, with no
+	// token mounted; the executor Role stays bound to the executor's
+	// account alone, whose token Argo's own containers get.
 	h.putQueries("wfsa")
 	c = h.campaign("wfsa", "sprot", 1)
 	c.Spec.Executor, c.Spec.Partitions.ServiceAccountName = v1alpha1.ExecutorArgo, "reader"
@@ -156,12 +157,21 @@ func TestArgoExecutor(t *testing.T) {
 	if got, _, _ := unstructured.NestedString(sa.Object, "spec", "serviceAccountName"); got != "reader" {
 		t.Errorf("Workflow runs as %q, want the campaign's reader", got)
 	}
-	var rb rbacv1.RoleBinding
-	if err := h.c.Get(ctx, client.ObjectKey{Namespace: h.ns, Name: argowf.ExecutorServiceAccount + "-reader"}, &rb); err != nil {
-		t.Fatalf("the executor Role's binding to reader: %v", err)
+	if mount, found, _ := unstructured.NestedBool(sa.Object, "spec", "automountServiceAccountToken"); !found || mount {
+		t.Errorf("Workflow automountServiceAccountToken %v (set %v), want false", mount, found)
 	}
-	if len(rb.Subjects) != 1 || rb.Subjects[0].Name != "reader" || rb.RoleRef.Name != argowf.ExecutorServiceAccount {
-		t.Errorf("binding %+v", rb)
+	var rbs rbacv1.RoleBindingList
+	if err := h.c.List(ctx, &rbs, client.InNamespace(h.ns)); err != nil {
+		t.Fatal(err)
+	}
+	for _, rb := range rbs.Items {
+		if rb.RoleRef.Name == argowf.ExecutorServiceAccount && (len(rb.Subjects) != 1 || rb.Subjects[0].Name != argowf.ExecutorServiceAccount) {
+			t.Errorf("binding %+v", rb)
+		}
+	}
+	var tok corev1.Secret
+	if err := h.c.Get(ctx, client.ObjectKey{Namespace: h.ns, Name: argowf.ExecutorServiceAccount + ".service-account-token"}, &tok); err != nil || tok.Type != corev1.SecretTypeServiceAccountToken {
+		t.Errorf("the executor's token Secret: %v %+v", err, tok.ObjectMeta)
 	}
 	if err := h.c.Get(ctx, client.ObjectKey{Namespace: h.ns, Name: "reader"}, &corev1.ServiceAccount{}); err == nil {
 		t.Error("the operator created the campaign's ServiceAccount")

@@ -14,6 +14,7 @@ import (
 
 	"github.com/blastfleet/blastfleet/api/v1alpha1"
 	"github.com/blastfleet/blastfleet/internal/ledger"
+	"github.com/blastfleet/blastfleet/internal/policy"
 )
 
 // TestMissingQueries: a campaign whose queries object does not exist ends
@@ -143,7 +144,8 @@ func TestDatabaseChanged(t *testing.T) {
 
 // TestStorageReasons: a campaign whose credentials the store refuses, or
 // whose Secret does not exist, waits with a reason that says so, not with
-// StorageUnavailable (a store that is down).
+// StorageUnavailable (a store that is down); a missing Secret with the
+// reason and message of an unlabelled one.
 func TestStorageReasons(t *testing.T) {
 	h := newHarness(t)
 	h.readyDatabase("sprot", v1alpha1.DatabaseProtein)
@@ -151,7 +153,9 @@ func TestStorageReasons(t *testing.T) {
 		StringData: map[string]string{"AWS_ACCESS_KEY_ID": "nobody", "AWS_SECRET_ACCESS_KEY": "not-the-secret-key"}})
 	for _, c := range []struct{ name, secret, reason string }{
 		{"wrong-keys", "wrong-keys", "StorageAccessDenied"},
-		{"no-secret", "absent", "CredentialsSecretNotFound"},
+		// Refused as an unlabelled Secret is (the default policy requires
+		// the label): an author learns nothing of which Secrets exist.
+		{"no-secret", "absent", policy.ReasonSecretNotAllowed},
 	} {
 		camp := h.campaign(c.name, "sprot", 1)
 		camp.Spec.Output.CredentialsSecretRef.Name = c.secret

@@ -43,6 +43,8 @@ type harness struct {
 	minio  *testenv.MinIO
 	ns     string
 	policy policy.Policy
+	// sts is the operator's --sts-endpoint.
+	sts    string
 	stopOp context.CancelFunc
 	opDone chan struct{}
 }
@@ -72,7 +74,16 @@ func newHarnessOn(t testing.TB, p policy.Policy, m *testenv.MinIO) *harness {
 
 func newHarnessEnv(t testing.TB, env *kubetest.Env, p policy.Policy, m *testenv.MinIO) *harness {
 	t.Helper()
-	h := &harness{t: t, env: env, minio: m, ns: "default", policy: p}
+	return newHarnessSTS(t, env, p, m, "")
+}
+
+// newHarnessSTS runs the operator with --sts-endpoint sts.
+func newHarnessSTS(t testing.TB, env *kubetest.Env, p policy.Policy, m *testenv.MinIO, sts string) *harness {
+	t.Helper()
+	// MinIO listens on loopback, an internal endpoint; with no list the
+	// policy would refuse it (internal/policy has the refusals' tests).
+	p.AllowInternalEndpoints = true
+	h := &harness{t: t, env: env, minio: m, ns: "default", policy: p, sts: sts}
 	h.c = h.env.Client
 	h.minio.MakeBucket(t, bucket)
 	h.create(testkit.MinIOSecret(h.minio, h.ns, secretName))
@@ -104,7 +115,7 @@ func (h *harness) startOperator() {
 		h.t.Fatal(err)
 	}
 	if err := controllers.Setup(mgr, controllers.Config{WorkerImage: workerImage, PollInterval: poll, PartitionTTL: time.Hour, WindDown: windDown, Policy: h.policy,
-		Burst: burstPolicy}); err != nil {
+		Burst: burstPolicy, STSEndpoint: h.sts}); err != nil {
 		h.t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())

@@ -201,7 +201,7 @@ func TestCredentialsSecretOptIn(t *testing.T) {
 	c := h.campaign("optin", "sprot", 1)
 	c.Spec.Output.CredentialsSecretRef.Name = "unlabelled"
 	h.create(c)
-	h.waitRefused("optin", policy.ReasonSecretNotAllowed, `spec.output: credentialsSecretRef: Secret "unlabelled" does not carry the label blastfleet.io/credentials=true`)
+	h.waitRefused("optin", policy.ReasonSecretNotAllowed, `spec.output: credentialsSecretRef: Secret "unlabelled" is not one the operator's policy lets it use as credentials: it must exist in the namespace and carry the label blastfleet.io/credentials=true`)
 	time.Sleep(3 * poll)
 	h.noJobs("optin")
 

@@ -20,6 +20,7 @@ import (
 
 	"github.com/blastfleet/blastfleet/api/v1alpha1"
 	"github.com/blastfleet/blastfleet/controllers"
+	"github.com/blastfleet/blastfleet/internal/kubetest"
 	"github.com/blastfleet/blastfleet/internal/objstore"
 	"github.com/blastfleet/blastfleet/internal/policy"
 	"github.com/blastfleet/blastfleet/internal/synth"
@@ -188,7 +189,10 @@ func TestStorePolicies(t *testing.T) {
 // cluster into AWS_WEB_IDENTITY_TOKEN_FILE), which MinIO exchanges at its
 // STS (AssumeRoleWithWebIdentity) after checking it against a real
 // OpenID issuer. The operator may use its own identity only because the
-// policy allows it here. The result equals blastp of the unsharded
+// policy allows it here, and MinIO's endpoint gets an identity's
+// credentials only because the policy lists it; the token goes to MinIO's
+// STS only because the operator's --sts-endpoint names it (never because
+// it is the store's endpoint). The result equals blastp of the unsharded
 // database.
 func TestPodIdentity(t *testing.T) {
 	idp := testenv.StartOIDC(t)
@@ -210,7 +214,7 @@ func TestPodIdentity(t *testing.T) {
 	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", filepath.Join(t.TempDir(), "none"))
 	t.Setenv("AWS_WEB_IDENTITY_TOKEN_FILE", token)
 
-	h := newHarnessOn(t, policy.Policy{RequireCredentialsLabel: true, AllowOperatorIdentity: true}, m)
+	h := newHarnessSTS(t, kubetest.Start(t), policy.Policy{RequireCredentialsLabel: true, AllowOperatorIdentity: true, Endpoints: []string{"127.0.0.1"}}, m, m.Endpoint)
 	dir := h.runLocally()
 	ctx := context.Background()
 	db, queries := synthProteins(t, synth.Options{Seed: 13, Families: 6, Members: 5, MinLen: 80, MaxLen: 160, Queries: 5, Unrelated: 8})
