@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -123,6 +125,18 @@ func planMismatch(p *ledger.Plan, c *v1alpha1.SearchCampaign, db *v1alpha1.Blast
 	check("queries", p.Queries.Location, queriesURL(c))
 	check("database", p.Database.Location, db.Status.Location)
 	check("program", string(p.Search.Program), string(c.Spec.Program))
+	// The whole search, not just its program: a campaign recreated with
+	// another evalue, outfmt or option must not adopt the old result.
+	if want, err := campaignSearch(c); err == nil {
+		got, w := p.Search.Request(), want.Request()
+		check("search.outfmt", got.Outfmt, w.Outfmt)
+		check("search.maxTargetSeqs", strconv.Itoa(got.MaxTargetSeqs), strconv.Itoa(w.MaxTargetSeqs))
+		check("search.evalue", strconv.FormatFloat(got.Evalue, 'g', -1, 64), strconv.FormatFloat(w.Evalue, 'g', -1, 64))
+		check("search.topHits", got.TopHits, w.TopHits)
+		check("search.transfer", got.Transfer, w.Transfer)
+		check("search.batching", got.Batching, w.Batching)
+		check("search.options", strings.Join(slices.Sorted(slices.Values(got.Options)), " "), strings.Join(slices.Sorted(slices.Values(w.Options)), " "))
+	}
 	return strings.Join(diffs, "; ")
 }
 
