@@ -174,6 +174,18 @@ func holds(ctx context.Context, st objstore.Store, key string, data []byte) (str
 	return etag, true
 }
 
+// CheckPlan makes sure plan.json is still the one this ledger was opened
+// with: an edited or deleted plan gives an error matching ErrPlanChanged,
+// after which nothing the chunks record can be trusted to the plan.
+// Other errors are the store's.
+func (l *Ledger) CheckPlan(ctx context.Context) error {
+	err := l.checkPlan(ctx)
+	if errors.Is(err, objstore.ErrNotExist) {
+		return fmt.Errorf("%w: %s was deleted", ErrPlanChanged, l.st.URL(PlanKey))
+	}
+	return err
+}
+
 // checkPlan makes sure plan.json is still the one this ledger follows.
 func (l *Ledger) checkPlan(ctx context.Context) error {
 	info, err := l.st.Stat(ctx, PlanKey)
