@@ -81,10 +81,16 @@ func (r *CampaignReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 	if !c.DeletionTimestamp.IsZero() {
 		// Owner references remove the partitions; the ledger and result
 		// stay in object storage on purpose.
+		r.ledgers.Delete(c.UID)
 		return ctrl.Result{}, nil
 	}
 	run := newCampaignRun(r, &c)
 	err := run.reconcile(ctx)
+	if run.terminal() {
+		// A finished campaign reads its ledger no more: its cached
+		// records would stay in memory for as long as the operator runs.
+		r.ledgers.Delete(c.UID)
+	}
 	if werr := run.writeStatus(ctx); werr != nil {
 		if apierrors.IsConflict(werr) {
 			return ctrl.Result{Requeue: true}, nil
@@ -117,6 +123,10 @@ func (r *CampaignReconciler) forget(key types.NamespacedName) {
 type cachedLedger struct {
 	key types.NamespacedName
 	l   *ledger.Ledger
+	// access is the output store's credentials and endpoint as the ledger
+	// was opened with them (storeAccess): when they change, a rotated
+	// key say, the ledger is opened again with the new ones.
+	access string
 }
 
 // SetupWithManager watches campaigns, their partitions and planning Jobs,

@@ -17,14 +17,18 @@ import (
 // the campaign: partitions keep working from their own leases, and the
 // status keeps its last counts, marked Degraded.
 func (run *campaignRun) readLedger(ctx context.Context) (bool, error) {
-	// A plan edited or deleted under a running campaign would have every
-	// chunk fail down to single queries and the campaign end Complete
-	// with an empty result: fail it, saying so, and stop its partitions.
 	if err := run.ledger.CheckPlan(ctx); errors.Is(err, ledger.ErrPlanChanged) {
-		run.fail("PlanChanged", truncate("the campaign's plan.json was edited or deleted while it ran, so its chunks no longer match what was planned; start a new campaign: "+err.Error(), 1024))
-		return false, run.cleanupPartitions(ctx, "plan changed")
+		return run.planChanged(ctx, err)
 	}
 	st, err := run.ledger.Status(ctx)
+	if err != nil {
+		// The handle may hold what no longer works: open the ledger again
+		// with this reconcile's store and retry once.
+		if ok, rerr := run.reopenLedger(ctx, run.storeAccess(ctx)); !ok || rerr != nil {
+			return ok, rerr
+		}
+		st, err = run.ledger.Status(ctx)
+	}
 	if err != nil {
 		run.setCondition(v1alpha1.ConditionDegraded, true, "LedgerUnreachable", fmt.Sprintf("reading the ledger at %s: %v", run.loc, err))
 		return true, nil

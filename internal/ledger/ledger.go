@@ -125,6 +125,9 @@ func Open(ctx context.Context, st objstore.Store, opts Options) (*Ledger, error)
 // Plan is the plan the ledger was opened with.
 func (l *Ledger) Plan() *Plan { return l.plan }
 
+// PlanETag is the ETag of the plan.json the ledger was opened with.
+func (l *Ledger) PlanETag() string { return l.planETag }
+
 // Store is the campaign's store.
 func (l *Ledger) Store() objstore.Store { return l.st }
 
