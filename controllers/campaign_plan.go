@@ -44,6 +44,9 @@ func (run *campaignRun) ensurePlan(ctx context.Context) (bool, error) {
 		run.r.ledgers.Store(c.UID, &cachedLedger{key: client.ObjectKeyFromObject(c), l: l, access: access})
 		run.normalOnTransition("Planned", "Plan", fmt.Sprintf("plan ready: %d queries in %d chunks", l.Plan().Queries.Count, len(l.Plan().Chunks)))
 		return true, nil
+	case errors.Is(err, objstore.ErrTooLarge):
+		// Waits rather than fails: the administrator may raise the limit.
+		return run.wait(v1alpha1.CampaignPending, "ObjectTooLarge", fmt.Sprintf("reading the plan at %s: %v (the operator's --max-object-bytes)", run.loc, err))
 	case !errors.Is(err, objstore.ErrNotExist):
 		reason := storageReason(err)
 		if reason == "StorageUnavailable" {
@@ -167,7 +170,7 @@ func (run *campaignRun) checkQueries(ctx context.Context) (bool, error) {
 		}
 		return run.waitStorage(err)
 	}
-	if _, err := st.Stat(ctx, key); errors.Is(err, objstore.ErrNotExist) {
+	if _, err := run.r.Bounds.bound(st).Stat(ctx, key); errors.Is(err, objstore.ErrNotExist) {
 		return run.fail("QueriesNotFound", fmt.Sprintf("spec.queries: object %s does not exist", url))
 	} else if err != nil {
 		return run.wait(v1alpha1.CampaignPending, storageReason(err), fmt.Sprintf("spec.queries: %s: %v", url, err))

@@ -40,6 +40,7 @@ type options struct {
 	burst                  burst.Policy
 	policy                 policy.Policy
 	caBundle               string
+	bounds                 controllers.StoreBounds
 }
 
 func main() {
@@ -59,6 +60,11 @@ func main() {
 	flag.DurationVar(&o.burst.MinWindow, "burst-window", burst.DefaultPolicy.MinWindow, "least time a site's rate must be measured over before a deadline campaign's partitions follow it")
 	flag.Float64Var(&o.burst.Margin, "burst-margin", burst.DefaultPolicy.Margin, "share of the time left before a deadline by which the sites must finish early before partitions are removed")
 	bindPolicyFlags(flag.CommandLine, &o.policy)
+	flag.IntVar(&o.bounds.MaxConcurrentReconciles, "max-concurrent-reconciles", controllers.DefaultMaxConcurrent, "how many campaigns (and, apart, databases) are reconciled at once, so one tenant's slow store does not hold up the others")
+	flag.DurationVar(&o.bounds.RequestTimeout, "store-request-timeout", controllers.DefaultStoreRequestTimeout, "deadline of each request the operator makes to a tenant's object store (for a streamed read: for its answer, then for each stretch without data)")
+	flag.DurationVar(&o.bounds.ReconcileTimeout, "reconcile-timeout", controllers.DefaultReconcileTimeout, "the most one reconcile of a campaign or database may spend")
+	flag.DurationVar(&o.bounds.AssembleTimeout, "assemble-timeout", controllers.DefaultAssembleTimeout, "the most the operator spends assembling one campaign's result (in the background, beside reconciles)")
+	flag.Int64Var(&o.bounds.MaxObjectBytes, "max-object-bytes", controllers.DefaultMaxObjectBytes, "the largest object the operator reads whole from a tenant's store (plan.json, ledger records, manifests); a larger one is refused naming its key")
 	flag.StringVar(&o.caBundle, "ca-bundle", "", "PEM file of certificate authorities the operator trusts, beside the system's, for every object store it reads (a private endpoint's CA); a store's own spec caBundle adds to it")
 	zopts := zap.Options{Development: false}
 	zopts.BindFlags(flag.CommandLine)
@@ -112,6 +118,7 @@ func run(o options) error {
 		Burst:        o.burst,
 		Policy:       o.policy,
 		CABundle:     o.caBundle,
+		Bounds:       o.bounds,
 	}); err != nil {
 		return err
 	}

@@ -7,11 +7,15 @@ import (
 	"testing"
 	"time"
 
+	kubeflow "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/blastfleet/blastfleet/api/v1alpha1"
+	"github.com/blastfleet/blastfleet/controllers"
+	"github.com/blastfleet/blastfleet/internal/faultproxy"
 	"github.com/blastfleet/blastfleet/internal/ledger"
 	"github.com/blastfleet/blastfleet/internal/testenv/testkit"
 )
@@ -99,4 +103,96 @@ func TestLedgerKeyRotation(t *testing.T) {
 		cond := meta.FindStatusCondition(c.Status.Conditions, v1alpha1.ConditionDegraded)
 		return c.Status.Chunks.Committed == 2, fmt.Sprintf("chunks %+v, Degraded %+v", c.Status.Chunks, cond)
 	})
+}
+
+// slowTenant makes namespace ns a tenant whose campaign name writes to a
+// store that answers nothing for an hour (the fault proxy holds every
+// request), and returns the proxy.
+func (h *harness) slowTenant(ns, name string) *faultproxy.Proxy {
+	h.t.Helper()
+	p, err := faultproxy.Start(h.minio.Endpoint, 1, faultproxy.Faults{AddedLatency: time.Hour})
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	h.t.Cleanup(func() { p.Close() })
+	h.create(&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})
+	h.create(testkit.MinIOSecret(h.minio, ns, secretName))
+	home := h.ns
+	h.ns = ns
+	h.readyDatabase("sprot", v1alpha1.DatabaseProtein)
+	c := h.campaign(name, "sprot", 1)
+	h.ns = home
+	c.Spec.Output.Endpoint = p.URL
+	h.create(c)
+	h.eventually("the slow tenant's store holding a request", 20*time.Second, func() (bool, string) {
+		return p.Counts().Slowed > 0, fmt.Sprintf("%+v", p.Counts())
+	})
+	return p
+}
+
+// TestSlowStoreDoesNotStallOthers: a tenant whose store trickles (here:
+// holds every request) does not stop another namespace's campaign from
+// being planned, run and completed by the one shared operator (issue 30,
+// finding 2: campaigns were reconciled one at a time, with no deadline).
+func TestSlowStoreDoesNotStallOthers(t *testing.T) {
+	h := newHarness(t)
+	h.slowTenant("tenant-slow", "stuck")
+	h.readyDatabase("sprot", v1alpha1.DatabaseProtein)
+	h.putQueries("brisk")
+	h.create(h.campaign("brisk", "sprot", 1))
+	l := h.writePlan("brisk", "sprot", 3)
+	parts := h.waitPartitions("brisk", "brisk-p0-r0")
+	h.commitAll(l)
+	h.setJobCondition(parts["brisk-p0-r0"], kubeflow.JobSucceeded, "Succeeded", "")
+	h.waitPhase("brisk", v1alpha1.CampaignComplete, 30*time.Second)
+}
+
+// TestSlowStoreTimesOut: the operator's requests to a store that answers
+// nothing end at their deadline, and the campaign says so, instead of
+// holding a reconcile worker for ever (issue 30, finding 2).
+func TestSlowStoreTimesOut(t *testing.T) {
+	h := newHarness(t)
+	h.stopOperator()
+	h.bounds = controllers.StoreBounds{RequestTimeout: time.Second, ReconcileTimeout: 3 * time.Second, MaxConcurrentReconciles: 1}
+	h.startOperator()
+	h.slowTenant("tenant-slow", "stuck")
+	h.eventually("the stuck campaign reporting its store's deadline", 20*time.Second, func() (bool, string) {
+		var c v1alpha1.SearchCampaign
+		if err := h.c.Get(context.Background(), client.ObjectKey{Namespace: "tenant-slow", Name: "stuck"}, &c); err != nil {
+			return false, err.Error()
+		}
+		cond := meta.FindStatusCondition(c.Status.Conditions, v1alpha1.ConditionReady)
+		return cond != nil && cond.Status == metav1.ConditionFalse && strings.Contains(cond.Message, "deadline exceeded"),
+			fmt.Sprintf("phase %s, Ready %+v", c.Status.Phase, cond)
+	})
+	// One worker, and still another tenant's campaign gets its turn.
+	h.readyDatabase("sprot", v1alpha1.DatabaseProtein)
+	h.putQueries("brisk")
+	h.create(h.campaign("brisk", "sprot", 1))
+	h.writePlan("brisk", "sprot", 3)
+	h.waitPartitions("brisk", "brisk-p0-r0")
+}
+
+// TestPlanTooLarge: a plan.json larger than the operator reads whole is
+// refused, naming the object and the limit, instead of being read into
+// the shared operator's memory (issue 30, finding 2).
+func TestPlanTooLarge(t *testing.T) {
+	h := newHarness(t)
+	h.readyDatabase("sprot", v1alpha1.DatabaseProtein)
+	h.putQueries("huge")
+	h.create(h.campaign("huge", "sprot", 1))
+	big := `{"name": "huge", "padding": "` + strings.Repeat("x", controllers.DefaultMaxObjectBytes) + `"}`
+	if err := h.store("campaigns/"+h.ns+"/huge").Put(context.Background(), ledger.PlanKey, strings.NewReader(big), int64(len(big))); err != nil {
+		t.Fatal(err)
+	}
+	h.eventually("huge refused", 30*time.Second, func() (bool, string) {
+		c := h.get("huge")
+		cond := meta.FindStatusCondition(c.Status.Conditions, v1alpha1.ConditionReady)
+		return cond != nil && cond.Reason == "ObjectTooLarge" && strings.Contains(cond.Message, "plan.json") &&
+				strings.Contains(cond.Message, fmt.Sprint(controllers.DefaultMaxObjectBytes)),
+			fmt.Sprintf("phase %s, Ready %+v", c.Status.Phase, cond)
+	})
+	if len(h.partitions("huge")) != 0 {
+		t.Error("partitions created for a campaign whose plan was refused")
+	}
 }

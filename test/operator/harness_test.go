@@ -43,6 +43,9 @@ type harness struct {
 	minio  *testenv.MinIO
 	ns     string
 	policy policy.Policy
+	// bounds are the operator's store bounds (zero: its defaults); set
+	// them, then restart the operator.
+	bounds controllers.StoreBounds
 	stopOp context.CancelFunc
 	opDone chan struct{}
 }
@@ -104,7 +107,7 @@ func (h *harness) startOperator() {
 		h.t.Fatal(err)
 	}
 	if err := controllers.Setup(mgr, controllers.Config{WorkerImage: workerImage, PollInterval: poll, PartitionTTL: time.Hour, WindDown: windDown, Policy: h.policy,
-		Burst: burstPolicy}); err != nil {
+		Burst: burstPolicy, Bounds: h.bounds}); err != nil {
 		h.t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
