@@ -14,6 +14,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
@@ -64,8 +65,11 @@ type CampaignReconciler struct {
 	Policy policy.Policy
 	// Now is the clock (tests move it).
 	Now func() time.Time
+	// Bounds limit the reconciler's store work.
+	Bounds StoreBounds
 
-	ledgers sync.Map // campaign UID -> *ledger.Ledger, which caches records by ETag
+	ledgers    sync.Map // campaign UID -> *cachedLedger, whose Ledger caches records by ETag
+	assemblies sync.Map // campaign UID -> *assembly running
 }
 
 // Reconcile moves a campaign one step: database, plan, ledger,
@@ -81,11 +85,26 @@ func (r *CampaignReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 	if !c.DeletionTimestamp.IsZero() {
 		// Owner references remove the partitions; the ledger and result
 		// stay in object storage on purpose.
+		r.ledgers.Delete(c.UID)
+		r.assemblies.Delete(c.UID)
 		return ctrl.Result{}, nil
 	}
 	run := newCampaignRun(r, &c)
-	err := run.reconcile(ctx)
-	if werr := run.writeStatus(ctx); werr != nil {
+	run.outer = ctx
+	// One tenant's store that trickles or swallows packets costs its own
+	// campaign this long at most, never a worker for ever.
+	rctx, cancel := r.Bounds.reconcileContext(ctx)
+	err := run.reconcile(rctx)
+	cancel()
+	werr := run.writeStatus(ctx)
+	if werr == nil && run.terminal() {
+		// A finished campaign reads its ledger no more: its cached
+		// records would stay in memory for as long as the operator runs.
+		// Only once its status says so: a lost write is reconciled again.
+		r.ledgers.Delete(c.UID)
+		r.assemblies.Delete(c.UID)
+	}
+	if werr != nil {
 		if apierrors.IsConflict(werr) {
 			return ctrl.Result{Requeue: true}, nil
 		}
@@ -109,6 +128,7 @@ func (r *CampaignReconciler) forget(key types.NamespacedName) {
 	r.ledgers.Range(func(k, v any) bool {
 		if e := v.(*cachedLedger); e.key == key {
 			r.ledgers.Delete(k)
+			r.assemblies.Delete(k)
 		}
 		return true
 	})
@@ -117,6 +137,10 @@ func (r *CampaignReconciler) forget(key types.NamespacedName) {
 type cachedLedger struct {
 	key types.NamespacedName
 	l   *ledger.Ledger
+	// access is the output store's credentials and endpoint as the ledger
+	// was opened with them (storeAccess): when they change, a rotated
+	// key say, the ledger is opened again with the new ones.
+	access string
 }
 
 // SetupWithManager watches campaigns, their partitions and planning Jobs,
@@ -138,6 +162,9 @@ func (r *CampaignReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		return err
 	}
 	b := ctrl.NewControllerManagedBy(mgr).
+		// Campaigns are many tenants': one whose store is slow must not
+		// hold up the others.
+		WithOptions(controller.Options{MaxConcurrentReconciles: r.Bounds.withDefaults().MaxConcurrentReconciles}).
 		For(&v1alpha1.SearchCampaign{}, builder.WithPredicates(predicate.Or(predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{}))).
 		Owns(r.Executor.NewObject())
 	if r.Argo != nil {

@@ -59,6 +59,6 @@ func (run *campaignRun) openStorage(ctx context.Context) (bool, error) {
 	if err != nil {
 		return run.waitStorage(err)
 	}
-	run.store = st
+	run.store = run.r.Bounds.bound(st)
 	return true, nil
 }

@@ -17,7 +17,18 @@ import (
 // the campaign: partitions keep working from their own leases, and the
 // status keeps its last counts, marked Degraded.
 func (run *campaignRun) readLedger(ctx context.Context) (bool, error) {
+	if err := run.ledger.CheckPlan(ctx); errors.Is(err, ledger.ErrPlanChanged) {
+		return run.planChanged(ctx, err)
+	}
 	st, err := run.ledger.Status(ctx)
+	if err != nil {
+		// The handle may hold what no longer works: open the ledger again
+		// with this reconcile's store and retry once.
+		if ok, rerr := run.reopenLedger(ctx, run.storeAccess(ctx)); !ok || rerr != nil {
+			return ok, rerr
+		}
+		st, err = run.ledger.Status(ctx)
+	}
 	if err != nil {
 		run.setCondition(v1alpha1.ConditionDegraded, true, "LedgerUnreachable", fmt.Sprintf("reading the ledger at %s: %v", run.loc, err))
 		return true, nil
@@ -90,7 +101,11 @@ func (run *campaignRun) finishIfDone(ctx context.Context) (bool, error) {
 			return true, nil
 		}
 	}
-	key, err := run.ledger.Assemble(ctx)
+	key, busy, err := run.assemble(ctx)
+	if busy {
+		run.requeueWithin(run.r.PollInterval)
+		return true, nil
+	}
 	if errors.Is(err, ledger.ErrIncomplete) {
 		run.normal("ChunkRedo", "Verify", err.Error())
 		return true, nil // a result failed its check: its chunk is leasable again
@@ -149,6 +164,50 @@ func failedQueryStatus(qs []ledger.FailedQuery) []v1alpha1.FailedQuery {
 		out = append(out, v1alpha1.FailedQuery{Index: int32(q.Query), ID: truncate(q.ID, maxFailedID), Reason: truncate(q.Reason.String(), maxFailedReason)})
 	}
 	return out
+}
+
+// assembly is a result's assembly by the operator, running in its own
+// goroutine.
+type assembly struct {
+	done chan struct{}
+	key  string
+	err  error
+}
+
+// assemble assembles the campaign's result: at once when it already is
+// (Assemble then only finds the marker), else in a goroutine bounded by
+// the assembly timeout, since reading every part through SHA-256 would
+// hold a reconcile worker for as long as the result is large. busy: it is
+// running; a later poll collects the outcome.
+func (run *campaignRun) assemble(ctx context.Context) (key string, busy bool, err error) {
+	uid := run.c.UID
+	if v, ok := run.r.assemblies.Load(uid); ok {
+		a := v.(*assembly)
+		select {
+		case <-a.done:
+			run.r.assemblies.Delete(uid)
+			return a.key, false, a.err
+		default:
+			return "", true, nil
+		}
+	}
+	if done, err := run.ledger.Assembled(ctx); err == nil && done {
+		key, err := run.ledger.Assemble(ctx)
+		return key, false, err
+	}
+	a := &assembly{done: make(chan struct{})}
+	run.r.assemblies.Store(uid, a)
+	l, parent, timeout := run.ledger, run.outer, run.r.Bounds.withDefaults().AssembleTimeout
+	if parent == nil {
+		parent = context.Background()
+	}
+	go func() {
+		defer close(a.done)
+		actx, cancel := context.WithTimeout(parent, timeout)
+		defer cancel()
+		a.key, a.err = l.Assemble(actx)
+	}()
+	return "", true, nil
 }
 
 // failedNames names the first n failed queries by id (by index where the

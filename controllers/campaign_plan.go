@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -21,8 +23,15 @@ import (
 // if present, else a planning Job writes it.
 func (run *campaignRun) ensurePlan(ctx context.Context) (bool, error) {
 	c := run.c
+	access := run.storeAccess(ctx)
 	if v, ok := run.r.ledgers.Load(c.UID); ok {
-		run.ledger = v.(*cachedLedger).l
+		cached := v.(*cachedLedger)
+		run.ledger = cached.l
+		if cached.access != access {
+			// The Secret (or endpoint, or CA) changed: a handle on the
+			// old keys would fail for ever after a rotation.
+			return run.reopenLedger(ctx, access)
+		}
 		return true, nil
 	}
 	l, err := ledger.Open(ctx, run.store, ledger.Options{})
@@ -32,9 +41,12 @@ func (run *campaignRun) ensurePlan(ctx context.Context) (bool, error) {
 			return run.fail("PlanMismatch", fmt.Sprintf("%s already holds the plan of another campaign: %s; delete it or name this campaign differently", run.loc, msg))
 		}
 		run.ledger = l
-		run.r.ledgers.Store(c.UID, &cachedLedger{key: client.ObjectKeyFromObject(c), l: l})
+		run.r.ledgers.Store(c.UID, &cachedLedger{key: client.ObjectKeyFromObject(c), l: l, access: access})
 		run.normalOnTransition("Planned", "Plan", fmt.Sprintf("plan ready: %d queries in %d chunks", l.Plan().Queries.Count, len(l.Plan().Chunks)))
 		return true, nil
+	case errors.Is(err, objstore.ErrTooLarge):
+		// Waits rather than fails: the administrator may raise the limit.
+		return run.wait(v1alpha1.CampaignPending, "ObjectTooLarge", fmt.Sprintf("reading the plan at %s: %v (the operator's --max-object-bytes)", run.loc, err))
 	case !errors.Is(err, objstore.ErrNotExist):
 		reason := storageReason(err)
 		if reason == "StorageUnavailable" {
@@ -82,6 +94,61 @@ func (run *campaignRun) ensurePlan(ctx context.Context) (bool, error) {
 	return run.wait(v1alpha1.CampaignPlanning, "Planning", fmt.Sprintf("planning Job %s reads the queries and cuts chunks", job.Name))
 }
 
+// reopenLedger opens the campaign's ledger again with this reconcile's
+// store, replacing the cached handle; a plan.json other than the one
+// first read fails the campaign. When the store does not answer the old
+// handle is kept, and the ledger phase reports it.
+func (run *campaignRun) reopenLedger(ctx context.Context, access string) (bool, error) {
+	l, err := ledger.Open(ctx, run.store, ledger.Options{})
+	if errors.Is(err, objstore.ErrNotExist) {
+		err = fmt.Errorf("%w: %s was deleted", ledger.ErrPlanChanged, run.store.URL(ledger.PlanKey))
+	} else if err == nil && l.PlanETag() != run.ledger.PlanETag() {
+		err = fmt.Errorf("%w: %s has ETag %s, first read with %s", ledger.ErrPlanChanged, run.store.URL(ledger.PlanKey), l.PlanETag(), run.ledger.PlanETag())
+	}
+	switch {
+	case errors.Is(err, ledger.ErrPlanChanged):
+		return run.planChanged(ctx, err)
+	case err != nil:
+		return true, nil
+	}
+	run.ledger = l
+	run.r.ledgers.Store(run.c.UID, &cachedLedger{key: client.ObjectKeyFromObject(run.c), l: l, access: access})
+	return true, nil
+}
+
+// planChanged fails a campaign whose plan.json was edited or deleted
+// while it ran, and stops its partitions: every chunk would otherwise
+// split down to failed single queries and the campaign end Complete with
+// an empty result.
+func (run *campaignRun) planChanged(ctx context.Context, err error) (bool, error) {
+	run.fail("PlanChanged", truncate("the campaign's plan.json was edited or deleted while it ran, so its chunks no longer match what was planned; start a new campaign: "+err.Error(), 1024))
+	return false, run.cleanupPartitions(ctx, "plan changed")
+}
+
+// storeAccess identifies the output store's endpoint and credentials: the
+// spec's fields and the resourceVersions of the Secret and caBundle
+// ConfigMap it names. A change to any (a rotated key) reopens the cached
+// ledger; one that cannot be read counts as a change.
+func (run *campaignRun) storeAccess(ctx context.Context) string {
+	out := run.c.Spec.Output
+	access := fmt.Sprintf("%s|%s|%t|%v|%v", out.Endpoint, out.Region, out.Anonymous, out.CredentialsSecretRef, out.CABundle)
+	if ref := out.CredentialsSecretRef; ref != nil {
+		var sec corev1.Secret
+		if err := run.r.Stores.Secrets.Get(ctx, client.ObjectKey{Namespace: run.c.Namespace, Name: ref.Name}, &sec); err != nil {
+			return access + "|unread"
+		}
+		access += "|secret " + sec.ResourceVersion
+	}
+	if ca := out.CABundle; ca != nil {
+		var cm corev1.ConfigMap
+		if err := run.r.Stores.Secrets.Get(ctx, client.ObjectKey{Namespace: run.c.Namespace, Name: ca.Name}, &cm); err != nil {
+			return access + "|unread"
+		}
+		access += "|ca " + cm.ResourceVersion
+	}
+	return access
+}
+
 // checkQueries fails the campaign at once, naming the field, when the
 // queries object does not exist.
 func (run *campaignRun) checkQueries(ctx context.Context) (bool, error) {
@@ -104,7 +171,7 @@ func (run *campaignRun) checkQueries(ctx context.Context) (bool, error) {
 		}
 		return run.waitStorage(err)
 	}
-	if _, err := st.Stat(ctx, key); errors.Is(err, objstore.ErrNotExist) {
+	if _, err := run.r.Bounds.bound(st).Stat(ctx, key); errors.Is(err, objstore.ErrNotExist) {
 		return run.fail("QueriesNotFound", fmt.Sprintf("spec.queries: object %s does not exist", url))
 	} else if err != nil {
 		return run.wait(v1alpha1.CampaignPending, storageReason(err), fmt.Sprintf("spec.queries: %s: %v", url, err))
@@ -130,6 +197,18 @@ func planMismatch(p *ledger.Plan, c *v1alpha1.SearchCampaign, db *v1alpha1.Blast
 	check("queries", p.Queries.Location, queriesURL(c))
 	check("database", p.Database.Location, db.Status.Location)
 	check("program", string(p.Search.Program), string(c.Spec.Program))
+	// The whole search, not just its program: a campaign recreated with
+	// another evalue, outfmt or option must not adopt the old result.
+	if want, err := campaignSearch(c); err == nil {
+		got, w := p.Search.Request(), want.Request()
+		check("search.outfmt", got.Outfmt, w.Outfmt)
+		check("search.maxTargetSeqs", strconv.Itoa(got.MaxTargetSeqs), strconv.Itoa(w.MaxTargetSeqs))
+		check("search.evalue", strconv.FormatFloat(got.Evalue, 'g', -1, 64), strconv.FormatFloat(w.Evalue, 'g', -1, 64))
+		check("search.topHits", got.TopHits, w.TopHits)
+		check("search.transfer", got.Transfer, w.Transfer)
+		check("search.batching", got.Batching, w.Batching)
+		check("search.options", strings.Join(slices.Sorted(slices.Values(got.Options)), " "), strings.Join(slices.Sorted(slices.Values(w.Options)), " "))
+	}
 	return strings.Join(diffs, "; ")
 }
 

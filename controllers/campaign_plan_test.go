@@ -26,3 +26,40 @@ func TestPlanMismatchLocalPath(t *testing.T) {
 		t.Errorf("local database: %q", msg)
 	}
 }
+
+// A plan found at a campaign's location is adopted only if it was made
+// for the same search: a campaign recreated with another evalue, outfmt
+// or option is refused, naming the field, rather than reported Complete
+// with the old result (issue 30, finding 7).
+func TestPlanMismatchComparesWholeSearch(t *testing.T) {
+	db := &v1alpha1.BlastDatabase{Status: v1alpha1.BlastDatabaseStatus{Location: "s3://b/databases/ns/nt"}}
+	old := searchCampaign(v1alpha1.BlastOption{Name: "word_size", Value: "11"})
+	spec, err := campaignSearch(old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan := &ledger.Plan{Queries: ledger.Queries{Location: queriesURL(old)}, Database: ledger.Database{Location: db.Status.Location}, Search: spec}
+	if msg := planMismatch(plan, old, db); msg != "" {
+		t.Fatalf("the campaign's own plan mismatches: %s", msg)
+	}
+	for _, tc := range []struct {
+		name, field string
+		change      func(c *v1alpha1.SearchCampaign)
+	}{
+		{"evalue", "search.evalue", func(c *v1alpha1.SearchCampaign) { c.Spec.Evalue = "1e-30" }},
+		{"outfmt", "search.outfmt", func(c *v1alpha1.SearchCampaign) { c.Spec.Outfmt = "6 qseqid sseqid" }},
+		{"options", "search.options", func(c *v1alpha1.SearchCampaign) {
+			c.Spec.BlastOptions = []v1alpha1.BlastOption{{Name: "word_size", Value: "28"}}
+		}},
+		{"max target seqs", "search.maxTargetSeqs", func(c *v1alpha1.SearchCampaign) { c.Spec.MaxTargetSeqs = 5 }},
+		{"batching", "search.batching", func(c *v1alpha1.SearchCampaign) { c.Spec.Batching = "alone" }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := old.DeepCopy()
+			tc.change(c)
+			if msg := planMismatch(plan, c, db); !strings.Contains(msg, tc.field) {
+				t.Errorf("mismatch %q, want it to name %s", msg, tc.field)
+			}
+		})
+	}
+}

@@ -33,6 +33,9 @@ type campaignRun struct {
 	burstCount *int32
 
 	requeue time.Duration
+	// outer is the reconcile's context without its deadline: a result's
+	// assembly outlives the reconcile that starts it.
+	outer context.Context
 }
 
 func newCampaignRun(r *CampaignReconciler, c *v1alpha1.SearchCampaign) *campaignRun {

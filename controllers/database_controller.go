@@ -15,6 +15,7 @@ import (
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	"github.com/blastfleet/blastfleet/api/v1alpha1"
@@ -44,6 +45,8 @@ type DatabaseReconciler struct {
 	Argo bool
 	// TTLSecondsAfterFinished keeps finished build Workflows this long.
 	TTLSecondsAfterFinished int32
+	// Bounds limit the reconciler's store work.
+	Bounds StoreBounds
 }
 
 type databaseRun struct {
@@ -63,6 +66,8 @@ func (r *DatabaseReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 	if !db.DeletionTimestamp.IsZero() {
 		return ctrl.Result{}, nil // the shards stay in object storage on purpose
 	}
+	ctx, cancel := r.Bounds.reconcileContext(ctx)
+	defer cancel()
 	st := db.Status
 	sized := st.Phase != v1alpha1.DatabaseReady || st.Bytes > 0
 	if (st.Phase == v1alpha1.DatabaseReady || st.Phase == v1alpha1.DatabaseFailed) && st.ObservedGeneration == db.Generation && sized && replicasSettled(&db) {
@@ -120,6 +125,7 @@ func (run *databaseRun) reconcile(ctx context.Context) (time.Duration, error) {
 		run.set(v1alpha1.DatabasePending, storageReason(err), "spec.storage: "+err.Error())
 		return run.r.PollInterval, nil
 	}
+	st = run.r.Bounds.bound(st)
 	run.store = st
 
 	src := objectURL(db.Spec.Storage, db.Spec.Source)
@@ -211,6 +217,7 @@ func (run *databaseRun) blastDBExists(ctx context.Context, src string) (bool, er
 	if err != nil {
 		return false, err
 	}
+	st = run.r.Bounds.bound(st)
 	infos, err := st.List(ctx, key+".")
 	if err != nil {
 		return false, err
@@ -244,6 +251,7 @@ func (run *databaseRun) size(ctx context.Context) (time.Duration, error) {
 	if err != nil {
 		return run.r.PollInterval, nil // campaigns size their pods without it meanwhile
 	}
+	st = run.r.Bounds.bound(st)
 	m, _, err := manifest.LoadCurrent(ctx, st)
 	if err != nil {
 		return run.r.PollInterval, nil
@@ -275,6 +283,7 @@ func (run *databaseRun) shardCount(ctx context.Context, src string) (int32, erro
 	if err != nil {
 		return 0, err
 	}
+	st = run.r.Bounds.bound(st)
 	info, err := st.Stat(ctx, key)
 	if err != nil {
 		return 0, err
@@ -360,6 +369,7 @@ func (r *DatabaseReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		r.PollInterval = 15 * time.Second
 	}
 	b := ctrl.NewControllerManagedBy(mgr).
+		WithOptions(controller.Options{MaxConcurrentReconciles: r.Bounds.withDefaults().MaxConcurrentReconciles}).
 		For(&v1alpha1.BlastDatabase{}).
 		Owns(&batchv1.Job{})
 	if r.Argo {

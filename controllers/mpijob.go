@@ -207,7 +207,7 @@ func (MPIJobExecutor) State(obj client.Object) PartitionState {
 	// the MPI operator marks nothing then, and a launcher waiting for
 	// ready workers would wait for ever.
 	if w := job.Status.ReplicaStatuses[kubeflow.MPIReplicaTypeWorker]; w != nil && w.Failed > 0 {
-		return PartitionState{Phase: PartitionFailed, FinishedAt: time.Now(), Reason: "WorkersFailed",
+		return PartitionState{Phase: PartitionFailed, FinishedAt: lastChange(job), Reason: "WorkersFailed",
 			Message: fmt.Sprintf("%d worker pods failed", w.Failed)}
 	}
 	if ptr.Deref(job.Spec.RunPolicy.Suspend, false) || cond(kubeflow.JobSuspended) != nil {
@@ -217,4 +217,25 @@ func (MPIJobExecutor) State(obj client.Object) PartitionState {
 		return PartitionState{Phase: PartitionRunning}
 	}
 	return PartitionState{Phase: PartitionQueued, Reason: "Starting"}
+}
+
+// lastChange is when the MPIJob last changed state, as its own status
+// records it: the newest condition transition, else its start, else its
+// creation. A partition whose workers failed carries no failure time, and
+// the time of observation would restart its replacement backoff at every
+// reconcile; this one stays put, so the backoff runs out.
+func lastChange(job *kubeflow.MPIJob) time.Time {
+	var t time.Time
+	for _, c := range job.Status.Conditions {
+		if c.LastTransitionTime.After(t) {
+			t = c.LastTransitionTime.Time
+		}
+	}
+	if t.IsZero() && job.Status.StartTime != nil {
+		t = job.Status.StartTime.Time
+	}
+	if t.IsZero() {
+		t = job.CreationTimestamp.Time
+	}
+	return t
 }

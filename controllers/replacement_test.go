@@ -6,6 +6,10 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	kubeflow "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 var t0 = time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
@@ -113,5 +117,37 @@ func TestBackoff(t *testing.T) {
 	}
 	if d := backoff(aCampaign().restarts(5, 100, 60).build().Spec.RetryPolicy, 1); d != time.Minute {
 		t.Errorf("backoff above its cap: %s", d)
+	}
+}
+
+// A partition whose worker pods failed (the MPI operator marks no
+// condition then) is replaced once its backoff has run out, counted from
+// the MPIJob's own last transition, not from whenever it is looked at:
+// each observation would otherwise restart the backoff (issue 30,
+// finding 9).
+func TestWorkersFailedReplacedAfterBackoff(t *testing.T) {
+	c := aCampaign().build() // backoff 10s
+	obj, err := MPIJobExecutor{}.Build(NewPartitionSpec(aCampaign().request(0, 0)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	job := obj.(*kubeflow.MPIJob)
+	running := metav1.NewTime(t0.Add(-time.Minute))
+	job.Status.Conditions = []kubeflow.JobCondition{{Type: kubeflow.JobRunning, Status: corev1.ConditionTrue, LastTransitionTime: running}}
+	job.Status.ReplicaStatuses = map[kubeflow.MPIReplicaType]*kubeflow.ReplicaStatus{kubeflow.MPIReplicaTypeWorker: {Failed: 1}}
+	first := MPIJobExecutor{}.State(job)
+	time.Sleep(10 * time.Millisecond)
+	if second := (MPIJobExecutor{}).State(job); first.Phase != PartitionFailed || !second.FinishedAt.Equal(first.FinishedAt) {
+		t.Fatalf("observed %+v then %+v: want Failed with one finish time", first, second)
+	}
+	if !first.FinishedAt.Equal(running.Time) {
+		t.Errorf("finished at %s, want the MPIJob's last transition %s", first.FinishedAt, running.Time)
+	}
+	p := partition{obj: job, index: 0, restart: 0, state: first}
+	for _, now := range []time.Time{t0, t0.Add(time.Hour)} { // a fake clock, well past the backoff
+		plan := planReplacements(replacementInput{parts: []partition{p}, count: 1, policy: c.Spec.RetryPolicy, ledgerRead: true, now: now})
+		if got := steps(plan); !slices.Equal(got, []string{"replace 0 r1 (1 used)"}) {
+			t.Errorf("at %s: steps %q, want the partition replaced", now, got)
+		}
 	}
 }

@@ -32,6 +32,8 @@ type Config struct {
 	CABundle string
 	// STSEndpoint: see StoreOpener.STSEndpoint.
 	STSEndpoint string
+	// Bounds limit both reconcilers' store work (zero: the defaults).
+	Bounds StoreBounds
 }
 
 // Setup registers both reconcilers and the metrics with the manager.
@@ -47,7 +49,7 @@ func Setup(mgr ctrl.Manager, cfg Config) error {
 	stores := StoreOpener{Secrets: mgr.GetAPIReader(), Policy: cfg.Policy, CABundle: cfg.CABundle, STSEndpoint: cfg.STSEndpoint}
 	db := &DatabaseReconciler{
 		Client: mgr.GetClient(), Scheme: mgr.GetScheme(), Recorder: mgr.GetEventRecorder("blastfleet-database"),
-		Stores: stores, WorkerImage: cfg.WorkerImage, PollInterval: cfg.PollInterval, Policy: cfg.Policy,
+		Stores: stores, WorkerImage: cfg.WorkerImage, PollInterval: cfg.PollInterval, Policy: cfg.Policy, Bounds: cfg.Bounds,
 	}
 	argo, err := argoInstalled(mgr)
 	if err != nil {
@@ -61,7 +63,7 @@ func Setup(mgr ctrl.Manager, cfg Config) error {
 		Client: mgr.GetClient(), Scheme: mgr.GetScheme(), Recorder: mgr.GetEventRecorder("blastfleet-campaign"),
 		Stores: stores, Executor: MPIJobExecutor{TTLSecondsAfterFinished: int32(cfg.PartitionTTL / time.Second)},
 		WorkerImage: cfg.WorkerImage, PollInterval: cfg.PollInterval, WindDown: cfg.WindDown, Site: cfg.Site, Policy: cfg.Policy,
-		Burst: cfg.Burst,
+		Burst: cfg.Burst, Bounds: cfg.Bounds,
 	}
 	if argo {
 		sc.Argo = ArgoExecutor{TTLSecondsAfterFinished: sc.Executor.(MPIJobExecutor).TTLSecondsAfterFinished}

@@ -41,6 +41,7 @@ type options struct {
 	policy                 policy.Policy
 	caBundle               string
 	stsEndpoint            string
+	bounds                 controllers.StoreBounds
 }
 
 func main() {
@@ -60,6 +61,11 @@ func main() {
 	flag.DurationVar(&o.burst.MinWindow, "burst-window", burst.DefaultPolicy.MinWindow, "least time a site's rate must be measured over before a deadline campaign's partitions follow it")
 	flag.Float64Var(&o.burst.Margin, "burst-margin", burst.DefaultPolicy.Margin, "share of the time left before a deadline by which the sites must finish early before partitions are removed")
 	bindPolicyFlags(flag.CommandLine, &o.policy)
+	flag.IntVar(&o.bounds.MaxConcurrentReconciles, "max-concurrent-reconciles", controllers.DefaultMaxConcurrent, "how many campaigns (and, apart, databases) are reconciled at once, so one tenant's slow store does not hold up the others")
+	flag.DurationVar(&o.bounds.RequestTimeout, "store-request-timeout", controllers.DefaultStoreRequestTimeout, "deadline of each request the operator makes to a tenant's object store (for a streamed read: for its answer, then for each stretch without data)")
+	flag.DurationVar(&o.bounds.ReconcileTimeout, "reconcile-timeout", controllers.DefaultReconcileTimeout, "the most one reconcile of a campaign or database may spend")
+	flag.DurationVar(&o.bounds.AssembleTimeout, "assemble-timeout", controllers.DefaultAssembleTimeout, "the most the operator spends assembling one campaign's result (in the background, beside reconciles)")
+	flag.Int64Var(&o.bounds.MaxObjectBytes, "max-object-bytes", controllers.DefaultMaxObjectBytes, "the largest object the operator reads whole from a tenant's store (plan.json, ledger records, manifests); a larger one is refused naming its key")
 	flag.StringVar(&o.caBundle, "ca-bundle", "", "PEM file of certificate authorities the operator trusts, beside the system's, for every object store it reads (a private endpoint's CA); a store's own spec caBundle adds to it")
 	flag.StringVar(&o.stsEndpoint, "sts-endpoint", "", "http(s) URL where the operator and its pods exchange web identity tokens (IRSA) for stores that name no credentials Secret, such as an in-cluster MinIO's STS (default: AWS STS of the store's region); never a store's own endpoint, which authors choose")
 	zopts := zap.Options{Development: false}
@@ -115,6 +121,7 @@ func run(o options) error {
 		Policy:       o.policy,
 		CABundle:     o.caBundle,
 		STSEndpoint:  o.stsEndpoint,
+		Bounds:       o.bounds,
 	}); err != nil {
 		return err
 	}

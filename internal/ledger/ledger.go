@@ -125,6 +125,9 @@ func Open(ctx context.Context, st objstore.Store, opts Options) (*Ledger, error)
 // Plan is the plan the ledger was opened with.
 func (l *Ledger) Plan() *Plan { return l.plan }
 
+// PlanETag is the ETag of the plan.json the ledger was opened with.
+func (l *Ledger) PlanETag() string { return l.planETag }
+
 // Store is the campaign's store.
 func (l *Ledger) Store() objstore.Store { return l.st }
 
@@ -172,6 +175,18 @@ func holds(ctx context.Context, st objstore.Store, key string, data []byte) (str
 		return "", false
 	}
 	return etag, true
+}
+
+// CheckPlan makes sure plan.json is still the one this ledger was opened
+// with: an edited or deleted plan gives an error matching ErrPlanChanged,
+// after which nothing the chunks record can be trusted to the plan.
+// Other errors are the store's.
+func (l *Ledger) CheckPlan(ctx context.Context) error {
+	err := l.checkPlan(ctx)
+	if errors.Is(err, objstore.ErrNotExist) {
+		return fmt.Errorf("%w: %s was deleted", ErrPlanChanged, l.st.URL(PlanKey))
+	}
+	return err
 }
 
 // checkPlan makes sure plan.json is still the one this ledger follows.

@@ -27,6 +27,24 @@ func testStore(t *testing.T, st Store, open func() Store) {
 	t.Run("ConditionalRace", func(t *testing.T) { testConditionalRace(t, st, open) })
 	t.Run("Compose", func(t *testing.T) { testCompose(t, st) })
 	t.Run("GetRange", func(t *testing.T) { testGetRange(t, st) })
+	t.Run("ReadLimit", func(t *testing.T) { testReadLimit(t, st) })
+}
+
+// testReadLimit: GetBytes refuses an object larger than the context's
+// read limit, naming the key and the limit, and reads one that fits
+// (issue 30, finding 2: a 2 GiB plan.json must not exhaust the operator).
+func testReadLimit(t *testing.T, st Store) {
+	const key = "limit/plan.json"
+	data := randBytes(100)
+	put(t, st, key, data)
+	_, _, err := st.GetBytes(WithReadLimit(context.Background(), 99), key)
+	if !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), key) || !strings.Contains(err.Error(), "99 bytes") {
+		t.Errorf("GetBytes of 100 bytes under a 99-byte limit = %v, want ErrTooLarge naming the key and the limit", err)
+	}
+	got, _, err := st.GetBytes(WithReadLimit(context.Background(), 100), key)
+	if err != nil || !bytes.Equal(got, data) {
+		t.Errorf("GetBytes of 100 bytes under a 100-byte limit = %d bytes, %v", len(got), err)
+	}
 }
 
 func put(t *testing.T, st Store, key string, data []byte) {

@@ -1,7 +1,6 @@
 package objstore
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -116,11 +115,14 @@ func (d *Dir) GetBytes(ctx context.Context, key string) ([]byte, string, error) 
 	if err != nil {
 		return nil, "", d.mapErr(key, err)
 	}
-	var buf bytes.Buffer
-	if _, err := io.Copy(&buf, ctxReader{ctx, f}); err != nil {
+	b, err := readAllLimited(ctx, d.URL(key), ctxReader{ctx, f}, fi.Size())
+	if errors.Is(err, ErrTooLarge) {
+		return nil, "", err
+	}
+	if err != nil {
 		return nil, "", d.mapErr(key, err)
 	}
-	return buf.Bytes(), fileInfo(key, fi).ETag, nil
+	return b, fileInfo(key, fi).ETag, nil
 }
 
 // Compose concatenates the sources' files into a temporary file renamed

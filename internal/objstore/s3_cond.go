@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 
 	"github.com/minio/minio-go/v7"
 )
@@ -58,7 +57,10 @@ func (s *S3) GetBytes(ctx context.Context, key string) ([]byte, string, error) {
 		return nil, "", s.wrap("reading "+s.URL(key), err)
 	}
 	defer rc.Close()
-	b, err := io.ReadAll(rc)
+	b, err := readAllLimited(ctx, s.URL(key), rc, oi.Size)
+	if errors.Is(err, ErrTooLarge) {
+		return nil, "", err
+	}
 	if err != nil {
 		return nil, "", s.wrap("reading "+s.URL(key), err)
 	}

@@ -44,7 +44,10 @@ type harness struct {
 	ns     string
 	policy policy.Policy
 	// sts is the operator's --sts-endpoint.
-	sts    string
+	sts string
+	// bounds are the operator's store bounds (zero: its defaults); set
+	// them, then restart the operator.
+	bounds controllers.StoreBounds
 	stopOp context.CancelFunc
 	opDone chan struct{}
 }
@@ -115,7 +118,7 @@ func (h *harness) startOperator() {
 		h.t.Fatal(err)
 	}
 	if err := controllers.Setup(mgr, controllers.Config{WorkerImage: workerImage, PollInterval: poll, PartitionTTL: time.Hour, WindDown: windDown, Policy: h.policy,
-		Burst: burstPolicy, STSEndpoint: h.sts}); err != nil {
+		Burst: burstPolicy, STSEndpoint: h.sts, Bounds: h.bounds}); err != nil {
 		h.t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())

@@ -1,0 +1,37 @@
+package controllers
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/events"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+
+	"github.com/blastfleet/blastfleet/api/v1alpha1"
+	"github.com/blastfleet/blastfleet/internal/kubescheme"
+)
+
+// A finished campaign's cached ledger handle (and the records it caches)
+// is dropped at its next reconcile, not kept for as long as the operator
+// runs (issue 30, finding 11).
+func TestFinishedCampaignLeavesLedgerCache(t *testing.T) {
+	c := aCampaign().build()
+	c.UID = "uid-1"
+	done := metav1.NewTime(time.Now().Add(-time.Hour))
+	c.Status = v1alpha1.SearchCampaignStatus{Phase: v1alpha1.CampaignComplete, CompletionTime: &done,
+		Location: location(c.Spec.Output, c.Namespace, c.Name)}
+	cl := fake.NewClientBuilder().WithScheme(kubescheme.New()).WithObjects(c).WithStatusSubresource(&v1alpha1.SearchCampaign{}).Build()
+	r := &CampaignReconciler{Client: cl, Scheme: cl.Scheme(), Recorder: events.NewFakeRecorder(10), Executor: MPIJobExecutor{},
+		PollInterval: time.Second, WindDown: time.Minute}
+	r.ledgers.Store(c.UID, &cachedLedger{key: client.ObjectKeyFromObject(c)})
+	if _, err := r.Reconcile(context.Background(), ctrl.Request{NamespacedName: client.ObjectKeyFromObject(c)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := r.ledgers.Load(c.UID); ok {
+		t.Error("the finished campaign's ledger is still cached")
+	}
+}
