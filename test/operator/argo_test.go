@@ -17,6 +17,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -207,9 +208,14 @@ func TestArgoExecutorValidation(t *testing.T) {
 	if got := h.get("plain").Spec.Executor; got != v1alpha1.ExecutorMPIJob {
 		t.Errorf("default executor %q, want mpijob", got)
 	}
-	cur := h.get("plain")
-	cur.Spec.Executor = v1alpha1.ExecutorArgo
-	if err := h.c.Update(ctx, cur); err == nil || !strings.Contains(err.Error(), "executor is immutable") {
+	// The operator writes the campaign too (finalizer, status): a
+	// conflict is its write, not the answer; read it again and retry.
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		cur := h.get("plain")
+		cur.Spec.Executor = v1alpha1.ExecutorArgo
+		return h.c.Update(ctx, cur)
+	})
+	if err == nil || !strings.Contains(err.Error(), "executor is immutable") {
 		t.Errorf("changing the executor: %v", err)
 	}
 }
