@@ -172,6 +172,9 @@ func (run *campaignRun) reconcilePartitions(ctx context.Context) (bool, error) {
 			return false, err
 		}
 	}
+	if len(run.parts) > 0 {
+		run.started()
+	}
 	for _, st := range plan.steps {
 		switch st.kind {
 		case stepCreate:
@@ -247,22 +250,34 @@ func (run *campaignRun) createPartition(ctx context.Context, index, restart int)
 	}
 	if err := run.r.Create(ctx, obj); err != nil {
 		if apierrors.IsAlreadyExists(err) {
-			return true, nil // created by an earlier reconcile the cache has not seen yet
+			// Created by an earlier reconcile the cache has not seen yet.
+			run.started()
+			return true, nil
 		}
 		return false, fmt.Errorf("creating partition %s: %w", obj.GetName(), err)
 	}
-	if c.Status.StartTime == nil {
-		t := metav1.NewTime(run.now)
-		c.Status.StartTime = &t
-	}
+	run.started()
 	c.Status.Partitions.Queued++
 	if restart == 0 {
 		run.normal("PartitionCreated", "Create", fmt.Sprintf("partition %s created", obj.GetName()))
-		if short := sizeWorkers(c.Spec.Partitions, run.db).Short; short != "" && index == 0 {
-			run.warn(ReasonMemoryShort, "Create", short)
-		}
 	}
 	return true, nil
+}
+
+// started records the campaign's first partition: its start time and the
+// warning that its workers' memory is short. Both ride on status.startTime,
+// so a reconcile whose status write was lost (a conflict) leaves them to
+// the next one, which finds the partition already there.
+func (run *campaignRun) started() {
+	c := run.c
+	if c.Status.StartTime != nil {
+		return
+	}
+	t := metav1.NewTime(run.now)
+	c.Status.StartTime = &t
+	if short := sizeWorkers(c.Spec.Partitions, run.db).Short; short != "" {
+		run.warn(ReasonMemoryShort, "Create", short)
+	}
 }
 
 func (run *campaignRun) deletePartition(ctx context.Context, p partition, why string) error {

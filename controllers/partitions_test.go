@@ -39,3 +39,42 @@ func TestInvalidPartitionFailsCampaign(t *testing.T) {
 		t.Errorf("events %+v, want one InvalidPartition", run.events)
 	}
 }
+
+// A reconcile that created the campaign's first partition but lost its
+// status write (a conflict) must leave the start time and the
+// short-memory warning to the next reconcile, which finds the partition
+// already there; they were once tied to the Create call and lost for good.
+func TestStartRecordedAfterLostStatusWrite(t *testing.T) {
+	r := &CampaignReconciler{Executor: MPIJobExecutor{}, WorkerImage: "worker:test", PollInterval: time.Second, Now: func() time.Time { return t0 }}
+	c := aCampaign().partitions(1, 2, 2).resources(res("", "", "", "1Gi")).build()
+	run := newCampaignRun(r, c)
+	run.db = sizedDB(3000, 1500)
+	run.parts = parts(aPartition(0, 0).queued())
+	if _, err := run.reconcilePartitions(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if st := run.c.Status.StartTime; st == nil || !st.Time.Equal(t0) {
+		t.Errorf("status.startTime %v, want %v: the partition has been there since an earlier reconcile", st, t0)
+	}
+	warned := 0
+	for _, e := range run.events {
+		if e.reason == ReasonMemoryShort && e.warning {
+			warned++
+		}
+	}
+	if warned != 1 {
+		t.Errorf("events %+v: want one %s warning", run.events, ReasonMemoryShort)
+	}
+
+	// Once recorded, a later reconcile stays quiet.
+	again := newCampaignRun(r, run.c)
+	again.db, again.parts = run.db, run.parts
+	if _, err := again.reconcilePartitions(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range again.events {
+		if e.reason == ReasonMemoryShort {
+			t.Errorf("warned again once the start was recorded: %+v", e)
+		}
+	}
+}
