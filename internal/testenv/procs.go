@@ -104,8 +104,13 @@ func EngineRanks(root int) map[int]Proc {
 		}
 		for _, kv := range strings.Split(string(env), "\x00") {
 			if v, ok := strings.CutPrefix(kv, "OMPI_COMM_WORLD_RANK="); ok {
+				// Descendants lists parents first. A rank's child caught
+				// between fork and exec still looks like the rank (same
+				// executable, same environment): keep the first one.
 				if r, err := strconv.Atoi(v); err == nil {
-					out[r] = c
+					if _, seen := out[r]; !seen {
+						out[r] = c
+					}
 				}
 			}
 		}
