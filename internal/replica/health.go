@@ -44,7 +44,7 @@ func (s *Set) measure(r *replica, n int64, d, ttfb time.Duration, now time.Time)
 // sample adds a piece's figures to r's averages (see measure). The
 // caller holds s.mu.
 func (s *Set) sample(r *replica, n int64, d, ttfb time.Duration, now time.Time) {
-	probe := !r.until.IsZero() && !now.Before(r.until)
+	probe := r.probing(now)
 	r.lastTput, r.lastLat = 0, -1
 	if n >= min(sampleBytes, s.opts.PieceSize) && d > 0 {
 		r.lastTput = float64(n) / d.Seconds()
@@ -75,8 +75,7 @@ func (s *Set) lostRace(r, winner *replica, now time.Time) {
 	if winner.until.IsZero() {
 		r.hot++
 	}
-	probing := !r.until.IsZero() && !now.Before(r.until)
-	if probing || r.until.IsZero() && r.hot >= hotPieces {
+	if r.hotSpot(now) {
 		s.coolDown(r, "skipped", fmt.Sprintf("lost hedged pieces to %s (%d in a row)", winner.src.Name, max(r.hot, 1)), now)
 	}
 }
@@ -121,9 +120,9 @@ func (s *Set) judge(r *replica, n int64, since, now time.Time) {
 	case nameT != "" || nameL != "":
 		r.hot = 0 // compared, and not slow; no comparison changes nothing
 	}
-	probing := !r.until.IsZero() && !now.Before(r.until)
+	probing := r.probing(now)
 	switch {
-	case why != "" && (probing || r.until.IsZero() && r.hot >= hotPieces):
+	case why != "" && r.hotSpot(now):
 		// The best replica is healthy, so r is not the last one left.
 		s.coolDown(r, "skipped", why, now)
 	case why == "" && probing:
@@ -131,6 +130,15 @@ func (s *Set) judge(r *replica, n int64, since, now time.Time) {
 		s.opts.Log.Info("replica recovered", "replica", r.src.Name,
 			"throughput", rate(r.tput), "latency", r.lat.Round(time.Millisecond).String())
 	}
+}
+
+// probing says whether r's cool-down is over and it awaits its probe.
+func (r *replica) probing(now time.Time) bool { return !r.until.IsZero() && !now.Before(r.until) }
+
+// hotSpot says whether r's latest slow piece makes it a hot spot: one
+// while probing, hotPieces in a row while healthy.
+func (r *replica) hotSpot(now time.Time) bool {
+	return r.probing(now) || r.until.IsZero() && r.hot >= hotPieces
 }
 
 // current is r's throughput as the slower of its average and its latest
