@@ -105,8 +105,9 @@ func decompose(w workload) plan {
 		}
 	}
 	n := len(batchLetters)
+	whole := plan{groups: baseIDs, head: seq(0, len(baseIDs)), tailFrom: n}
 	only := func(why string) plan {
-		p := plan{groups: baseIDs, head: seq(0, len(baseIDs)), tailFrom: n}
+		p := whole
 		p.why = describe(p, n, workers, predict(base, nil, sizes, batchLetters, n, workers, share)) + why
 		return p
 	}
@@ -138,7 +139,7 @@ func decompose(w workload) plan {
 			}
 		}
 	}
-	p := plan{groups: baseIDs, head: seq(0, len(baseIDs)), tailFrom: n}
+	p := whole
 	if best != nil {
 		p.tail = seq(len(baseIDs), len(baseIDs)+len(best))
 		p.tailFrom = bestFrom
