@@ -7,6 +7,7 @@ import (
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
@@ -67,6 +68,9 @@ type CampaignReconciler struct {
 	Now func() time.Time
 	// Bounds limit the reconciler's store work.
 	Bounds StoreBounds
+	// Namespaces: which namespaces' objects it reconciles (the zero
+	// value: all).
+	Namespaces namespaces
 
 	ledgers    sync.Map // campaign UID -> *cachedLedger, whose Ledger caches records by ETag
 	assemblies sync.Map // campaign UID -> *assembly running
@@ -81,6 +85,11 @@ func (r *CampaignReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 			r.forget(req.NamespacedName)
 		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if ours, err := r.Namespaces.owns(ctx, c.Namespace); err != nil || !ours {
+		// Another release's namespace: its operator reconciles it.
+		r.forget(req.NamespacedName)
+		return ctrl.Result{}, err
 	}
 	if !c.DeletionTimestamp.IsZero() {
 		// Owner references remove the partitions; the ledger and result
@@ -170,10 +179,14 @@ func (r *CampaignReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if r.Argo != nil {
 		b = b.Owns(r.Argo.NewObject())
 	}
-	return b.
+	b = b.
 		Owns(&batchv1.Job{}).
-		Watches(&v1alpha1.BlastDatabase{}, handler.EnqueueRequestsFromMapFunc(r.campaignsOfDatabase)).
-		Named("searchcampaign").
+		Watches(&v1alpha1.BlastDatabase{}, handler.EnqueueRequestsFromMapFunc(r.campaignsOfDatabase))
+	if r.Namespaces.watched() {
+		b = b.Watches(&corev1.Namespace{}, enqueueAll(mgr.GetClient(), func() client.ObjectList { return &v1alpha1.SearchCampaignList{} }),
+			builder.WithPredicates(predicate.LabelChangedPredicate{}))
+	}
+	return b.Named("searchcampaign").
 		Complete(r)
 }
 

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -14,9 +15,11 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
 	"github.com/blastfleet/blastfleet/api/v1alpha1"
 	"github.com/blastfleet/blastfleet/internal/manifest"
@@ -47,6 +50,9 @@ type DatabaseReconciler struct {
 	TTLSecondsAfterFinished int32
 	// Bounds limit the reconciler's store work.
 	Bounds StoreBounds
+	// Namespaces: which namespaces' objects it reconciles (the zero
+	// value: all).
+	Namespaces namespaces
 }
 
 type databaseRun struct {
@@ -62,6 +68,9 @@ func (r *DatabaseReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 	var db v1alpha1.BlastDatabase
 	if err := r.Get(ctx, req.NamespacedName, &db); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if ours, err := r.Namespaces.owns(ctx, db.Namespace); err != nil || !ours {
+		return ctrl.Result{}, err // another release's namespace
 	}
 	if !db.DeletionTimestamp.IsZero() {
 		return ctrl.Result{}, nil // the shards stay in object storage on purpose
@@ -374,6 +383,10 @@ func (r *DatabaseReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Owns(&batchv1.Job{})
 	if r.Argo {
 		b = b.Owns(ArgoExecutor{}.NewObject())
+	}
+	if r.Namespaces.watched() {
+		b = b.Watches(&corev1.Namespace{}, enqueueAll(mgr.GetClient(), func() client.ObjectList { return &v1alpha1.BlastDatabaseList{} }),
+			builder.WithPredicates(predicate.LabelChangedPredicate{}))
 	}
 	return b.Named("blastdatabase").Complete(r)
 }

@@ -34,6 +34,10 @@ type Config struct {
 	STSEndpoint string
 	// Bounds limit both reconcilers' store work (zero: the defaults).
 	Bounds StoreBounds
+	// NamespaceSelector: a label selector of the namespaces whose
+	// campaigns and databases this operator reconciles ("": all);
+	// DefaultNamespaceSelector leaves those a release of their own claims.
+	NamespaceSelector string
 }
 
 // Setup registers both reconcilers and the metrics with the manager.
@@ -46,10 +50,16 @@ func Setup(mgr ctrl.Manager, cfg Config) error {
 			return fmt.Errorf("--sts-endpoint %q: want http(s)://host[:port]", e)
 		}
 	}
+	sel, err := parseNamespaceSelector(cfg.NamespaceSelector)
+	if err != nil {
+		return err
+	}
+	owned := namespaces{reader: mgr.GetClient(), selector: sel}
 	stores := StoreOpener{Secrets: mgr.GetAPIReader(), Policy: cfg.Policy, CABundle: cfg.CABundle, STSEndpoint: cfg.STSEndpoint}
 	db := &DatabaseReconciler{
 		Client: mgr.GetClient(), Scheme: mgr.GetScheme(), Recorder: mgr.GetEventRecorder("blastfleet-database"),
 		Stores: stores, WorkerImage: cfg.WorkerImage, PollInterval: cfg.PollInterval, Policy: cfg.Policy, Bounds: cfg.Bounds,
+		Namespaces: owned,
 	}
 	argo, err := argoInstalled(mgr)
 	if err != nil {
@@ -63,7 +73,7 @@ func Setup(mgr ctrl.Manager, cfg Config) error {
 		Client: mgr.GetClient(), Scheme: mgr.GetScheme(), Recorder: mgr.GetEventRecorder("blastfleet-campaign"),
 		Stores: stores, Executor: MPIJobExecutor{TTLSecondsAfterFinished: int32(cfg.PartitionTTL / time.Second)},
 		WorkerImage: cfg.WorkerImage, PollInterval: cfg.PollInterval, WindDown: cfg.WindDown, Site: cfg.Site, Policy: cfg.Policy,
-		Burst: cfg.Burst, Bounds: cfg.Bounds,
+		Burst: cfg.Burst, Bounds: cfg.Bounds, Namespaces: owned,
 	}
 	if argo {
 		sc.Argo = ArgoExecutor{TTLSecondsAfterFinished: sc.Executor.(MPIJobExecutor).TTLSecondsAfterFinished}

@@ -31,6 +31,8 @@ type options struct {
 	secureMetrics          bool
 	leaderElect            bool
 	leaderElectionNS       string
+	leaderElectionID       string
+	namespaceSelector      string
 	workerImage            string
 	pollInterval           time.Duration
 	partitionTTL           time.Duration
@@ -51,11 +53,13 @@ func main() {
 	flag.StringVar(&o.probeAddr, "health-probe-bind-address", ":8081", "address the liveness and readiness probes bind to")
 	flag.BoolVar(&o.leaderElect, "leader-elect", false, "elect a leader, so only one of several replicas reconciles")
 	flag.StringVar(&o.leaderElectionNS, "leader-election-namespace", "", "namespace of the leader election lease (default: the pod's)")
+	flag.StringVar(&o.leaderElectionID, "leader-election-id", "blastfleet-operator.blastfleet.io", "name of the leader election lease: one per operator release, so two releases in one namespace do not wait on each other")
 	flag.StringVar(&o.workerImage, "worker-image", "ghcr.io/blastfleet/worker:"+version, "image for sharding, planning and partitions when a resource names none")
 	flag.DurationVar(&o.pollInterval, "ledger-poll-interval", 15*time.Second, "how often a running campaign's ledger is read for progress")
 	flag.DurationVar(&o.windDown, "partition-wind-down", time.Minute, "how long a finished campaign's running partitions get to exit on their own before they are deleted")
 	flag.DurationVar(&o.partitionTTL, "partition-ttl", time.Hour, "how long finished MPIJobs are kept, with their launcher logs")
 	flag.StringVar(&o.namespace, "namespace", "", "watch only this namespace (default: all)")
+	flag.StringVar(&o.namespaceSelector, "namespace-selector", controllers.DefaultNamespaceSelector, "without --namespace: reconcile campaigns and databases only in namespaces whose labels match this selector (\"\": all); the default leaves namespaces labelled "+controllers.OperatorNamespaceLabel+", which a release watching that namespace alone owns")
 	flag.StringVar(&o.site, "site", controllers.DefaultSite, "the name this cluster's partitions record in campaigns' ledgers, so status.sites tells their work from HPC sites'")
 	flag.DurationVar(&o.burst.MinInterval, "burst-interval", burst.DefaultPolicy.MinInterval, "least time between two changes of a deadline campaign's partition count")
 	flag.DurationVar(&o.burst.MinWindow, "burst-window", burst.DefaultPolicy.MinWindow, "least time a site's rate must be measured over before a deadline campaign's partitions follow it")
@@ -101,11 +105,14 @@ func run(o options) error {
 		Metrics:                 metrics,
 		HealthProbeBindAddress:  o.probeAddr,
 		LeaderElection:          o.leaderElect,
-		LeaderElectionID:        "blastfleet-operator.blastfleet.io",
+		LeaderElectionID:        o.leaderElectionID,
 		LeaderElectionNamespace: o.leaderElectionNS,
 	}
 	if o.namespace != "" {
 		mopts.Cache.DefaultNamespaces = map[string]cacheConfig{o.namespace: {}}
+		// It owns the one namespace it watches (and could not list
+		// namespaces with a Role).
+		o.namespaceSelector = ""
 	}
 	mgr, err := ctrl.NewManager(ctrl.GetConfigOrDie(), mopts)
 	if err != nil {
@@ -122,6 +129,8 @@ func run(o options) error {
 		CABundle:     o.caBundle,
 		STSEndpoint:  o.stsEndpoint,
 		Bounds:       o.bounds,
+
+		NamespaceSelector: o.namespaceSelector,
 	}); err != nil {
 		return err
 	}

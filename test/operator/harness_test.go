@@ -48,8 +48,11 @@ type harness struct {
 	// bounds are the operator's store bounds (zero: its defaults); set
 	// them, then restart the operator.
 	bounds controllers.StoreBounds
-	stopOp context.CancelFunc
-	opDone chan struct{}
+	// nsSelector is the operator's --namespace-selector ("": all); set
+	// it, then restart the operator.
+	nsSelector string
+	stopOp     context.CancelFunc
+	opDone     chan struct{}
 }
 
 func newHarness(t testing.TB) *harness {
@@ -118,7 +121,7 @@ func (h *harness) startOperator() {
 		h.t.Fatal(err)
 	}
 	if err := controllers.Setup(mgr, controllers.Config{WorkerImage: workerImage, PollInterval: poll, PartitionTTL: time.Hour, WindDown: windDown, Policy: h.policy,
-		Burst: burstPolicy, STSEndpoint: h.sts, Bounds: h.bounds}); err != nil {
+		Burst: burstPolicy, STSEndpoint: h.sts, Bounds: h.bounds, NamespaceSelector: h.nsSelector}); err != nil {
 		h.t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
