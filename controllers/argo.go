@@ -202,13 +202,7 @@ func (ArgoExecutor) State(obj client.Object) PartitionState {
 	u := obj.(*unstructured.Unstructured)
 	phase, _, _ := unstructured.NestedString(u.Object, "status", "phase")
 	msg, _, _ := unstructured.NestedString(u.Object, "status", "message")
-	finished := func() time.Time {
-		s, _, _ := unstructured.NestedString(u.Object, "status", "finishedAt")
-		if t, err := time.Parse(time.RFC3339, s); err == nil {
-			return t
-		}
-		return time.Now()
-	}
+	finished := func() time.Time { return workflowFinished(u) }
 	if suspended, _, _ := unstructured.NestedBool(u.Object, "spec", "suspend"); suspended {
 		return PartitionState{Phase: PartitionQueued, Reason: "Suspended"}
 	}
@@ -279,4 +273,34 @@ func executorAccount(sa string) string {
 		return sa
 	}
 	return argowf.ExecutorServiceAccount
+}
+
+// workflowFinished is when a finished Workflow ended: status.finishedAt,
+// else its last node's end, else its creation. Never the time of
+// observation, which moves on at every reconcile and would keep a failed
+// partition's replacement backoff from ever running out.
+func workflowFinished(u *unstructured.Unstructured) time.Time {
+	parse := func(s string) time.Time {
+		t, _ := time.Parse(time.RFC3339, s)
+		return t
+	}
+	s, _, _ := unstructured.NestedString(u.Object, "status", "finishedAt")
+	if t := parse(s); !t.IsZero() {
+		return t
+	}
+	var last time.Time
+	nodes, _, _ := unstructured.NestedMap(u.Object, "status", "nodes")
+	for _, n := range nodes {
+		if m, ok := n.(map[string]any); ok {
+			if s, ok := m["finishedAt"].(string); ok {
+				if t := parse(s); t.After(last) {
+					last = t
+				}
+			}
+		}
+	}
+	if !last.IsZero() {
+		return last
+	}
+	return u.GetCreationTimestamp().Time
 }

@@ -10,6 +10,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/ptr"
@@ -173,6 +174,22 @@ func TestArgoState(t *testing.T) {
 	if st := (ArgoExecutor{}).State(wf(map[string]any{"phase": "Failed", "message": "child failed"})); st.Message != "child failed" {
 		t.Errorf("message %q, want status.message", st.Message)
 	}
+	// Without status.finishedAt: the last node's end, else the creation;
+	// never the time of observation (the replacement backoff would never
+	// run out, as finding 9 of issue 30 found for MPIJobs).
+	node := "2026-11-26T04:59:00Z"
+	noEnd := wf(map[string]any{"phase": "Failed", "nodes": map[string]any{
+		"a": map[string]any{"type": "Pod", "phase": "Failed", "finishedAt": node},
+		"b": map[string]any{"type": "Pod", "phase": "Failed", "finishedAt": "2026-11-26T04:58:00Z"}}})
+	if st, want := (ArgoExecutor{}).State(noEnd), mustTime(t, node); !st.FinishedAt.Equal(want) {
+		t.Errorf("failed without finishedAt: finished at %s, want the last node's end %s", st.FinishedAt, want)
+	}
+	bare := wf(map[string]any{"phase": "Error"})
+	created := metav1.NewTime(mustTime(t, "2026-11-26T04:00:00Z"))
+	bare.SetCreationTimestamp(created)
+	if st := (ArgoExecutor{}).State(bare); !st.FinishedAt.Equal(created.Time) {
+		t.Errorf("errored with no times: finished at %s, want the creation %s", st.FinishedAt, created)
+	}
 }
 
 // A campaign's own ServiceAccount runs its Workflow's pods (its identity
@@ -231,4 +248,13 @@ func TestArgoServiceAccount(t *testing.T) {
 	if len(rbs.Items) != 1 {
 		t.Errorf("%d RoleBindings, want the executor's", len(rbs.Items))
 	}
+}
+
+func mustTime(t *testing.T, s string) time.Time {
+	t.Helper()
+	v, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
 }
