@@ -65,7 +65,7 @@ func (o StoreOpener) config(ctx context.Context, namespace string, st v1alpha1.O
 		cfg.Endpoint, cfg.Secure, cfg.PathStyle = u.Host, u.Scheme == "https", true
 	}
 	if ca := st.CABundle; ca != nil {
-		pem, err := o.caBundle(ctx, namespace, ca)
+		pem, err := o.caBundle(ctx, namespace, "caBundle", ca)
 		if err != nil {
 			return cfg, err
 		}
@@ -100,16 +100,20 @@ func (o StoreOpener) config(ctx context.Context, namespace string, st v1alpha1.O
 	return cfg, nil
 }
 
-// caBundle reads a store's CA bundle from its ConfigMap.
-func (o StoreOpener) caBundle(ctx context.Context, namespace string, ref *v1alpha1.ConfigMapKeyRef) ([]byte, error) {
+// caBundle reads a store's CA bundle from its ConfigMap, if the policy
+// lets it be used.
+func (o StoreOpener) caBundle(ctx context.Context, namespace, field string, ref *v1alpha1.ConfigMapKeyRef) ([]byte, error) {
 	var cm corev1.ConfigMap
 	if err := o.Secrets.Get(ctx, client.ObjectKey{Namespace: namespace, Name: ref.Name}, &cm); err != nil {
-		return nil, fmt.Errorf("caBundle ConfigMap %s/%s: %w", namespace, ref.Name, err)
+		return nil, fmt.Errorf("%s: ConfigMap %s/%s: %w", field, namespace, ref.Name, err)
+	}
+	if err := o.Policy.CABundleConfigMap(field, ref.Name, &cm); err != nil {
+		return nil, err
 	}
 	key := caKey(ref)
 	pem := cm.Data[key]
 	if pem == "" {
-		return nil, fmt.Errorf("caBundle ConfigMap %s/%s has no key %s", namespace, ref.Name, key)
+		return nil, fmt.Errorf("%s: ConfigMap %s/%s has no key %s", field, namespace, ref.Name, key)
 	}
 	return []byte(pem), nil
 }
@@ -122,8 +126,8 @@ func (o StoreOpener) CheckAccess(ctx context.Context, namespace, field string, s
 		return err
 	}
 	if ca := st.CABundle; ca != nil {
-		if _, err := o.caBundle(ctx, namespace, ca); err != nil {
-			return fmt.Errorf("%s.%w", field, err)
+		if _, err := o.caBundle(ctx, namespace, field+".caBundle", ca); err != nil {
+			return err
 		}
 	}
 	ref := st.CredentialsSecretRef

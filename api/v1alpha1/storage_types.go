@@ -62,7 +62,8 @@ type ObjectStorage struct {
 
 	// CABundle is a ConfigMap key holding the PEM certificate authorities
 	// that sign a private endpoint's certificate, trusted beside the
-	// system's by the pods (mounted read-only) and by the operator.
+	// system's by the pods (mounted read-only) and by the operator. The
+	// ConfigMap must carry the label blastfleet.io/ca-bundle=true.
 	// +optional
 	CABundle *ConfigMapKeyRef `json:"caBundle,omitempty"`
 }
@@ -146,3 +147,9 @@ const (
 // runs with --require-credentials-label=false, it refuses Secrets without
 // it (docs/security.md).
 const CredentialsLabel = "blastfleet.io/credentials"
+
+// CABundleLabel is the label a ConfigMap carries, with the value "true",
+// to opt in to being named by a caBundle and so mounted into the pods of
+// whoever names it: unless the operator runs with
+// --require-ca-bundle-label=false, it refuses ConfigMaps without it.
+const CABundleLabel = "blastfleet.io/ca-bundle"

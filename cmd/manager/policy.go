@@ -35,6 +35,7 @@ func bindPolicyFlags(fs *flag.FlagSet, p *policy.Policy) {
 	fs.Var(listFlag{&p.Endpoints}, "allowed-endpoints", "object store endpoints campaigns and databases may name, comma-separated: host names, *.domain, IP addresses or CIDRs; internal addresses only by an entry inside their range (empty: any)")
 	fs.BoolVar(&p.AllowInternalEndpoints, "allow-internal-endpoints", false, "with no --allowed-endpoints, allow internal endpoints too (loopback, private and link-local addresses such as the metadata service, names such as localhost, *.svc, *.cluster.local, *.internal or without a domain); off: only public ones")
 	fs.BoolVar(&p.RequireCredentialsLabel, "require-credentials-label", true, "use a credentials Secret only if it carries the label blastfleet.io/credentials=true")
+	fs.BoolVar(&p.RequireCABundleLabel, "require-ca-bundle-label", true, "use a ConfigMap as a store's caBundle (mounted into pods) only if it carries the label blastfleet.io/ca-bundle=true")
 	fs.BoolVar(&p.AllowOperatorIdentity, "allow-operator-identity", false, "reach stores that name no credentials Secret (and are not anonymous) with the operator's own identity (its service account's IRSA role, pod identity, instance role); off: such campaigns and databases wait with PolicyViolation")
 	fs.Var(listFlag{&p.ServiceAccounts}, "allowed-service-accounts", "service accounts campaigns' and databases' pods may run as (spec.partitions.serviceAccountName, BlastDatabase spec.serviceAccountName), comma-separated; the namespace's default is always allowed (empty: any)")
 }

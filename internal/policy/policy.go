@@ -46,6 +46,9 @@ type Policy struct {
 	// RequireCredentialsLabel: a Secret named as credentials must carry
 	// CredentialsLabel=true.
 	RequireCredentialsLabel bool
+	// RequireCABundleLabel: a ConfigMap named as a caBundle must carry
+	// CABundleLabel=true.
+	RequireCABundleLabel bool
 	// AllowOperatorIdentity: a store without credentialsSecretRef (and
 	// not anonymous) is reached by the operator with its own identity.
 	AllowOperatorIdentity bool

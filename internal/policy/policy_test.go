@@ -254,3 +254,16 @@ func TestEndpointInternalRefusedByDefault(t *testing.T) {
 	// allowed, AllowInternalEndpoints or not.
 	checkErr(t, "listed", Policy{Endpoints: []string{"minio.storage.svc"}}.Endpoint("endpoint", "http://minio.storage.svc:9000"), "")
 }
+
+func TestCABundleConfigMap(t *testing.T) {
+	p := Policy{RequireCABundleLabel: true}
+	cm := func(labels map[string]string) *corev1.ConfigMap {
+		return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "corp-ca", Labels: labels}}
+	}
+	checkErr(t, "labelled", p.CABundleConfigMap("spec.output.caBundle", "corp-ca", cm(map[string]string{v1alpha1.CABundleLabel: "true"})), "")
+	for _, c := range []*corev1.ConfigMap{cm(nil), cm(map[string]string{v1alpha1.CABundleLabel: "yes"}), cm(map[string]string{v1alpha1.CredentialsLabel: "true"})} {
+		checkErr(t, "unlabelled", p.CABundleConfigMap("spec.output.caBundle", "corp-ca", c), ReasonCABundleNotAllowed,
+			`spec.output.caBundle: ConfigMap "corp-ca" is not one the operator's policy lets it use as a caBundle`, "kubectl label configmap corp-ca blastfleet.io/ca-bundle=true")
+	}
+	checkErr(t, "label not required", Policy{}.CABundleConfigMap("spec.output.caBundle", "corp-ca", cm(nil)), "")
+}

@@ -57,7 +57,7 @@ type harness struct {
 
 func newHarness(t testing.TB) *harness {
 	t.Helper()
-	return newHarnessWith(t, policy.Policy{RequireCredentialsLabel: true}) // the manager's default
+	return newHarnessWith(t, policy.Policy{RequireCredentialsLabel: true, RequireCABundleLabel: true}) // the manager's defaults
 }
 
 // newHarnessWith runs the operator with policy p.
@@ -69,7 +69,7 @@ func newHarnessWith(t testing.TB, p policy.Policy) *harness {
 // newArgoHarness runs the operator on an API server with Argo's CRDs.
 func newArgoHarness(t testing.TB) *harness {
 	t.Helper()
-	return newHarnessEnv(t, kubetest.StartArgo(t), policy.Policy{RequireCredentialsLabel: true}, testenv.StartMinIO(t))
+	return newHarnessEnv(t, kubetest.StartArgo(t), policy.Policy{RequireCredentialsLabel: true, RequireCABundleLabel: true}, testenv.StartMinIO(t))
 }
 
 // newHarnessOn runs the operator with policy p against MinIO m.

@@ -15,6 +15,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -89,7 +90,23 @@ func TestSeparateStores(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h.create(&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "private-ca", Namespace: h.ns}, Data: map[string]string{"ca.crt": string(ca)}})
+	// Without the opt-in label the ConfigMap is refused: it would be
+	// mounted into pods of an image the author chooses.
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "private-ca", Namespace: h.ns}, Data: map[string]string{"ca.crt": string(ca)}}
+	h.create(cm)
+	h.eventually("database refusing the unlabelled CA bundle", 30*time.Second, func() (bool, string) {
+		s := getDB()
+		return strings.Contains(s, "CABundleNotAllowed") && strings.Contains(s, v1alpha1.CABundleLabel+"=true"), s
+	})
+	if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		if err := h.c.Get(ctx, client.ObjectKeyFromObject(cm), cm); err != nil {
+			return err
+		}
+		cm.Labels = map[string]string{v1alpha1.CABundleLabel: "true"}
+		return h.c.Update(ctx, cm)
+	}); err != nil {
+		t.Fatal(err)
+	}
 	h.eventually("database Ready", 2*time.Minute, func() (bool, string) {
 		s := getDB()
 		return bdb.Status.Phase == v1alpha1.DatabaseReady, s

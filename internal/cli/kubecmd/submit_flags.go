@@ -92,14 +92,14 @@ func (s *submitSpec) addFlags(cmd *cobra.Command) {
 	f.StringVar(&s.bucket, "bucket", "", "bucket of the output (default: the database's)")
 	f.StringVar(&s.prefix, "prefix", "campaigns", "key prefix of the output; the ledger goes to <prefix>/<namespace>/<name>/")
 	f.StringVar(&s.credentialsSecret, "credentials-secret", "", "Secret holding AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (default: the database's; none: the pods' identity)")
-	f.StringVar(&s.caConfigMap, "ca-configmap", "", "ConfigMap[:key] (key default ca.crt) with the PEM CA of a private output endpoint (default: the database's when the endpoint is)")
+	f.StringVar(&s.caConfigMap, "ca-configmap", "", "ConfigMap[:key] (key default ca.crt) with the PEM CA of a private output endpoint, labelled blastfleet.io/ca-bundle=true (default: the database's when the endpoint is)")
 	f.StringVar(&s.serviceAccount, "service-account", "", "service account the campaign's pods run as, e.g. one with an IRSA role for stores without a Secret")
 	q := &s.queriesStore
 	f.StringVar(&q.endpoint, "queries-endpoint", "", "S3 endpoint of the queries when they are on their own store (--queries s3://bucket/key); empty with another --queries-* flag: AWS S3")
 	f.StringVar(&q.region, "queries-region", "", "region of the queries' bucket")
 	f.StringVar(&q.credentialsSecret, "queries-credentials-secret", "", "Secret with the keys of the queries' store (none: the pods' identity)")
 	f.BoolVar(&q.anonymous, "queries-anonymous", false, "read the queries unsigned, from a public bucket")
-	f.StringVar(&q.caConfigMap, "queries-ca-configmap", "", "ConfigMap[:key] with the PEM CA of the queries' private endpoint")
+	f.StringVar(&q.caConfigMap, "queries-ca-configmap", "", "ConfigMap[:key] with the PEM CA of the queries' private endpoint, labelled blastfleet.io/ca-bundle=true")
 }
 
 // checkRequired names the flags a campaign cannot do without.
