@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"unicode"
 
 	"github.com/blastfleet/blastfleet/internal/objstore"
 )
@@ -223,6 +224,9 @@ func (m *Manifest) Validate() error {
 	if err := m.checkNames(); err != nil {
 		return err
 	}
+	if err := checkTitle(m.Title); err != nil {
+		return err
+	}
 	names := map[string]string{}
 	for _, f := range m.Common {
 		names[f.Name] = "common"
@@ -320,6 +324,24 @@ func Save(ctx context.Context, st objstore.Store, m *Manifest) error {
 		if err := st.Put(ctx, key, bytes.NewReader(data), int64(len(data))); err != nil {
 			return fmt.Errorf("writing %s: %w", st.URL(key), err)
 		}
+	}
+	return nil
+}
+
+// maxTitleBytes bounds a database's title: BLAST prints it in reports,
+// and it goes into alias files and error messages.
+const maxTitleBytes = 4096
+
+// checkTitle refuses a title that is too long or holds a control
+// character: it is written as the TITLE line of alias files, where a
+// newline would add lines of the manifest writer's choosing (a DBLIST of
+// any path on the worker).
+func checkTitle(t string) error {
+	if len(t) > maxTitleBytes {
+		return fmt.Errorf("manifest: title has %d bytes, at most %d", len(t), maxTitleBytes)
+	}
+	if i := strings.IndexFunc(t, unicode.IsControl); i >= 0 {
+		return fmt.Errorf("manifest: title holds a control character (%q at byte %d)", t[i:i+1], i)
 	}
 	return nil
 }

@@ -51,6 +51,10 @@ func TestValidateNamesTheProblem(t *testing.T) {
 		"shards[1].id":  func(m *Manifest) { m.Shards[1].ID = 5 },
 		"has no files":  func(m *Manifest) { m.Shards[1].Files = nil },
 		"header says 4": func(m *Manifest) { m.Sequences = 4 },
+		// The title is the TITLE line of alias files: a newline would add
+		// a DBLIST of the writer's choosing.
+		"title holds a control character": func(m *Manifest) { m.Title = "nt\nDBLIST /etc/passwd" },
+		"title has 4097 bytes":            func(m *Manifest) { m.Title = strings.Repeat("t", 4097) },
 	}
 	for want, mutate := range cases {
 		m := sample()
