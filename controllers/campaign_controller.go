@@ -71,6 +71,9 @@ type CampaignReconciler struct {
 	// Namespaces: which namespaces' objects it reconciles (the zero
 	// value: all).
 	Namespaces namespaces
+	// PartitionNetworkPolicy: each campaign gets a NetworkPolicy letting
+	// into its pods only its own pods' traffic and metrics scrapes.
+	PartitionNetworkPolicy bool
 
 	ledgers    sync.Map // campaign UID -> *cachedLedger, whose Ledger caches records by ETag
 	assemblies sync.Map // campaign UID -> *assembly running

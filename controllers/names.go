@@ -36,6 +36,9 @@ func PartitionName(campaign string, index, restart int) string {
 	return fmt.Sprintf("%s-p%d-r%d", campaign, index, restart)
 }
 
+// NetworkPolicyName is the campaign's partitions' NetworkPolicy.
+func NetworkPolicyName(campaign string) string { return truncName(campaign, "-partitions") }
+
 // PlanJobName is the campaign's planning Job.
 func PlanJobName(campaign string) string { return truncName(campaign, "-plan") }
 

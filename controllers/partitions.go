@@ -236,6 +236,9 @@ func (run *campaignRun) createPartition(ctx context.Context, index, restart int)
 		run.warnOnce("ExecutorUnavailable", err.Error())
 		return false, nil
 	}
+	if err := run.ensureNetworkPolicy(ctx); err != nil {
+		return false, err
+	}
 	if p, ok := ex.(Preparer); ok {
 		if err := p.Prepare(ctx, run.r.Client, c.Namespace, spec.ServiceAccountName); err != nil {
 			return false, fmt.Errorf("preparing namespace %s for partition %s: %w", c.Namespace, spec.Name, err)

@@ -34,6 +34,8 @@ type Config struct {
 	STSEndpoint string
 	// Bounds limit both reconcilers' store work (zero: the defaults).
 	Bounds StoreBounds
+	// PartitionNetworkPolicy: see CampaignReconciler.PartitionNetworkPolicy.
+	PartitionNetworkPolicy bool
 	// NamespaceSelector: a label selector of the namespaces whose
 	// campaigns and databases this operator reconciles ("": all);
 	// DefaultNamespaceSelector leaves those a release of their own claims.
@@ -73,7 +75,7 @@ func Setup(mgr ctrl.Manager, cfg Config) error {
 		Client: mgr.GetClient(), Scheme: mgr.GetScheme(), Recorder: mgr.GetEventRecorder("blastfleet-campaign"),
 		Stores: stores, Executor: MPIJobExecutor{TTLSecondsAfterFinished: int32(cfg.PartitionTTL / time.Second)},
 		WorkerImage: cfg.WorkerImage, PollInterval: cfg.PollInterval, WindDown: cfg.WindDown, Site: cfg.Site, Policy: cfg.Policy,
-		Burst: cfg.Burst, Bounds: cfg.Bounds, Namespaces: owned,
+		Burst: cfg.Burst, Bounds: cfg.Bounds, Namespaces: owned, PartitionNetworkPolicy: cfg.PartitionNetworkPolicy,
 	}
 	if argo {
 		sc.Argo = ArgoExecutor{TTLSecondsAfterFinished: sc.Executor.(MPIJobExecutor).TTLSecondsAfterFinished}

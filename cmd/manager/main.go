@@ -33,6 +33,7 @@ type options struct {
 	leaderElectionNS       string
 	leaderElectionID       string
 	namespaceSelector      string
+	networkPolicy          bool
 	workerImage            string
 	pollInterval           time.Duration
 	partitionTTL           time.Duration
@@ -59,6 +60,7 @@ func main() {
 	flag.DurationVar(&o.windDown, "partition-wind-down", time.Minute, "how long a finished campaign's running partitions get to exit on their own before they are deleted")
 	flag.DurationVar(&o.partitionTTL, "partition-ttl", time.Hour, "how long finished MPIJobs are kept, with their launcher logs")
 	flag.StringVar(&o.namespace, "namespace", "", "watch only this namespace (default: all)")
+	flag.BoolVar(&o.networkPolicy, "partition-network-policy", true, "give each campaign a NetworkPolicy that lets into its pods only its own pods' traffic (mpirun's ssh, the ranks' MPI connections) and scrapes of the ranks' metrics ports")
 	flag.StringVar(&o.namespaceSelector, "namespace-selector", controllers.DefaultNamespaceSelector, "without --namespace: reconcile campaigns and databases only in namespaces whose labels match this selector (\"\": all); the default leaves namespaces labelled "+controllers.OperatorNamespaceLabel+", which a release watching that namespace alone owns")
 	flag.StringVar(&o.site, "site", controllers.DefaultSite, "the name this cluster's partitions record in campaigns' ledgers, so status.sites tells their work from HPC sites'")
 	flag.DurationVar(&o.burst.MinInterval, "burst-interval", burst.DefaultPolicy.MinInterval, "least time between two changes of a deadline campaign's partition count")
@@ -130,7 +132,8 @@ func run(o options) error {
 		STSEndpoint:  o.stsEndpoint,
 		Bounds:       o.bounds,
 
-		NamespaceSelector: o.namespaceSelector,
+		NamespaceSelector:      o.namespaceSelector,
+		PartitionNetworkPolicy: o.networkPolicy,
 	}); err != nil {
 		return err
 	}

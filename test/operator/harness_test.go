@@ -121,7 +121,8 @@ func (h *harness) startOperator() {
 		h.t.Fatal(err)
 	}
 	if err := controllers.Setup(mgr, controllers.Config{WorkerImage: workerImage, PollInterval: poll, PartitionTTL: time.Hour, WindDown: windDown, Policy: h.policy,
-		Burst: burstPolicy, STSEndpoint: h.sts, Bounds: h.bounds, NamespaceSelector: h.nsSelector}); err != nil {
+		Burst: burstPolicy, STSEndpoint: h.sts, Bounds: h.bounds, NamespaceSelector: h.nsSelector,
+		PartitionNetworkPolicy: true}); err != nil { // the manager's default
 		h.t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
