@@ -7,7 +7,10 @@
 #      blastn task (a-megablast, a-dc-megablast, a-blastn name one task);
 #   b  synthetic protein families, 150 protein queries (blastp);
 #   c  5 long queries (100-500 kb) against 3 genomes (blastn);
-#      a, b and c take about 35 minutes together on 2 idle cores;
+#      a, b and c take about 35 minutes together on 2 idle cores; each
+#      also runs as a SearchCampaign applied with kubectl to the local
+#      stack (way 6; blastfleet dev up, which stays up: blastfleet dev
+#      down stops it; -kubectl=false skips it);
 #   plast    Debian's plast-example: 71 queries against dolphin proteins
 #            (every way, the engine's knobs, the recall benchmark); about
 #            10 minutes;
@@ -26,6 +29,14 @@ export OMPI_MCA_mpi_yield_when_idle=1 OMPI_MCA_btl_vader_single_copy_mechanism=n
 workloads=",${BENCH_WORKLOADS:-a,b,c},"
 synthetic=$(tr , '\n' <<<"$workloads" | grep -vxE 'plast|uniprot|' | paste -sd, - || true)
 if [[ -n "$synthetic" ]]; then
+	# Way 6, the campaign through kubectl apply, runs on the local stack of
+	# make demo (blastfleet dev up, left running): etcd and kube-apiserver
+	# built once per machine (hack/install-envtest.sh, about 7 minutes the
+	# first time), MinIO likewise. -kubectl=false skips it.
+	if [[ " $* " != *" -kubectl=false "* && " $* " != *" --kubectl=false "* ]]; then
+		export KUBEBUILDER_ASSETS=${KUBEBUILDER_ASSETS:-$(hack/install-envtest.sh)}
+		export BLASTFLEET_MINIO=${BLASTFLEET_MINIO:-$(hack/install-minio.sh)}
+	fi
 	${GO:-go} run ./bench/enginebench -bin bin -work "${TMPDIR:-/tmp}/blastfleet-bench-synth" -workloads "$synthetic" "$@"
 fi
 if [[ "$workloads" == *,plast,* ]]; then

@@ -60,6 +60,7 @@ type options struct {
 	fixedLetters int
 	jsonOut      string
 	workloads    string
+	kubectl      bool
 }
 
 func main() {
@@ -81,6 +82,7 @@ func main() {
 	flag.IntVar(&o.fixedLetters, "fixed-block-letters", 3000, "--block-letters of the fixed-blocks knob")
 	flag.StringVar(&o.jsonOut, "json", "", "also write every measurement as JSON to this file")
 	flag.StringVar(&o.workloads, "workloads", "", "run these synthetic workloads instead (comma-separated: a, b, c, or a workload's name such as a-megablast): every way side by side with BLAST+ in its own batches, as issue 28's contract")
+	flag.BoolVar(&o.kubectl, "kubectl", true, "with -workloads, also time way 6: the campaign through kubectl apply on the local stack (blastfleet dev up, left running); -kubectl=false skips it")
 	flag.Parse()
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -115,6 +117,7 @@ type result struct {
 	Wall    float64   `json:"wallSeconds"` // the process(es), start to exit
 	CPU     float64   `json:"cpuSeconds"`  // user+sys of the process(es) and their children
 	Parts   []float64 `json:"partWallSeconds,omitempty"`
+	Chunks  int32     `json:"chunks,omitempty"` // way 6: the campaign's ledger chunks
 	Summary *summary  `json:"summary,omitempty"`
 	out     []byte
 }
@@ -139,6 +142,7 @@ type bench struct {
 	big                map[string]bool // queries with more than maxTarget subjects untruncated
 	want               []byte          // one blastp run of the file in BLAST+'s batches (the contract's reference)
 	notes              []string
+	stack              *stack // way 6's local stack (-workloads -kubectl)
 }
 
 func (b *bench) logf(format string, args ...any) {

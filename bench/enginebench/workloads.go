@@ -83,12 +83,31 @@ func (b *bench) runWorkloads(ctx context.Context, keys []string) error {
 			return fmt.Errorf("unknown workload %q (a, b, c or a workload's name: a-megablast, a-dc-megablast, a-blastn, b-proteins, c-long)", k)
 		}
 	}
+	if b.o.kubectl {
+		if _, err := exec.LookPath("kubectl"); err != nil {
+			b.logf("kubectl not found: skipping way 6 (the campaign through kubectl apply)")
+		} else if b.stack, err = upStack(ctx, b.cliBin, b.logf); err != nil {
+			return err
+		}
+	}
+	if b.stack != nil {
+		defer func() {
+			// Everything the bench put on the stack goes, even after an
+			// error or an interrupt; the stack stays up.
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			if err := b.stack.cleanup(ctx); err != nil {
+				b.logf("way 6: cleaning the stack up: %v", err)
+			}
+			fmt.Printf("The local stack of way 6 stays up (%s; blastfleet dev status). Stop it: %s dev down\n", b.stack.dir, b.cliBin)
+		}()
+	}
 	printed := false
 	for _, w := range workloads {
 		if !slices.Contains(keys, w.key) && !slices.Contains(keys, w.name) {
 			continue
 		}
-		sub := &bench{o: b.o, engineBin: b.engineBin, cliBin: b.cliBin}
+		sub := &bench{o: b.o, engineBin: b.engineBin, cliBin: b.cliBin, stack: b.stack}
 		sub.o.work = filepath.Join(b.o.work, w.name)
 		if err := sub.prepareWorkload(ctx, w); err != nil {
 			return fmt.Errorf("%s: %w", w.name, err)
@@ -183,6 +202,13 @@ func (b *bench) timeWorkload(ctx context.Context, w workload) error {
 	if b.o.mpi {
 		ways = append(ways, way{wMPI, engine(true)})
 	}
+	if b.stack != nil {
+		cw, err := b.campaignWay(ctx, w)
+		if err != nil {
+			return err
+		}
+		ways = append(ways, cw)
+	}
 	for round := range b.o.rounds {
 		k := round % len(ways)
 		for _, wy := range append(slices.Clone(ways[k:]), ways[:k]...) {
@@ -226,10 +252,16 @@ func (b *bench) printWorkload(w workload, ways []way) {
 			}
 		}
 		m := median(walls(rs))
-		c := median(cpus(rs))
-		fmt.Printf("| %s | %.2f | %s | %.3f | %.1f | %.3f | %s |\n", wy.name, m, strings.Join(rounds, ", "), m/limit, c, c/cpu1, same)
+		c, cr := "-", "-"
+		if cs := cpus(rs); !slices.ContainsFunc(cs, func(x float64) bool { return x < 0 }) {
+			c, cr = fmt.Sprintf("%.1f", median(cs)), fmt.Sprintf("%.3f", median(cs)/cpu1)
+		}
+		fmt.Printf("| %s | %.2f | %s | %.3f | %s | %s | %s |\n", wy.name, m, strings.Join(rounds, ", "), m/limit, c, cr, same)
 	}
 	fmt.Println()
+	if b.stack != nil {
+		fmt.Printf("%s\n\n", b.stack.campaignNote(b.byWay(wCampaign), b.o.shards))
+	}
 	for _, n := range []string{wEngine, wMPI} {
 		if rs := b.byWay(n); len(rs) > 0 {
 			s := medianRun(rs).Summary

@@ -21,6 +21,7 @@ import (
 
 	"github.com/blastfleet/blastfleet/internal/devstack"
 	"github.com/blastfleet/blastfleet/internal/ledger"
+	"github.com/blastfleet/blastfleet/internal/objstore"
 	"github.com/blastfleet/blastfleet/internal/refsearch"
 )
 
@@ -51,18 +52,9 @@ func put(dir, file, key string) error {
 	if err != nil {
 		return err
 	}
-	f, err := os.Open(file)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return err
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	if err := store.Put(ctx, key, f, info.Size()); err != nil {
+	if err := objstore.PutFile(ctx, store, key, file); err != nil {
 		return fmt.Errorf("uploading %s to s3://%s/%s: %w", file, st.MinIO.Bucket, key, err)
 	}
 	return nil
