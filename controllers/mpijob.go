@@ -65,11 +65,18 @@ func (MPIJobExecutor) Items(list client.ObjectList) []client.Object {
 //   - ranks talk TCP between pods and shared memory within one, which the
 //     ob1 PML drives; left to choose, Open MPI first probes the cm and ucx
 //     PMLs (libfabric, PSM, UCX devices), 0.17 s of every partition's start
-//     here (mpirun -np 3 of a one-query search: 0.65 s, 0.48 s with ob1).
+//     here (mpirun -np 3 of a one-query search: 0.65 s, 0.48 s with ob1);
+//   - told to stop (the launcher pod deleted: suspend, scale-down,
+//     wind-down), mpirun passes SIGTERM to the ranks and SIGKILLs them
+//     odls_base_sigkill_timeout seconds later: 1 by default, too short on
+//     a loaded node for the master to release its leases and record the
+//     stops; 3 gives it room, and mpirun exits about 6 s after its
+//     SIGTERM, well inside the pod's 30 s grace period.
 var openMPIEnv = []corev1.EnvVar{
 	{Name: "OMPI_MCA_btl_vader_single_copy_mechanism", Value: "none"},
 	{Name: "OMPI_MCA_mpi_yield_when_idle", Value: "1"},
 	{Name: "OMPI_MCA_pml", Value: "ob1"},
+	{Name: "OMPI_MCA_odls_base_sigkill_timeout", Value: "3"},
 }
 
 // Build wraps the partition in an MPIJob: a launcher running mpirun of

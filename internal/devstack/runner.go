@@ -25,6 +25,7 @@ var mpiEnv = []string{
 	"OMPI_ALLOW_RUN_AS_ROOT=1",
 	"OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1",
 	"OMPI_MCA_mpi_yield_when_idle=1",
+	"OMPI_MCA_odls_base_sigkill_timeout=3", // room to record stops (controllers/mpijob.go)
 	"OMPI_MCA_btl_vader_single_copy_mechanism=none",
 	"OMPI_MCA_btl=self,vader",
 	"OMPI_MCA_oob_tcp_if_include=lo",

@@ -11,9 +11,12 @@ import (
 )
 
 // MPIEnv is what OpenMPI needs here: ranks may outnumber cores, we may be
-// root, and containers forbid the ptrace-based single copy (DESIGN.md §4).
+// root, and containers forbid the ptrace-based single copy (DESIGN.md §4);
+// ranks told to stop get 3 s, not 1, before mpirun's SIGKILL, as in the
+// product's partitions (controllers/mpijob.go).
 var MPIEnv = []string{
 	"OMPI_MCA_mpi_yield_when_idle=1",
+	"OMPI_MCA_odls_base_sigkill_timeout=3",
 	"OMPI_MCA_btl_vader_single_copy_mechanism=none",
 	"OMPI_ALLOW_RUN_AS_ROOT=1",
 	"OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1",

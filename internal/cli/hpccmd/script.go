@@ -170,6 +170,9 @@ fi
 # most of the time, and yields the core it shares instead of spinning.
 ranks=$((SLURM_NTASKS + 1))
 export OMPI_MCA_mpi_yield_when_idle=1
+# Told to stop (scancel, the time limit), mpirun gives the ranks 3 s, not
+# 1, to record their stops before it SIGKILLs them.
+export OMPI_MCA_odls_base_sigkill_timeout=3
 case "$launcher" in
   srun) launch=(srun --mpi=pmix --kill-on-bad-exit=0 --overcommit --ntasks="$ranks"
                 --ntasks-per-node=$((${SLURM_NTASKS_PER_NODE:-$SLURM_NTASKS} + 1))) ;;
