@@ -23,6 +23,7 @@ import (
 
 	"github.com/blastfleet/blastfleet/api/v1alpha1"
 	"github.com/blastfleet/blastfleet/internal/burst"
+	"github.com/blastfleet/blastfleet/internal/jitter"
 	"github.com/blastfleet/blastfleet/internal/ledger"
 	"github.com/blastfleet/blastfleet/internal/policy"
 )
@@ -128,6 +129,11 @@ func (r *CampaignReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 	}
 	return ctrl.Result{RequeueAfter: run.requeue}, nil
 }
+
+// poll is the poll interval, spread by jitter: campaigns (and the
+// reconciles after an operator restart) that started together would
+// otherwise read their ledgers in lockstep for ever.
+func (r *CampaignReconciler) poll() time.Duration { return jitter.Spread(r.PollInterval) }
 
 func (r *CampaignReconciler) now() time.Time {
 	if r.Now != nil {

@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/blastfleet/blastfleet/api/v1alpha1"
+	"github.com/blastfleet/blastfleet/internal/jitter"
 	"github.com/blastfleet/blastfleet/internal/ledger"
 )
 
@@ -54,7 +55,7 @@ func (run *campaignRun) readLedger(ctx context.Context) (bool, error) {
 	s.ChunksRatio = fmt.Sprintf("%d/%d", st.Committed, st.Chunks)
 	s.Sites, s.SitesSummary = siteProgress(st.Sites)
 	if d := endgamePoll(st, run.r.PollInterval); d > 0 {
-		run.requeueWithin(d)
+		run.requeueWithin(jitter.Spread(d))
 	}
 	s.Progress = progress(st.QueriesDone, st.QueriesFailed, st.Queries)
 	for _, p := range st.Problems {
@@ -97,13 +98,13 @@ func (run *campaignRun) finishIfDone(ctx context.Context) (bool, error) {
 		// others are stopped; until then they are assembling.
 		done, err := run.ledger.Assembled(ctx)
 		if err != nil || !done {
-			run.requeueWithin(run.r.PollInterval)
+			run.requeueWithin(run.r.poll())
 			return true, nil
 		}
 	}
 	key, busy, err := run.assemble(ctx)
 	if busy {
-		run.requeueWithin(run.r.PollInterval)
+		run.requeueWithin(run.r.poll())
 		return true, nil
 	}
 	if errors.Is(err, ledger.ErrIncomplete) {
@@ -112,12 +113,12 @@ func (run *campaignRun) finishIfDone(ctx context.Context) (bool, error) {
 	}
 	if err != nil {
 		run.setCondition(v1alpha1.ConditionDegraded, true, "AssembleFailed", err.Error())
-		run.requeue = run.r.PollInterval
+		run.requeue = run.r.poll()
 		return false, nil
 	}
 	asm, err := run.ledger.AssembledResult(ctx)
 	if err != nil || asm == nil {
-		run.requeueWithin(run.r.PollInterval) // a store hiccup: read it again
+		run.requeueWithin(run.r.poll()) // a store hiccup: read it again
 		return true, nil
 	}
 	s := &run.c.Status

@@ -81,7 +81,7 @@ func (run *campaignRun) wait(phase v1alpha1.CampaignPhase, reason, msg string) (
 	run.c.Status.Phase = phase
 	run.setCondition(v1alpha1.ConditionReady, false, reason, msg)
 	run.setCondition(v1alpha1.ConditionProgressing, phase == v1alpha1.CampaignPlanning, reason, msg)
-	run.requeue = run.r.PollInterval
+	run.requeue = run.r.poll()
 	return false, nil
 }
 

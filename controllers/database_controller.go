@@ -22,6 +22,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
 	"github.com/blastfleet/blastfleet/api/v1alpha1"
+	"github.com/blastfleet/blastfleet/internal/jitter"
 	"github.com/blastfleet/blastfleet/internal/manifest"
 	"github.com/blastfleet/blastfleet/internal/objstore"
 	"github.com/blastfleet/blastfleet/internal/policy"
@@ -106,7 +107,9 @@ func (r *DatabaseReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 		}
 		return ctrl.Result{}, errors.Join(err, werr)
 	}
-	return ctrl.Result{RequeueAfter: requeue}, err
+	// Every requeue here is the poll interval (or none): spread, so
+	// databases built together do not poll in lockstep.
+	return ctrl.Result{RequeueAfter: jitter.Spread(requeue)}, err
 }
 
 // soonest is the sooner of two requeue delays, 0 meaning none.

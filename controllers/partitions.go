@@ -347,6 +347,6 @@ func (run *campaignRun) requeueWithin(d time.Duration) {
 // progress has no watch.
 func (run *campaignRun) pollWhileRunning() {
 	if !run.terminal() && !run.c.Spec.Suspend {
-		run.requeueWithin(run.r.PollInterval)
+		run.requeueWithin(run.r.poll())
 	}
 }

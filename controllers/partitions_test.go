@@ -78,3 +78,22 @@ func TestStartRecordedAfterLostStatusWrite(t *testing.T) {
 		}
 	}
 }
+
+// Campaigns started together must not read their ledgers in lockstep:
+// the poll requeue is spread within ±20% of the poll interval, never
+// beyond it.
+func TestPollSpread(t *testing.T) {
+	r := &CampaignReconciler{Executor: MPIJobExecutor{}, WorkerImage: "worker:test", PollInterval: 10 * time.Second, Now: func() time.Time { return t0 }}
+	seen := map[time.Duration]bool{}
+	for range 50 {
+		run := newCampaignRun(r, aCampaign().build())
+		run.pollWhileRunning()
+		if run.requeue < 8*time.Second || run.requeue > 12*time.Second {
+			t.Fatalf("requeue after %v, want within 20%% of the 10s poll interval", run.requeue)
+		}
+		seen[run.requeue] = true
+	}
+	if len(seen) < 40 {
+		t.Errorf("50 campaigns polled at %d distinct intervals: in lockstep", len(seen))
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/blastfleet/blastfleet/internal/jitter"
 	"github.com/blastfleet/blastfleet/internal/ledger"
 )
 
@@ -72,13 +73,14 @@ func (s *campaignSource) take(ctx context.Context, m *master) taken {
 			if err != nil {
 				m.cfg.Log.Error(err, "assembling the campaign's result; will retry")
 			}
-			return taken{retry: time.Now().Add(retryAfterError / 4)}
+			return retryIn(retryAfterError / 4)
 		}
 		return taken{last: true, output: output}
 	case errors.As(err, &all):
 		// Others hold the rest: ask again when their leases may expire,
-		// or sooner, since they may also commit or fail.
-		return taken{retry: earliest(all.Until, time.Now().Add(5*time.Second))}
+		// or sooner, since they may also commit or fail. Spread, so
+		// partitions waiting for the same lease do not all ask at once.
+		return retryIn(time.Until(earliest(all.Until, time.Now().Add(5*time.Second))))
 	case errors.Is(err, ledger.ErrInvalidSearch):
 		// BLAST+ refused the search: no chunk can succeed, here or
 		// elsewhere. The operator fails the campaign with the reason.
@@ -91,7 +93,7 @@ func (s *campaignSource) take(ctx context.Context, m *master) taken {
 			return taken{err: fmt.Errorf("campaign %s: the ledger has failed for %v: %w", s.c.Location, giveUpAfter, err)}
 		}
 		m.cfg.Log.Error(err, "leasing a chunk; will retry")
-		return taken{retry: time.Now().Add(retryAfterError)}
+		return retryIn(retryAfterError)
 	}
 	s.failingSince = time.Time{}
 	if ctx.Err() != nil {
@@ -112,11 +114,15 @@ func (s *campaignSource) take(ctx context.Context, m *master) taken {
 		}
 		_ = m.ledgerOp("release", func() error { return lease.Release(ctx) })
 		m.cfg.Log.Error(err, "starting a chunk's output; will retry")
-		return taken{retry: time.Now().Add(retryAfterError)}
+		return retryIn(retryAfterError)
 	}
 	u.lease, u.leased = lease, time.Now()
 	return taken{unit: u}
 }
+
+// retryIn is a take that asks the ledger again after about d, spread so
+// that partitions started together do not ask in lockstep.
+func retryIn(d time.Duration) taken { return taken{retry: time.Now().Add(jitter.Spread(d))} }
 
 func earliest(a, b time.Time) time.Time {
 	if a.IsZero() || b.Before(a) {

@@ -80,7 +80,7 @@ func (l *Ledger) tryLeaf(ctx context.Context, lf leaf, holder string, until *tim
 		return nil, err
 	}
 	if cur != nil && !cur.Released {
-		if exp := l.expiry(lf.r, leaseETag); l.now().Before(exp) {
+		if exp := l.expiry(lf.r.dir()+leaseName, leaseETag); l.now().Before(exp) {
 			if until.IsZero() || exp.Before(*until) {
 				*until = exp
 			}
@@ -134,26 +134,26 @@ func (l *Ledger) abortAbandoned(ctx context.Context, r Range, att attemptsRecord
 	}
 }
 
-// expiry is when, on this handle's clock, the lease version etag of
-// chunk r may be taken over: lease + skew after this handle first saw
+// expiry is when, on this handle's clock, the version etag of the lease
+// object key may be taken over: lease + skew after this handle first saw
 // it. A live holder renews well before that, which changes the version
 // and starts the wait again; so no clock but ours is trusted, and a
 // machine whose clock runs hours ahead cannot take live leases.
-func (l *Ledger) expiry(r Range, etag string) time.Time {
+func (l *Ledger) expiry(key, etag string) time.Time {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	o, ok := l.seen[r]
+	o, ok := l.seen[key]
 	if !ok || o.etag != etag {
 		o = observation{etag: etag, at: l.now()}
-		l.seen[r] = o
+		l.seen[key] = o
 	}
 	return o.at.Add(l.policy().Lease() + l.policy().Skew())
 }
 
 // wrote notes a lease version this handle wrote at (its own clock).
-func (l *Ledger) wrote(r Range, etag string, at time.Time) {
+func (l *Ledger) wrote(key, etag string, at time.Time) {
 	l.mu.Lock()
-	l.seen[r] = observation{etag: etag, at: at}
+	l.seen[key] = observation{etag: etag, at: at}
 	l.mu.Unlock()
 }
 
@@ -224,10 +224,32 @@ func (l *Ledger) putCAS(ctx context.Context, key string, data []byte, etag strin
 // take writes our lease: a create, or a CAS over an expired, released or
 // corrupt one. It then checks the chunk was not decided meanwhile.
 func (l *Ledger) take(ctx context.Context, lf leaf, holder, oldETag string) (*Lease, error) {
+	ls, err := l.takeLease(ctx, lf.r.dir()+leaseName, "chunk "+lf.r.String(), holder, oldETag)
+	if errors.Is(err, errLost) {
+		return nil, err
+	}
+	if err != nil {
+		return nil, fmt.Errorf("leasing chunk %s: %w", lf.r, err)
+	}
+	ls.Range = lf.r
+	// The scan may predate a commit made just before the old lease was
+	// released; one HEAD saves redoing a finished chunk.
+	info, err := l.st.Stat(ctx, lf.r.dir()+commitName)
+	if (err == nil && info.ETag != lf.decisionETag) || (errors.Is(err, objstore.ErrNotExist) && lf.decisionETag != "") {
+		releaseAnyway(ctx, ls)
+		return nil, errLost
+	}
+	return ls, nil
+}
+
+// takeLease writes a new lease object at key for holder: a create
+// (oldETag "") or a CAS over the version oldETag. Another write first
+// gives errLost.
+func (l *Ledger) takeLease(ctx context.Context, key, what, holder, oldETag string) (*Lease, error) {
 	now := l.now().UTC()
 	rec := leaseRecord{Holder: holder, Site: l.site, Token: newToken(), AcquiredAt: now, RenewedAt: now, ExpiresAt: now.Add(l.policy().Lease())}
 	data := encode(rec)
-	etag, err := l.putCAS(ctx, lf.r.dir()+leaseName, data, oldETag)
+	etag, err := l.putCAS(ctx, key, data, oldETag)
 	if errors.Is(err, objstore.ErrPrecondition) {
 		return nil, errLost
 	}
@@ -237,22 +259,14 @@ func (l *Ledger) take(ctx context.Context, lf leaf, holder, oldETag string) (*Le
 			// have taken it. Ours, it is given back rather than left held.
 			rctx, cancel := pastStop(ctx)
 			defer cancel()
-			if etag, won := l.casWon(rctx, lf.r.dir()+leaseName, data); won {
-				releaseAnyway(ctx, &Lease{l: l, Range: lf.r, Holder: holder, rec: rec, etag: etag})
+			if etag, won := l.casWon(rctx, key, data); won {
+				releaseAnyway(ctx, &Lease{l: l, key: key, what: what, Holder: holder, rec: rec, etag: etag})
 			}
 		}
-		return nil, fmt.Errorf("leasing chunk %s: %w", lf.r, err)
+		return nil, err
 	}
-	l.wrote(lf.r, etag, now)
-	ls := &Lease{l: l, Range: lf.r, Holder: holder, rec: rec, etag: etag}
-	// The scan may predate a commit made just before the old lease was
-	// released; one HEAD saves redoing a finished chunk.
-	info, err := l.st.Stat(ctx, lf.r.dir()+commitName)
-	if (err == nil && info.ETag != lf.decisionETag) || (errors.Is(err, objstore.ErrNotExist) && lf.decisionETag != "") {
-		releaseAnyway(ctx, ls)
-		return nil, errLost
-	}
-	return ls, nil
+	l.wrote(key, etag, now)
+	return &Lease{l: l, key: key, what: what, Holder: holder, rec: rec, etag: etag}, nil
 }
 
 // countAttempt appends our attempt to attempts.json by CAS, starting from

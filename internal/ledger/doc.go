@@ -15,6 +15,7 @@
 //	result                             the assembled output, in query order
 //	assembled.json                     done marker for result: its size and SHA-256,
 //	                                   checked against the composed object
+//	assembling.json                    the assembly lease, a lease.json of its own
 //
 // A chunk is named by its query range [first, end), zero-padded to nine
 // digits so List returns chunks in query order. Split children are ranges
@@ -73,6 +74,20 @@
 // undecided again; the next decision replaces the void record by If-Match
 // on its ETag, so there are never two valid commits. Voids are reported in
 // Status.Problems.
+//
+// # Assembly
+//
+// Once every chunk is decided, the result is assembled by one caller at
+// a time: the holder of assembling.json, a lease taken, renewed, released
+// and taken over exactly as a chunk's (If-None-Match: * or If-Match on
+// its ETag, expiry judged by observation). Only the holder reads the
+// parts through SHA-256, composes result, reads it back and writes
+// assembled.json; partitions that finish together find the lease held and
+// wait, polling assembled.json with jitter, so the parts are read once
+// whatever the number of partitions, not once by each. An assembler that
+// dies mid-way leaves no assembled.json; whoever takes its lease over
+// when it expires redoes the assembly from the parts, overwriting any
+// result it left.
 //
 // # Lost responses
 //

@@ -10,9 +10,12 @@ import (
 	"github.com/blastfleet/blastfleet/internal/objstore"
 )
 
-// Lease is one holder's claim on one chunk for one attempt.
+// Lease is one holder's claim on one chunk for one attempt (or, unexported,
+// on the result's assembly).
 type Lease struct {
 	l       *Ledger
+	key     string // its lease object
+	what    string // what it leases, for errors: "chunk [0,2)"
 	Range   Range
 	Holder  string
 	Attempt int // 1-based, counted in attempts.json before work starts
@@ -49,21 +52,21 @@ func (ls *Lease) Renew(ctx context.Context) error {
 	ls.mu.Lock()
 	defer ls.mu.Unlock()
 	if ls.released {
-		return fmt.Errorf("renewing chunk %s: %w", ls.Range, ErrReleased)
+		return fmt.Errorf("renewing %s: %w", ls.what, ErrReleased)
 	}
 	now := ls.l.now().UTC()
 	rec := ls.rec
 	rec.RenewedAt, rec.ExpiresAt = now, now.Add(ls.l.policy().Lease())
-	etag, err := ls.l.putCAS(ctx, ls.Range.dir()+leaseName, encode(rec), ls.etag)
+	etag, err := ls.l.putCAS(ctx, ls.key, encode(rec), ls.etag)
 	if errors.Is(err, objstore.ErrPrecondition) {
 		ls.released = true
-		return fmt.Errorf("renewing chunk %s: %w", ls.Range, ErrLeaseLost)
+		return fmt.Errorf("renewing %s: %w", ls.what, ErrLeaseLost)
 	}
 	if err != nil {
-		return fmt.Errorf("renewing chunk %s: %w", ls.Range, err)
+		return fmt.Errorf("renewing %s: %w", ls.what, err)
 	}
 	ls.rec, ls.etag = rec, etag
-	ls.l.wrote(ls.Range, etag, now)
+	ls.l.wrote(ls.key, etag, now)
 	return nil
 }
 
@@ -81,9 +84,9 @@ func (ls *Lease) release(ctx context.Context, stop *Stop) error {
 	ls.released = true
 	rec := ls.rec
 	rec.Released, rec.RenewedAt, rec.Stop = true, ls.l.now().UTC(), stop
-	_, err := ls.l.putCAS(ctx, ls.Range.dir()+leaseName, encode(rec), ls.etag)
+	_, err := ls.l.putCAS(ctx, ls.key, encode(rec), ls.etag)
 	if err != nil && !errors.Is(err, objstore.ErrPrecondition) {
-		return fmt.Errorf("releasing chunk %s: %w", ls.Range, err)
+		return fmt.Errorf("releasing %s: %w", ls.what, err)
 	}
 	return nil
 }

@@ -93,12 +93,13 @@ type Ledger struct {
 
 	mu    sync.Mutex
 	cache map[string]cached
-	seen  map[Range]observation // lease.json versions, by chunk
+	seen  map[string]observation // lease versions, by lease object key
 }
 
-// observation is when this handle first saw a version of a chunk's
-// lease.json, on its own clock: expiry is judged by how long a version
-// stays unchanged here, never by the holder's clock.
+// observation is when this handle first saw a version of a lease object
+// (a chunk's lease.json, the assembly's), on its own clock: expiry is
+// judged by how long a version stays unchanged here, never by the
+// holder's clock.
 type observation struct {
 	etag string
 	at   time.Time
@@ -119,7 +120,7 @@ func Open(ctx context.Context, st objstore.Store, opts Options) (*Ledger, error)
 	if now == nil {
 		now = time.Now
 	}
-	return &Ledger{st: st, plan: p, planETag: etag, now: now, site: opts.Site, cache: map[string]cached{}, seen: map[Range]observation{}}, nil
+	return &Ledger{st: st, plan: p, planETag: etag, now: now, site: opts.Site, cache: map[string]cached{}, seen: map[string]observation{}}, nil
 }
 
 // Plan is the plan the ledger was opened with.

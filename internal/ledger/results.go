@@ -57,16 +57,11 @@ func (l *Ledger) complete(ctx context.Context) ([]leaf, error) {
 	return out, nil
 }
 
-// Assemble composes the committed results, in query order, into ResultKey
-// once the campaign is complete, and marks it done; later calls find the
-// marker and return at once. Every result's SHA-256 is checked first: a
-// bad one is voided (the chunk will be redone) and ErrIncomplete returned.
-func (l *Ledger) Assemble(ctx context.Context) (string, error) {
-	if _, _, err := l.st.GetBytes(ctx, assembledKey); err == nil {
-		return ResultKey, nil
-	} else if !errors.Is(err, objstore.ErrNotExist) {
-		return "", fmt.Errorf("assembling results: %w", err)
-	}
+// assemble composes the committed results, in query order, into
+// ResultKey and writes the done marker; its caller holds the assembly
+// lease. Every result's SHA-256 is checked first: a bad one is voided
+// (the chunk will be redone) and ErrIncomplete returned.
+func (l *Ledger) assemble(ctx context.Context) (string, error) {
 	leaves, err := l.complete(ctx)
 	if err != nil {
 		return "", err
@@ -92,7 +87,8 @@ func (l *Ledger) Assemble(ctx context.Context) (string, error) {
 	if err := l.checkComposed(ctx, rec); err != nil {
 		return "", err
 	}
-	// Two assemblers compose the same bytes; only the marker needs one.
+	// An assembler whose lease was taken over may still compose the
+	// same bytes; only the marker needs one.
 	if _, err := l.st.PutIfAbsent(ctx, assembledKey, encode(rec)); err != nil && !errors.Is(err, objstore.ErrPrecondition) {
 		return "", fmt.Errorf("assembling results: %w", err)
 	}
