@@ -3,6 +3,7 @@ package controllers
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -10,6 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/blastfleet/blastfleet/api/v1alpha1"
+	"github.com/blastfleet/blastfleet/internal/search"
 )
 
 // refusingExecutor builds no partition, as an adapter whose controller
@@ -95,5 +97,25 @@ func TestPollSpread(t *testing.T) {
 	}
 	if len(seen) < 40 {
 		t.Errorf("50 campaigns polled at %d distinct intervals: in lockstep", len(seen))
+	}
+}
+
+// retryPolicy.maxStoppedAttempts reaches the plan only when set, so an
+// older worker image without --max-stopped still plans the campaign.
+func TestPlanJobMaxStopped(t *testing.T) {
+	spec := search.MustParse(search.Request{Program: "blastp", Outfmt: "6", MaxTargetSeqs: 500})
+	db := sizedDB(3000, 1500)
+	db.Status.Location = "s3://bucket/databases/ns/nt"
+	for _, tc := range []struct {
+		set  int32
+		want string
+	}{{0, ""}, {40, "--max-stopped 40"}} {
+		c := aCampaign().build()
+		c.Spec.RetryPolicy.MaxStoppedAttempts = tc.set
+		job := planJob(c, spec, db, "s3://bucket/ns/camp", "worker:test")
+		args := strings.Join(job.Spec.Template.Spec.Containers[0].Args, " ")
+		if got := strings.Contains(args, "--max-stopped"); got != (tc.want != "") || tc.want != "" && !strings.Contains(args, tc.want) {
+			t.Errorf("maxStoppedAttempts %d: args %q, want %q", tc.set, args, tc.want)
+		}
 	}
 }

@@ -37,6 +37,9 @@ func planJob(c *v1alpha1.SearchCampaign, spec search.Spec, db *v1alpha1.BlastDat
 		"--skew-seconds", strconv.Itoa(int(s.RetryPolicy.ClockSkewSeconds)),
 		"--output", loc,
 	}
+	if n := s.RetryPolicy.MaxStoppedAttempts; n > 0 {
+		args = append(args, "--max-stopped", strconv.Itoa(int(n)))
+	}
 	if req.Evalue != 0 {
 		args = append(args, "--evalue", strconv.FormatFloat(req.Evalue, 'g', -1, 64))
 	}

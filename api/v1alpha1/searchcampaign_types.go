@@ -286,13 +286,25 @@ type RetryPolicy struct {
 	// store and the lease expired. Larger than maxAttempts, since that is
 	// most often the machine's fault, not the chunk's. Attempts stopped by
 	// SIGTERM (suspend, scale-down, preemption, wind-down, node drain) are
-	// recorded as stopped and count toward no limit.
+	// recorded as stopped and count toward maxStoppedAttempts only.
 	// +optional
 	// +kubebuilder:default=10
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=100
 	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="maxAbandonedAttempts is immutable: the campaign's plan fixes it"
 	MaxAbandonedAttempts int32 `json:"maxAbandonedAttempts,omitempty"`
+
+	// MaxStoppedAttempts per chunk is the same limit for attempts stopped
+	// by SIGTERM. A stop is no failure, so it is far larger: a chunk
+	// reaches it only when its own search gets its partition stopped every
+	// time (an eviction for its disk use, a site's time limit shorter than
+	// the chunk), and is then split down to the query that does it.
+	// Unset: 20, or twice maxAbandonedAttempts if that is more.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=1000
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="maxStoppedAttempts is immutable: the campaign's plan fixes it"
+	MaxStoppedAttempts int32 `json:"maxStoppedAttempts,omitempty"`
 
 	// LeaseSeconds is how long a chunk's lease lasts unless its partition
 	// renews it: how soon a dead partition's chunks are taken over.

@@ -298,7 +298,7 @@ func (l *Ledger) countAttempt(ctx context.Context, r Range, ls *Lease, att attem
 // marker a commit creates, so a late commit of the chunk and its split
 // can never both happen. Losing the race is fine: someone decided.
 func (l *Ledger) settle(ctx context.Context, lf leaf, att attemptsRecord) error {
-	f := att.lastFailure()
+	f := att.lastFailure(l.policy())
 	rec := outcomeRecord{Outcome: outcomeFailed, At: l.now().UTC(), Token: newToken(), Failure: &f}
 	if lf.r.Len() > 1 {
 		h := l.plan.halves(lf.r)

@@ -128,9 +128,14 @@ type Policy struct {
 	MaxAttempts int `json:"maxAttempts"`
 	// MaxAbandoned is the same for attempts that end without a word: their
 	// holder died or lost touch and the lease expired. Larger, since that
-	// is most often the machine's fault, not the chunk's. Stopped attempts
-	// (SIGTERM: suspend, scale-down, preemption) count toward nothing.
+	// is most often the machine's fault, not the chunk's.
 	MaxAbandoned int `json:"maxAbandoned,omitempty"`
+	// MaxStopped is the same for stopped attempts (SIGTERM: suspend,
+	// scale-down, preemption, but also an eviction for the chunk's own
+	// disk use or a site's time limit shorter than the chunk). Far larger
+	// again: a stop is the search's own fault only when it comes back
+	// every time, and then splitting isolates the query that causes it.
+	MaxStopped   int `json:"maxStopped,omitempty"`
 	LeaseSeconds int `json:"leaseSeconds"`
 	RenewSeconds int `json:"renewSeconds"`
 	SkewSeconds  int `json:"skewSeconds"`
@@ -140,10 +145,15 @@ type Policy struct {
 const (
 	DefaultMaxAttempts  = 3
 	DefaultMaxAbandoned = 10
+	DefaultMaxStopped   = 20
 	DefaultLeaseSeconds = 300
 	DefaultRenewSeconds = 60
 	DefaultSkewSeconds  = 30
 )
+
+// WithDefaults is p with every zero field at its default, as the ledger
+// reads it.
+func (p Policy) WithDefaults() Policy { return p.withDefaults() }
 
 func (p Policy) withDefaults() Policy {
 	if p.MaxAttempts == 0 {
@@ -151,6 +161,9 @@ func (p Policy) withDefaults() Policy {
 	}
 	if p.MaxAbandoned == 0 {
 		p.MaxAbandoned = max(DefaultMaxAbandoned, p.MaxAttempts)
+	}
+	if p.MaxStopped == 0 {
+		p.MaxStopped = max(DefaultMaxStopped, 2*p.MaxAbandoned)
 	}
 	if p.LeaseSeconds == 0 {
 		p.LeaseSeconds = DefaultLeaseSeconds
@@ -210,7 +223,7 @@ func (p *Plan) validate() error {
 		return fmt.Errorf("plan chunks cover %d queries, queries.count is %d", next, p.Queries.Count)
 	}
 	pol := p.Policy
-	if pol.MaxAttempts < 1 || pol.MaxAbandoned < 0 || pol.LeaseSeconds < 1 || pol.RenewSeconds < 1 || pol.SkewSeconds < 0 {
+	if pol.MaxAttempts < 1 || pol.MaxAbandoned < 0 || pol.MaxStopped < 0 || pol.LeaseSeconds < 1 || pol.RenewSeconds < 1 || pol.SkewSeconds < 0 {
 		return fmt.Errorf("plan policy %+v: values must be positive", pol)
 	}
 	if pol.RenewSeconds >= pol.LeaseSeconds {
@@ -266,6 +279,8 @@ func (p *Plan) CheckRemote() error {
 // canonical is the plan's JSON without CreatedAt, for comparing plans.
 func (p Plan) canonical() ([]byte, error) {
 	p.CreatedAt = time.Time{}
+	// A plan written before a policy field existed reads as its default.
+	p.Policy = p.Policy.withDefaults()
 	return json.Marshal(p)
 }
 

@@ -68,6 +68,7 @@ func TestReadPlanRefusesHostileFields(t *testing.T) {
 			"plan database.manifest": func(p *Plan) { p.Database.Manifest = "../other/manifest.json" },
 			"plan queries.location":  func(p *Plan) { p.Queries.Location = "s3://b/q\n.fa" },
 			"plan database.location": func(p *Plan) { p.Database.Location = "relative/db" },
+			"plan policy":            func(p *Plan) { p.Policy.MaxStopped = -1 },
 		} {
 			st := fresh()
 			p := testPlan(ChunkByQueries(10, 3))
@@ -106,4 +107,30 @@ func TestPlanCheckRemote(t *testing.T) {
 	if err := p.CheckRemote(); err == nil || !strings.Contains(err.Error(), "queries.location") {
 		t.Errorf("local queries: %v", err)
 	}
+}
+
+// A plan written before maxStopped existed is the same plan as one
+// written now with the default: planning the campaign again is a no-op.
+func TestPlanWithoutMaxStoppedIsTheSame(t *testing.T) {
+	forStores(t, func(t *testing.T, fresh func() objstore.Store) {
+		ctx := context.Background()
+		st := fresh()
+		p := testPlan(ChunkByQueries(10, 3))
+		p.SchemaVersion, p.Policy = SchemaVersion, p.Policy.withDefaults()
+		old := *p
+		old.Policy.MaxStopped = 0
+		data, err := json.Marshal(old)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := st.PutIfAbsent(ctx, PlanKey, data); err != nil {
+			t.Fatal(err)
+		}
+		if err := WritePlan(ctx, st, p); err != nil {
+			t.Errorf("writing the plan again: %v", err)
+		}
+		if got := p.Policy.WithDefaults().MaxStopped; got != DefaultMaxStopped {
+			t.Errorf("maxStopped %d, want the default %d", got, DefaultMaxStopped)
+		}
+	})
 }

@@ -116,21 +116,32 @@ func (a attemptsRecord) ended(running bool) (failed, stopped, abandoned int) {
 
 // spent is whether a chunk, none of whose attempts runs, may not be tried
 // again: failures are held to maxAttempts, attempts that ended without a
-// word to the larger maxAbandoned, and stops to nothing.
+// word to the larger maxAbandoned, and stops to the larger maxStopped,
+// so a chunk whose own search gets its partition stopped every time (an
+// eviction for its disk use, a time limit it cannot fit in) is split
+// down to the query that does it rather than costing every restart.
 func (a attemptsRecord) spent(pol Policy) bool {
-	failed, _, abandoned := a.ended(false)
-	return failed >= pol.MaxAttempts || abandoned >= pol.MaxAbandoned
+	failed, stopped, abandoned := a.ended(false)
+	return failed >= pol.MaxAttempts || abandoned >= pol.MaxAbandoned || stopped >= pol.MaxStopped
 }
 
 // lastFailure is the latest recorded failure, or a synthetic one when
-// the attempts ended without reporting (the holders died).
-func (a attemptsRecord) lastFailure() FailureReason {
+// the attempts ended without reporting (the holders died) or were all
+// stopped.
+func (a attemptsRecord) lastFailure(pol Policy) FailureReason {
 	for i := len(a.Attempts) - 1; i >= 0; i-- {
 		if f := a.Attempts[i].Failure; f != nil {
 			return *f
 		}
 	}
-	_, _, abandoned := a.ended(false)
+	_, stopped, abandoned := a.ended(false)
+	if stopped >= pol.MaxStopped {
+		last := ""
+		if n := len(a.Attempts); n > 0 && a.Attempts[n-1].Stop != nil {
+			last = "; the last: " + a.Attempts[n-1].Stop.Reason
+		}
+		return FailureReason{Message: fmt.Sprintf("%d attempts were stopped before they finished (retryPolicy allows %d): its own search seems to cause the stop, such as an eviction for its disk use or a time limit shorter than it%s", stopped, pol.MaxStopped, last)}
+	}
 	return FailureReason{Message: fmt.Sprintf("%d attempts ended without a result or a reported failure (their partitions died or lost touch with the store)", abandoned)}
 }
 

@@ -340,3 +340,47 @@ func TestAcquireStoppedAfterCount(t *testing.T) {
 		t.Errorf("next Acquire got %s attempt %d, want [0,2) attempt 2 at once", ls.Range, ls.Attempt)
 	}
 }
+
+// TestStopsWithoutEndSplitTheChunk: a chunk whose attempts are stopped
+// every time (its own search gets its partition evicted, or outlasts a
+// site's time limit) is split once maxStopped stops are on record, down
+// to the query that does it, which is recorded failed saying so; its
+// neighbour, which stops nothing, is committed (issue 30, finding 8).
+func TestStopsWithoutEndSplitTheChunk(t *testing.T) {
+	forStores(t, func(t *testing.T, fresh func() objstore.Store) {
+		ctx := context.Background()
+		st := fresh()
+		l := planWithPolicy(t, st, []Chunk{{0, 2, 0}}, Policy{MaxAttempts: 1, MaxStopped: 3}, Options{})
+		// Query 1 stops whatever holds it; query 0 alone commits.
+		for round := 0; round < 20; round++ {
+			ls, err := l.Acquire(ctx, "p")
+			if errors.Is(err, ErrNoChunk) {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ls.Range.End > 1 {
+				if err := ls.Stop(ctx, "SIGTERM: the pod was evicted (ephemeral storage)"); err != nil {
+					t.Fatal(err)
+				}
+				continue
+			}
+			if err := commit(t, ls); err != nil {
+				t.Fatal(err)
+			}
+		}
+		s, err := l.Status(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !s.Complete || s.QueriesFailed != 1 || s.FailedAttempts.Total() != 0 || s.StoppedAttempts != 6 {
+			t.Fatalf("status %+v: want complete, query 1 failed, no failed attempt, 6 stops (3 of [0,2), 3 of [1,2))", s)
+		}
+		failed := s.FailedQueries
+		if len(failed) != 1 || failed[0].Query != 1 || !strings.Contains(failed[0].Reason.Message, "3 attempts were stopped") ||
+			!strings.Contains(failed[0].Reason.Message, "ephemeral storage") {
+			t.Errorf("failed queries %+v: want query 1, saying its attempts were stopped", failed)
+		}
+	})
+}

@@ -32,7 +32,7 @@ type campaignPlanOptions struct {
 	evalue                                       float64
 	blastOptions                                 []string
 
-	maxAttempts, maxAbandoned, leaseSeconds, renewSeconds, skewSeconds int
+	maxAttempts, maxAbandoned, maxStopped, leaseSeconds, renewSeconds, skewSeconds int
 
 	// Which chunk flags were given (set from the command's flags).
 	byLetters, byQueries bool
@@ -91,7 +91,8 @@ database at the recorded locations.`,
 	f.StringVar(&o.transfer, "transfer", "full", "what partitions commit: full (the output) or metadata (per query the ids of its kept subjects, regenerated at home by campaign results)")
 	f.StringVar(&o.topHits, "top-hits", "auto", "how shard groups are searched under --max-target-seqs: auto, exact or overfetch[=F] (see blastfleet-engine --help)")
 	f.IntVar(&o.maxAttempts, "max-attempts", ledger.DefaultMaxAttempts, "failed attempts per chunk before it is split in halves (a single query: recorded as failed)")
-	f.IntVar(&o.maxAbandoned, "max-abandoned", ledger.DefaultMaxAbandoned, "attempts per chunk that may end without a word (partition died, lease expired) before it is split; stopped attempts count toward no limit")
+	f.IntVar(&o.maxAbandoned, "max-abandoned", ledger.DefaultMaxAbandoned, "attempts per chunk that may end without a word (partition died, lease expired) before it is split; stopped attempts count toward --max-stopped only")
+	f.IntVar(&o.maxStopped, "max-stopped", 0, "attempts per chunk that may be stopped (SIGTERM) before it is split, to isolate a query whose own search gets its partition stopped every time (0: 20, or twice --max-abandoned)")
 	f.IntVar(&o.leaseSeconds, "lease-seconds", ledger.DefaultLeaseSeconds, "how long a chunk's lease lasts unless renewed")
 	f.IntVar(&o.renewSeconds, "renew-seconds", ledger.DefaultRenewSeconds, "how often a partition renews its leases (under --lease-seconds)")
 	f.IntVar(&o.skewSeconds, "skew-seconds", ledger.DefaultSkewSeconds, "clock skew tolerated between machines: an expired lease is taken over only this much later")
@@ -137,6 +138,9 @@ func (o *campaignPlanOptions) validate() (search.Spec, error) {
 			add(fmt.Errorf("--%s must be ≥ 1, not %d", fl.name, fl.value))
 		}
 	}
+	if o.maxStopped < 0 {
+		add(fmt.Errorf("--max-stopped must be ≥ 0 (0: the default), not %d", o.maxStopped))
+	}
 	if o.renewSeconds >= 1 && o.renewSeconds >= o.leaseSeconds {
 		add(fmt.Errorf("--renew-seconds %d must be under --lease-seconds %d", o.renewSeconds, o.leaseSeconds))
 	}
@@ -174,7 +178,7 @@ func (o *campaignPlanOptions) run(ctx context.Context, cmd *cobra.Command, root 
 		return fmt.Errorf("--name %w (without --name: the last element of --output)", err)
 	}
 	req := planning.Request{Name: name, Queries: queriesLoc, Database: dbLoc, Search: s,
-		Policy: ledger.Policy{MaxAttempts: o.maxAttempts, MaxAbandoned: o.maxAbandoned, LeaseSeconds: o.leaseSeconds,
+		Policy: ledger.Policy{MaxAttempts: o.maxAttempts, MaxAbandoned: o.maxAbandoned, MaxStopped: o.maxStopped, LeaseSeconds: o.leaseSeconds,
 			RenewSeconds: o.renewSeconds, SkewSeconds: o.skewSeconds}}
 	if o.byLetters {
 		req.ChunkLetters = o.chunkLetters
@@ -240,9 +244,9 @@ func printPlanSummary(w io.Writer, p *ledger.Plan, m *manifest.Manifest, loc str
 		how = fmt.Sprintf("of about %s letters", humanize.Comma(int64(letters)))
 	}
 	fmt.Fprintf(w, "  chunks    %d %s (%s to %s letters)\n", len(p.Chunks), how, humanize.Comma(least), humanize.Comma(most))
-	pol := p.Policy
-	fmt.Fprintf(w, "  policy    %d failed or %d abandoned attempts per chunk (stops count toward neither), leases of %d s renewed every %d s, clock skew %d s\n",
-		pol.MaxAttempts, pol.MaxAbandoned, pol.LeaseSeconds, pol.RenewSeconds, pol.SkewSeconds)
+	pol := p.Policy.WithDefaults()
+	fmt.Fprintf(w, "  policy    %d failed, %d abandoned or %d stopped attempts per chunk before it is split, leases of %d s renewed every %d s, clock skew %d s\n",
+		pol.MaxAttempts, pol.MaxAbandoned, pol.MaxStopped, pol.LeaseSeconds, pol.RenewSeconds, pol.SkewSeconds)
 	fmt.Fprintf(w, "run partitions (any number, anywhere, each with K ranks):\n")
 	fmt.Fprintf(w, "  mpirun -np K blastfleet-engine --campaign %s [--partition-id ID]\n", loc)
 	fmt.Fprintf(w, "follow and collect:\n")
