@@ -26,6 +26,10 @@ func openDatabase(ctx context.Context, cfg *Config) (*manifest.Manifest, objstor
 	}
 	db, _, err := manifest.LoadPinned(ctx, dbStore, key, cfg.DatabaseSHA256)
 	if err != nil {
+		if errors.Is(err, objstore.ErrNotExist) && absentHere(ctx, dbStore) {
+			return nil, nil, fmt.Errorf("--database: %s holds no database as this partition sees it (neither %s nor %s): its endpoint, bucket or credentials may differ from the other sites', so the campaign is not marked changed for all of them: %w",
+				dbStore.URL(""), key, manifest.FileName, objstore.ErrNotExist)
+		}
 		return nil, nil, fmt.Errorf("--database: %w", err)
 	}
 	// A taxid filter needs the database's taxid index: refused before any
@@ -63,4 +67,14 @@ func (m *master) refuseDatabase(ctx context.Context, err error) error {
 		return errors.Join(err, merr)
 	}
 	return err
+}
+
+// absentHere says whether the database's current manifest.json is missing
+// too: then the whole database is absent as this partition sees the
+// store, which is more likely its own view (another endpoint, bucket or
+// account than the other sites') than a database deleted for everyone.
+// A pinned build gone while manifest.json stays is a change everyone sees.
+func absentHere(ctx context.Context, st objstore.Store) bool {
+	_, _, err := st.GetBytes(ctx, manifest.FileName)
+	return errors.Is(err, objstore.ErrNotExist)
 }

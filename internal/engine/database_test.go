@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/blastfleet/blastfleet/internal/blast"
@@ -74,4 +75,31 @@ func TestCampaignRefusesChangedDatabase(t *testing.T) {
 			}
 		})
 	}
+
+	// One site whose store holds no database at all (another endpoint or
+	// bucket than the others'): its partition fails, and the campaign is
+	// not marked, so the sites that see the database carry on (issue 30,
+	// finding 10).
+	t.Run("absent at one site", func(t *testing.T) {
+		loc, st := planCampaign(t, f, db, s, 10, 30)
+		l, err := ledger.Open(ctx, st, ledger.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		elsewhere := filepath.Join(t.TempDir(), "no-db-here")
+		cfg := s.config(t, elsewhere, l.Plan().Queries.Location, loc)
+		cfg.DatabaseManifest, cfg.DatabaseSHA256 = m.Key(), sum
+		cfg.Campaign = &engine.Campaign{Location: loc, Ledger: l, Holder: "p0"}
+		_, err = engine.RunLocal(ctx, cfg, s.workers)
+		if err == nil || errors.Is(err, manifest.ErrChanged) || !errors.Is(err, objstore.ErrNotExist) || !strings.Contains(err.Error(), "as this partition sees it") {
+			t.Fatalf("partition whose store holds no database: %v, want a not-found error of its own, not ErrChanged", err)
+		}
+		status, err := ledger.ReadStatus(ctx, st)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if status.Invalid != nil {
+			t.Errorf("one site's missing database marked the campaign for every site: %+v", status.Invalid)
+		}
+	})
 }
