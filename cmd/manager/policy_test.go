@@ -21,9 +21,10 @@ func parsePolicy(t *testing.T, args ...string) policy.Policy {
 	return p
 }
 
-// No flag: anything allowed, but credentials Secrets must opt in.
+// No flag: anything allowed, but credentials Secrets and caBundle
+// ConfigMaps must opt in.
 func TestPolicyFlagDefaults(t *testing.T) {
-	if got, want := parsePolicy(t), (policy.Policy{RequireCredentialsLabel: true}); !reflect.DeepEqual(got, want) {
+	if got, want := parsePolicy(t), (policy.Policy{RequireCredentialsLabel: true, RequireCABundleLabel: true}); !reflect.DeepEqual(got, want) {
 		t.Errorf("defaults %+v, want %+v", got, want)
 	}
 }
@@ -39,6 +40,7 @@ func TestPolicyFlagLists(t *testing.T) {
 		"--allowed-toleration-keys=",
 		"--allowed-endpoints=minio.storage.svc,10.20.0.0/16",
 		"--require-credentials-label=false",
+		"--require-ca-bundle-label=false",
 		"--allow-internal-endpoints",
 	)
 	want := policy.Policy{
