@@ -23,6 +23,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -384,8 +385,47 @@ func (h *harness) redPolicies() []redRow {
 		h.refusedDatabase("rt-db-ep", "BlastDatabase storage.endpoint http://metadata.google.internal", policy.ReasonViolation,
 			func(db *v1alpha1.BlastDatabase) { db.Spec.Storage.Endpoint = "http://metadata.google.internal" },
 			`spec.storage: endpoint: "http://metadata.google.internal" `+notAllowed),
+		h.refusedReplica("rt-db-replica", "a Ready database's replicas[0].storage.endpoint http://169.254.169.254",
+			`spec.replicas[0].storage.endpoint: "http://169.254.169.254" `+notAllowed),
 	}
 	return rows
+}
+
+// refusedReplica is a row whose Ready database is given a replica the
+// policy refuses: the replica waits Pending naming the field, and no copy
+// Job is created.
+func (h *harness) refusedReplica(name, input, want string) redRow {
+	return redRow{category: "policy", name: name, input: input, stoppedBy: byPolicy, reason: "replica Pending: " + want,
+		arm: func() {
+			h.readyDatabase(name, v1alpha1.DatabaseProtein)
+			if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+				var db v1alpha1.BlastDatabase
+				if err := h.c.Get(context.Background(), client.ObjectKey{Namespace: h.ns, Name: name}, &db); err != nil {
+					return err
+				}
+				db.Spec.Replicas = []v1alpha1.DatabaseReplica{{Name: "east", Storage: v1alpha1.ObjectStorage{Endpoint: "http://169.254.169.254", Bucket: "replica",
+					CredentialsSecretRef: &v1alpha1.CredentialsSecretRef{Name: secretName}}}}
+				return h.c.Update(context.Background(), &db)
+			}); err != nil {
+				h.t.Fatal(err)
+			}
+		},
+		check: func() {
+			h.eventually("replica of "+name+" refused", 20*time.Second, func() (bool, string) {
+				var db v1alpha1.BlastDatabase
+				if err := h.c.Get(context.Background(), client.ObjectKey{Namespace: h.ns, Name: name}, &db); err != nil {
+					return false, err.Error()
+				}
+				if len(db.Status.Replicas) != 1 {
+					return false, fmt.Sprintf("replicas %+v", db.Status.Replicas)
+				}
+				r := db.Status.Replicas[0]
+				return r.State == v1alpha1.ReplicaPending && strings.Contains(r.Message, want), string(r.State) + ": " + r.Message
+			})
+			if jobs := h.replicaJobs(name); len(jobs) != 0 {
+				h.t.Errorf("%d copy Jobs created for a refused replica, want none", len(jobs))
+			}
+		}}
 }
 
 // redPolicyFixtures are what the policy rows' author points at and
