@@ -44,6 +44,10 @@ func (run *campaignRun) ensurePlan(ctx context.Context) (bool, error) {
 		run.r.ledgers.Store(c.UID, &cachedLedger{key: client.ObjectKeyFromObject(c), l: l, access: access})
 		run.normalOnTransition("Planned", "Plan", fmt.Sprintf("plan ready: %d queries in %d chunks", l.Plan().Queries.Count, len(l.Plan().Chunks)))
 		return true, nil
+	case errors.Is(err, ledger.ErrInvalidPlan):
+		// Not a plan any planner of this version writes: a store writer's
+		// edit (issue 30). Nothing is created from it.
+		return run.fail("InvalidPlan", truncate(fmt.Sprintf("%s holds a plan.json the operator refuses, so no partition is created: %v; delete it or name this campaign differently", run.loc, err), 1024))
 	case errors.Is(err, objstore.ErrTooLarge):
 		// Waits rather than fails: the administrator may raise the limit.
 		return run.wait(v1alpha1.CampaignPending, "ObjectTooLarge", fmt.Sprintf("reading the plan at %s: %v (the operator's --max-object-bytes)", run.loc, err))

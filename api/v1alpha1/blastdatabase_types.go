@@ -91,6 +91,8 @@ type BlastDatabaseSpec struct {
 	// requests nor limits is requested at 250m and 256Mi, so the pods are
 	// never BestEffort.
 	// +optional
+	// +kubebuilder:validation:XValidation:rule="!has(self.requests) || ((!('cpu' in self.requests) || !quantity(string(self.requests['cpu'])).isLessThan(quantity('0'))) && (!('memory' in self.requests) || !quantity(string(self.requests['memory'])).isLessThan(quantity('0'))) && (!('ephemeral-storage' in self.requests) || !quantity(string(self.requests['ephemeral-storage'])).isLessThan(quantity('0'))))",message="resources.requests must not be negative",fieldPath=".requests"
+	// +kubebuilder:validation:XValidation:rule="!has(self.limits) || ((!('cpu' in self.limits) || !quantity(string(self.limits['cpu'])).isLessThan(quantity('0'))) && (!('memory' in self.limits) || !quantity(string(self.limits['memory'])).isLessThan(quantity('0'))) && (!('ephemeral-storage' in self.limits) || !quantity(string(self.limits['ephemeral-storage'])).isLessThan(quantity('0'))))",message="resources.limits must not be negative",fieldPath=".limits"
 	Resources corev1.ResourceRequirements `json:"resources,omitempty"`
 
 	// Parallelism bounds how many shards are built at once. Defaults to

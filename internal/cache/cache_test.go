@@ -165,6 +165,26 @@ func TestShardLargerThanCache(t *testing.T) {
 	}
 }
 
+// TestObjectLargerThanManifest: a file whose object is larger than the
+// manifest says (a manifest lying to fit the cache) is refused after
+// reading one byte past the manifest's size, not copied whole to disk.
+func TestObjectLargerThanManifest(t *testing.T) {
+	f := newFixture(t, 1)
+	file := &f.m.Shards[0].Files[0]
+	big := bytes.Repeat([]byte("x"), 1<<20)
+	if err := f.db.Put(context.Background(), file.Name, bytes.NewReader(big), int64(len(big))); err != nil {
+		t.Fatal(err)
+	}
+	c := f.cache(t, f.db, 0)
+	_, err := c.Acquire(context.Background(), 0)
+	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("larger than the manifest's %d bytes", file.Size)) {
+		t.Errorf("Acquire = %v, want a refusal naming the manifest's size", err)
+	}
+	if got := c.Stats().BytesFetched; got > file.Size+1 {
+		t.Errorf("fetched %d bytes of a file the manifest says has %d", got, file.Size)
+	}
+}
+
 // corrupting flips a byte in the first `times` reads of key.
 type corrupting struct {
 	objstore.Store

@@ -110,7 +110,10 @@ func (c *Cache) fetch(ctx context.Context, f manifest.File, viaReplicas bool) (s
 	return sum, nil
 }
 
-// fetchOne copies f from the store into tmp while hashing it.
+// fetchOne copies f from the store into tmp while hashing it. It reads
+// no more than one byte past the manifest's size: an object larger than
+// the manifest says (a manifest that lies to fit the cache) must not fill
+// the worker's disk before its hash is checked.
 func (c *Cache) fetchOne(ctx context.Context, f manifest.File, tmp *os.File) (string, error) {
 	rc, err := c.db.Get(ctx, f.Name)
 	if err != nil {
@@ -118,12 +121,15 @@ func (c *Cache) fetchOne(ctx context.Context, f manifest.File, tmp *os.File) (st
 	}
 	defer rc.Close()
 	h := sha256.New()
-	n, err := io.Copy(io.MultiWriter(tmp, h), rc)
+	n, err := io.Copy(io.MultiWriter(tmp, h), io.LimitReader(rc, max(f.Size, 0)+1))
 	c.mu.Lock()
 	c.stats.BytesFetched += n
 	c.mu.Unlock()
 	if err != nil {
 		return "", fmt.Errorf("fetching %s: %w", c.db.URL(f.Name), err)
+	}
+	if n > f.Size {
+		return "", fmt.Errorf("fetching %s: the object is larger than the manifest's %d bytes", c.db.URL(f.Name), f.Size)
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
 }

@@ -374,13 +374,25 @@ func readPlan(ctx context.Context, st objstore.Store) (*Plan, string, error) {
 	}
 	var p Plan
 	if err := json.Unmarshal(data, &p); err != nil {
-		return nil, "", fmt.Errorf("campaign plan %s: %w", st.URL(PlanKey), err)
+		return nil, "", invalidPlan{fmt.Errorf("campaign plan %s: %w", st.URL(PlanKey), err)}
 	}
 	if p.SchemaVersion != SchemaVersion {
-		return nil, "", fmt.Errorf("campaign plan %s has schema version %d, this program reads %d", st.URL(PlanKey), p.SchemaVersion, SchemaVersion)
+		return nil, "", invalidPlan{fmt.Errorf("campaign plan %s has schema version %d, this program reads %d", st.URL(PlanKey), p.SchemaVersion, SchemaVersion)}
 	}
 	if err := p.validate(); err != nil {
-		return nil, "", fmt.Errorf("campaign plan %s: %w", st.URL(PlanKey), err)
+		return nil, "", invalidPlan{fmt.Errorf("campaign plan %s: %w", st.URL(PlanKey), err)}
 	}
 	return &p, etag, nil
 }
+
+// ErrInvalidPlan is matched by the errors of a plan.json that was read
+// but is not a plan this program accepts (not JSON, another schema
+// version, a field that fails validation): unlike a store's error, reading
+// it again gives the same answer.
+var ErrInvalidPlan = errors.New("invalid campaign plan")
+
+// invalidPlan marks err as ErrInvalidPlan without changing its text.
+type invalidPlan struct{ error }
+
+func (e invalidPlan) Unwrap() error        { return e.error }
+func (e invalidPlan) Is(target error) bool { return target == ErrInvalidPlan }

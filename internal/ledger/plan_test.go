@@ -3,6 +3,7 @@ package ledger
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"reflect"
 	"strings"
 	"testing"
@@ -82,8 +83,8 @@ func TestReadPlanRefusesHostileFields(t *testing.T) {
 			if _, err := st.PutIfAbsent(ctx, PlanKey, data); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := ReadPlan(ctx, st); err == nil || !strings.Contains(err.Error(), strings.TrimSpace(field)) {
-				t.Errorf("%s: ReadPlan err = %v, want one naming the field", field, err)
+			if _, err := ReadPlan(ctx, st); err == nil || !strings.Contains(err.Error(), strings.TrimSpace(field)) || !errors.Is(err, ErrInvalidPlan) {
+				t.Errorf("%s: ReadPlan err = %v, want ErrInvalidPlan naming the field", field, err)
 			}
 			if err := WritePlan(ctx, fresh(), p); err == nil || !strings.Contains(err.Error(), strings.TrimSpace(field)) {
 				t.Errorf("%s: WritePlan err = %v, want one naming the field", field, err)

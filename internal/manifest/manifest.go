@@ -237,12 +237,25 @@ func (m *Manifest) Validate() error {
 	if err := validReplicas(m.Replicas); err != nil {
 		return err
 	}
+	for i, f := range m.Common {
+		if f.Size < 0 {
+			return fmt.Errorf("manifest: common[%d] size %d is negative", i, f.Size)
+		}
+	}
 	var seqs, letters int64
 	for i, s := range m.Shards {
-		for _, f := range s.Files {
+		for j, f := range s.Files {
 			if names[f.Name] == "common" {
 				return fmt.Errorf("manifest: shards[%d] file %s is a common file too", i, f.Name)
 			}
+			// Sizes size the cache and the workers' memory: a negative
+			// one would hide the rest of the database from both.
+			if f.Size < 0 {
+				return fmt.Errorf("manifest: shards[%d].files[%d] size %d is negative", i, j, f.Size)
+			}
+		}
+		if s.Sequences < 0 || s.Letters < 0 {
+			return fmt.Errorf("manifest: shards[%d] has %d sequences and %d letters: counts must not be negative", i, s.Sequences, s.Letters)
 		}
 		if s.ID != i {
 			return fmt.Errorf("manifest: shards[%d].id is %d", i, s.ID)

@@ -45,12 +45,15 @@ func TestSaveLoadRoundTrip(t *testing.T) {
 
 func TestValidateNamesTheProblem(t *testing.T) {
 	cases := map[string]func(*Manifest){
-		"schemaVersion": func(m *Manifest) { m.SchemaVersion = 99 },
-		"type":          func(m *Manifest) { m.Type = "rna" },
-		"no shards":     func(m *Manifest) { m.Shards = nil },
-		"shards[1].id":  func(m *Manifest) { m.Shards[1].ID = 5 },
-		"has no files":  func(m *Manifest) { m.Shards[1].Files = nil },
-		"header says 4": func(m *Manifest) { m.Sequences = 4 },
+		"schemaVersion":                          func(m *Manifest) { m.SchemaVersion = 99 },
+		"type":                                   func(m *Manifest) { m.Type = "rna" },
+		"no shards":                              func(m *Manifest) { m.Shards = nil },
+		"shards[1].id":                           func(m *Manifest) { m.Shards[1].ID = 5 },
+		"has no files":                           func(m *Manifest) { m.Shards[1].Files = nil },
+		"header says 4":                          func(m *Manifest) { m.Sequences = 4 },
+		"shards[0].files[1] size -5 is negative": func(m *Manifest) { m.Shards[0].Files[1].Size = -5 },
+		"common[0] size -1 is negative":          func(m *Manifest) { m.Common = []File{{Name: "taxdb.btd", Size: -1, SHA256: "c"}} },
+		"shards[1] has -1 sequences":             func(m *Manifest) { m.Shards[1].Sequences, m.Sequences = -1, 1 },
 		// The title is the TITLE line of alias files: a newline would add
 		// a DBLIST of the writer's choosing.
 		"title holds a control character": func(m *Manifest) { m.Title = "nt\nDBLIST /etc/passwd" },

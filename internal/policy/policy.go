@@ -16,7 +16,7 @@ const (
 
 // IsRefusal says whether a condition's reason is one of the policy's.
 func IsRefusal(reason string) bool {
-	return reason == ReasonViolation || reason == ReasonSecretNotAllowed
+	return reason == ReasonViolation || reason == ReasonSecretNotAllowed || reason == ReasonCABundleNotAllowed
 }
 
 // Policy is the operator's policy. A nil or empty list allows anything.

@@ -267,3 +267,16 @@ func TestCABundleConfigMap(t *testing.T) {
 	}
 	checkErr(t, "label not required", Policy{}.CABundleConfigMap("spec.output.caBundle", "corp-ca", cm(nil)), "")
 }
+
+// TestIsRefusal: every reason the policy refuses with is a refusal, so a
+// campaign and a database get a warning event for it.
+func TestIsRefusal(t *testing.T) {
+	for _, r := range []string{ReasonViolation, ReasonSecretNotAllowed, ReasonCABundleNotAllowed} {
+		if !IsRefusal(r) {
+			t.Errorf("IsRefusal(%s) = false", r)
+		}
+	}
+	if IsRefusal("StorageUnavailable") {
+		t.Error("IsRefusal(StorageUnavailable) = true")
+	}
+}
