@@ -38,8 +38,24 @@ func sigtermStops(t *testing.T, e *env, stop func(*partition)) {
 	pol.MaxAttempts = 1
 	st := e.planPolicy(t, loc, 1, pol)
 	var parts []*partition
-	lostWindows, leftLeased := 0, 0
+	lostWindows, leftLeased, stops := 0, 0, 0
 	for i := range 5 {
+		// A partition told to stop finishes the tasks it can in the 3 s
+		// mpirun gives it: on a fast run the campaign may be done before
+		// the fifth stop. Two stops still show what is tested.
+		if i >= 2 {
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			s, err := ledger.ReadStatus(ctx, st)
+			cancel()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s.Committed == s.Chunks {
+				t.Logf("the campaign was done after %d stops", stops)
+				break
+			}
+		}
+		stops++
 		p := startPartition(t, loc, fmt.Sprintf("S%d", i), 3, nil)
 		parts = append(parts, p)
 		// A seeded point early in its run, so five stops fit in the campaign.
@@ -75,8 +91,11 @@ func sigtermStops(t *testing.T, e *env, stop func(*partition)) {
 			t.Errorf("after SIGTERM %d, failed attempts %+v: a stop is not a failure", i+1, f)
 		}
 	}
+	if stops < 2 {
+		t.Errorf("only %d stops before the campaign was done: the test shows nothing", stops)
+	}
 	if lostWindows > 1 {
-		t.Errorf("%d of 5 stops left chunks leased: a stop must release what it held before mpirun's SIGKILL", lostWindows)
+		t.Errorf("%d of %d stops left chunks leased: a stop must release what it held before mpirun's SIGKILL", lostWindows, stops)
 	}
 	last := startPartition(t, loc, "last", 3, nil)
 	last.mustSucceed(t)
@@ -84,8 +103,8 @@ func sigtermStops(t *testing.T, e *env, stop func(*partition)) {
 	s := verify(t, st, verifyOpts{want: e.f.want, parts: parts, needResult: true})
 	planned := len(ledger.ChunkByQueries(e.f.nQueries, 1))
 	f := s.FailedAttempts
-	if s.Chunks != planned || f.ExitCode+f.Signal+f.Error != 0 || f.Abandoned > leftLeased || s.StoppedAttempts < 5-lostWindows {
+	if s.Chunks != planned || f.ExitCode+f.Signal+f.Error != 0 || f.Abandoned > leftLeased || s.StoppedAttempts < stops-lostWindows {
 		t.Errorf("status %+v: want the %d planned chunks unsplit, no failed attempt, at most %d abandoned (the leases stops left), at least %d stopped",
-			s, planned, leftLeased, 5-lostWindows)
+			s, planned, leftLeased, stops-lostWindows)
 	}
 }
