@@ -38,7 +38,10 @@ func sigtermStops(t *testing.T, e *env, stop func(*partition)) {
 	pol.MaxAttempts = 1
 	st := e.planPolicy(t, loc, 1, pol)
 	var parts []*partition
-	lostWindows, leftLeased, stops := 0, 0, 0
+	// stops counts the SIGTERMs; withWork those that found the partition
+	// holding a chunk it had not committed (a stop that comes as its
+	// last commits land stops nothing).
+	lostWindows, leftLeased, stops, withWork := 0, 0, 0, 0
 	for i := range 5 {
 		// A partition told to stop finishes the tasks it can in the 3 s
 		// mpirun gives it: on a fast run the campaign may be done before
@@ -77,8 +80,11 @@ func sigtermStops(t *testing.T, e *env, stop func(*partition)) {
 		t.Logf("SIGTERM %d, %s after start: mpirun exited %d %s later; it had leased %v, committed %v; ledger: %d stopped attempts, %d leased, %d of %d chunks committed",
 			i+1, stopped.Sub(p.start).Round(time.Millisecond), p.code, p.end.Sub(stopped).Round(time.Millisecond),
 			p.leased(), p.committed(), s.StoppedAttempts, s.Leased, s.Committed, s.Chunks)
+		if len(p.leased()) > len(p.committed()) {
+			withWork++
+		}
 		if s.Leased != 0 {
-			// mpirun SIGKILLs its ranks one second after its SIGTERM: on a
+			// mpirun SIGKILLs its ranks 3 s after its SIGTERM: on a
 			// loaded machine the master may not have recorded every stop
 			// by then, and those leases expire instead (abandoned, not
 			// failed: docs/campaigns.md). Once in five is tolerated; a
@@ -91,8 +97,8 @@ func sigtermStops(t *testing.T, e *env, stop func(*partition)) {
 			t.Errorf("after SIGTERM %d, failed attempts %+v: a stop is not a failure", i+1, f)
 		}
 	}
-	if stops < 2 {
-		t.Errorf("only %d stops before the campaign was done: the test shows nothing", stops)
+	if withWork < 1 {
+		t.Errorf("none of %d stops found the partition holding a chunk: the test shows nothing", stops)
 	}
 	if lostWindows > 1 {
 		t.Errorf("%d of %d stops left chunks leased: a stop must release what it held before mpirun's SIGKILL", lostWindows, stops)
@@ -103,8 +109,8 @@ func sigtermStops(t *testing.T, e *env, stop func(*partition)) {
 	s := verify(t, st, verifyOpts{want: e.f.want, parts: parts, needResult: true})
 	planned := len(ledger.ChunkByQueries(e.f.nQueries, 1))
 	f := s.FailedAttempts
-	if s.Chunks != planned || f.ExitCode+f.Signal+f.Error != 0 || f.Abandoned > leftLeased || s.StoppedAttempts < stops-lostWindows {
+	if s.Chunks != planned || f.ExitCode+f.Signal+f.Error != 0 || f.Abandoned > leftLeased || s.StoppedAttempts < withWork-lostWindows {
 		t.Errorf("status %+v: want the %d planned chunks unsplit, no failed attempt, at most %d abandoned (the leases stops left), at least %d stopped",
-			s, planned, leftLeased, stops-lostWindows)
+			s, planned, leftLeased, withWork-lostWindows)
 	}
 }
