@@ -117,9 +117,12 @@ func TestArgoExecutor(t *testing.T) {
 			t.Errorf("Argo's executor %T: %v", o, err)
 		}
 	}
-	if got := h.get("wf").Status.Partitions; got.Queued != 1 || got.Running != 0 {
-		t.Errorf("partitions %+v before Argo ran anything, want 1 queued", got)
-	}
+	// The reconcile that created the Workflow may still be writing its
+	// status (or lost that write to a conflict, and the next one counts).
+	h.eventually("1 partition queued before Argo ran anything", 10*time.Second, func() (bool, string) {
+		got := h.get("wf").Status.Partitions
+		return got.Queued == 1 && got.Running == 0, fmt.Sprintf("partitions %+v", got)
+	})
 
 	h.setWorkflowStatus(wf, map[string]any{"phase": "Running", "nodes": map[string]any{
 		"wf-p0-r0":   map[string]any{"type": "Steps", "phase": "Running"},
