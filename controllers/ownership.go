@@ -50,7 +50,7 @@ func parseNamespaceSelector(s string) (labels.Selector, error) {
 // owns says whether the operator reconciles objects in namespace ns. A
 // namespace it cannot see (deleted meanwhile) is not its.
 func (n namespaces) owns(ctx context.Context, ns string) (bool, error) {
-	if n.selector == nil || n.selector.Empty() {
+	if !n.watched() {
 		return true, nil
 	}
 	var obj corev1.Namespace
