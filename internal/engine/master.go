@@ -106,6 +106,7 @@ type master struct {
 	syncs    []*syncPoint     // --query-sync: open barriers, oldest first
 	nextSync int
 	deferred []deferredMsg // held back while a barrier is open
+	stopRun  func()        // stops the loop as a SIGTERM does
 }
 
 // runMaster runs rank 0 until every unit of work is written (and, in a
@@ -118,6 +119,10 @@ func runMaster(ctx context.Context, cfg *Config, tr transport.Transport) (*Summa
 		return nil, fmt.Errorf("the engine needs at least one worker (run with --workers W, or mpirun -np >= 2)")
 	}
 	m.run = newRunRecorder(cfg.Campaign, m.clock.start, cfg.Log)
+	// A worker told to stop stops the master too (stopRun).
+	ctx, stopRun := context.WithCancel(ctx)
+	defer stopRun()
+	m.stopRun = stopRun
 	m.completions = make(chan func() error)
 	m.leasing, m.storing = newLane(m.completions), newLane(m.completions)
 	defer func() {
@@ -467,6 +472,13 @@ func (m *master) handleEnvelope(ctx context.Context, from int, e *envelope) erro
 		return m.arrive(ctx, e.Arrive.ID)
 	case e.Summary != nil:
 		m.addSummary(from, e.Summary)
+		if e.Stopped {
+			// mpirun (or a pod deletion) signals every rank, not all at
+			// once: the master stops as if told itself, so its chunks are
+			// recorded stopped and released, not abandoned as failed.
+			m.stopRun()
+			return fmt.Errorf("rank %d was told to stop: %w", from, context.Canceled)
+		}
 		return fmt.Errorf("rank %d stopped early", from)
 	}
 	return fmt.Errorf("unexpected message from rank %d", from)

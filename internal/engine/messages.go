@@ -28,6 +28,8 @@ import (
 //	W->M arrive    the worker reached a barrier
 //	M->W release   tasks whose lines are no longer needed
 //	M->W stop      the end (or an abort); the worker answers with summary
+//	W->M summary   the worker's account; Stopped when it was told to stop
+//	               (SIGTERM) before the master's stop came
 type envelope struct {
 	Setup      *setupMsg
 	Hello      *helloMsg
@@ -45,6 +47,9 @@ type envelope struct {
 	Release    *releaseMsg
 	Stop       *stopMsg
 	Summary    *RankSummary
+	// Stopped goes with a Summary the master did not ask for: the worker
+	// was told to stop (SIGTERM), so the partition is being stopped.
+	Stopped bool
 }
 
 type setupMsg struct {

@@ -3,15 +3,19 @@ package engine_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/blastfleet/blastfleet/internal/blast"
+	"github.com/blastfleet/blastfleet/internal/engine"
 	"github.com/blastfleet/blastfleet/internal/ledger"
 	"github.com/blastfleet/blastfleet/internal/objstore"
 	"github.com/blastfleet/blastfleet/internal/refsearch"
+	"github.com/blastfleet/blastfleet/internal/transport"
 )
 
 // TestCampaignStopsAreNotFailures stops a partition five times at seeded
@@ -97,4 +101,69 @@ func waitLeased(t *testing.T, st objstore.Store, k int, done chan error, err *er
 	}
 	t.Fatal("no chunk leased within a minute")
 	return false
+}
+
+// TestWorkerToldToStopStopsThePartition stops one worker alone (mpirun
+// and a pod deletion signal the ranks one by one, so a worker often hears
+// the SIGTERM before the master does): the master must take it as its own
+// stop and release what it holds, not fail and leave leases to expire.
+func TestWorkerToldToStopStopsThePartition(t *testing.T) {
+	f := synthFixture(t, nuclFamilies())
+	s := search{program: blast.Blastn, outfmt: "6 std", workers: 2, groupBytes: 1}
+	db := f.shards(t, 3)
+	loc, st := planCampaignPolicy(t, f, db, s, 6, 30, ledger.Policy{MaxAttempts: 1, LeaseSeconds: 30, RenewSeconds: 5, SkewSeconds: 1})
+	l, err := ledger.Open(context.Background(), st, ledger.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan := l.Plan()
+	cfg := s.config(t, plan.Database.Location, plan.Queries.Location, loc)
+	cfg.Campaign = &engine.Campaign{Location: loc, Ledger: l, Holder: "p"}
+
+	trs := transport.NewLocal(s.workers + 1)
+	defer func() {
+		for _, tr := range trs {
+			tr.Close()
+		}
+	}()
+	// Only worker 1's context is cancelled, as its own SIGTERM would.
+	stopOne, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var wg sync.WaitGroup
+	for r := 1; r <= s.workers; r++ {
+		ctx := context.Background()
+		if r == 1 {
+			ctx = stopOne
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, _ = engine.Run(ctx, cfg, trs[r])
+		}()
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := engine.Run(context.Background(), cfg, trs[0])
+		done <- err
+	}()
+	if !waitLeased(t, st, 1, done, &err) {
+		t.Fatalf("the partition ended (%v) before the stop", err)
+	}
+	cancel()
+	select {
+	case err = <-done:
+	case <-time.After(time.Minute):
+		t.Fatal("the master did not end within a minute of a worker's stop")
+	}
+	wg.Wait()
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("master: %v, want a stop (context.Canceled)", err)
+	}
+	status, err := ledger.ReadStatus(context.Background(), st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if status.Leased != 0 || status.FailedAttempts.Total() != 0 || status.StoppedAttempts == 0 {
+		t.Errorf("status %+v: want nothing leased, no failed attempt, a stopped attempt", status)
+	}
 }

@@ -9,7 +9,11 @@ import (
 
 // stop ends the worker: a running task is cancelled, and the summary goes
 // to the master, which waits for it before finishing the output.
-func (w *worker) stop(s *stopMsg) error {
+func (w *worker) stop(s *stopMsg) error { return w.finish(false) }
+
+// finish cancels a running task and sends the summary; stopped says the
+// worker was told to stop, not asked by the master.
+func (w *worker) finish(stopped bool) error {
 	if w.cancel != nil {
 		w.cancel()
 		<-w.results
@@ -22,7 +26,7 @@ func (w *worker) stop(s *stopMsg) error {
 		w.sum.Stores = storeReads(w.reads)
 	}
 	w.clock.finish(&w.sum)
-	return w.tr.Send(0, encode(&envelope{Summary: &w.sum}))
+	return w.tr.Send(0, encode(&envelope{Summary: &w.sum, Stopped: stopped}))
 }
 
 // waitStop serves nothing but waits for the master's stop after a setup
@@ -72,7 +76,7 @@ func (w *worker) syncCacheMetrics() {
 // the run under mpirun: a rank exiting non-zero makes mpirun kill the
 // others, the master among them, before it could release its leases.
 func (w *worker) stopped(cause error) error {
-	_ = w.stop(nil)
+	_ = w.finish(true)
 	t := time.NewTimer(stopSummaryWait)
 	defer t.Stop()
 	for {
