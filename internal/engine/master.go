@@ -107,6 +107,10 @@ type master struct {
 	nextSync int
 	deferred []deferredMsg // held back while a barrier is open
 	stopRun  func()        // stops the loop as a SIGTERM does
+	// hosts is each worker's machine (its hello), inFlight its task under
+	// way: the last task may take idle slots of its host (tail.go).
+	hosts    map[int]string
+	inFlight map[int]running
 }
 
 // runMaster runs rank 0 until every unit of work is written (and, in a
@@ -114,7 +118,8 @@ type master struct {
 func runMaster(ctx context.Context, cfg *Config, tr transport.Transport) (*Summary, error) {
 	metrics := cfg.Metrics.Rank(0, "master")
 	m := &master{cfg: cfg, tr: tr, workers: tr.Size() - 1, clock: newClock(metrics), cached: map[int]map[int]bool{},
-		held: map[int][][]byte{}, reported: map[int]bool{}, metrics: metrics, taskStats: newTaskStats()}
+		held: map[int][][]byte{}, reported: map[int]bool{}, metrics: metrics, taskStats: newTaskStats(),
+		hosts: map[int]string{}}
 	if m.workers < 1 {
 		return nil, fmt.Errorf("the engine needs at least one worker (run with --workers W, or mpirun -np >= 2)")
 	}
@@ -404,9 +409,11 @@ func (m *master) handleEnvelope(ctx context.Context, from int, e *envelope) erro
 	switch {
 	case e.Hello != nil:
 		m.setCached(from, e.Hello.Cached)
+		m.hosts[from] = e.Hello.Host
 		m.idle = append(m.idle, from)
 		return m.dispatch(ctx)
 	case e.Done != nil:
+		delete(m.inFlight, from)
 		m.setCached(from, e.Done.Cached)
 		u := m.record(e.Done)
 		m.idle = append(m.idle, from)
@@ -421,6 +428,7 @@ func (m *master) handleEnvelope(ctx context.Context, from int, e *envelope) erro
 		if e.Failed.Task < 0 {
 			return fmt.Errorf("rank %d: %s", from, e.Failed.Error)
 		}
+		delete(m.inFlight, from)
 		t := m.tasks[e.Failed.Task]
 		b := m.blocks[t.block]
 		m.sum.Tasks++
@@ -562,6 +570,13 @@ func (m *master) assign(w int, t scheduler.Task) error {
 	}
 	a := *b.assign
 	a.Task, a.Group, a.Shards, a.Groups = id, t.Group, m.groups[t.Group], len(b.groups)
+	if n := m.tailThreads(w, t); n != m.cfg.Threads {
+		a.Threads = n
+		m.sum.TailTasks++
+		m.cfg.Log.Info("the last task takes the idle slots of its host", "rank", w, "threads", n,
+			"queries", fmt.Sprintf("%s..%s", m.queries[b.first].ID, m.queries[b.end-1].ID), "group", t.Group)
+	}
+	m.busy(w, running{started: time.Now(), expect: m.expectSeconds(t.Block, t.Group)})
 	if m.firstTask.IsZero() && m.clock != nil {
 		m.firstTask = time.Now()
 		m.sum.FirstTaskSeconds = m.firstTask.Sub(m.clock.start).Seconds()

@@ -57,7 +57,8 @@ type setupMsg struct {
 }
 
 type helloMsg struct {
-	Cached []int // ids of the shards the worker caches
+	Cached []int  // ids of the shards the worker caches
+	Host   string // the worker's machine: workers on one share its cores
 }
 
 type assignMsg struct {
@@ -75,6 +76,9 @@ type assignMsg struct {
 	// Batch is B, the letters of the block's BLAST+ batches (1: each
 	// query alone).
 	Batch int
+	// Threads, when set, is BLAST's -num_threads instead of the worker's
+	// own slots: the search's last task with its host's idle slots.
+	Threads int
 	// Regen, for a regeneration task: per query of the block, the kept
 	// subjects, in the database's order; Total is the number of queries
 	// of the whole search (a report's numbering and footer need it).

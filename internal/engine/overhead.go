@@ -91,3 +91,16 @@ func groupShares(groups [][]int, ids []int, sizes []int64) []float64 {
 func (m *master) minBlockLetters() int64 {
 	return m.overhead.minLetters() * int64(max(len(m.head), 1))
 }
+
+// estimate is a task's expected seconds for weighted letters: the fit's
+// line once known, else the mean seconds per letter so far (0: no task
+// done yet).
+func (o *overheadModel) estimate(letters float64) float64 {
+	switch {
+	case o.known():
+		return o.intercept + o.perLetter*letters
+	case o.n > 0 && o.sx > 0:
+		return o.sy / o.sx * letters
+	}
+	return 0
+}

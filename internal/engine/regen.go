@@ -98,6 +98,7 @@ func (m *master) dispatchRegens() error {
 		a := m.blockAssign(id, b)
 		a.Task, a.Group, a.Regen, a.Total = task, -1, b.regen, len(m.queries)
 		b.regen = nil
+		m.busy(w, running{started: time.Now()})
 		if err := m.send(w, &envelope{Assign: a}); err != nil {
 			return err
 		}

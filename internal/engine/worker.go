@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -114,7 +115,7 @@ func runWorker(ctx context.Context, cfg *Config, tr transport.Transport) error {
 	}
 	w.clock.since("setup", w.clock.start)
 	w.asked = time.Now()
-	if err := tr.Send(0, encode(&envelope{Hello: &helloMsg{Cached: w.cachedShards()}})); err != nil {
+	if err := tr.Send(0, encode(&envelope{Hello: &helloMsg{Cached: w.cachedShards(), Host: hostName()}})); err != nil {
 		return err
 	}
 	for _, msg := range early {
@@ -375,7 +376,7 @@ func (w *worker) runTask(ctx context.Context, a *assignMsg) (r taskResult) {
 	timeout := w.pace.timeout(limits, len(a.FASTA))
 	out, err := blast.Run(ctx, blast.Invocation{Program: w.cfg.Program, DB: db, Query: qpath,
 		Format: w.cfg.Format, MaxTargetSeqs: w.cfg.shardTargetSeqs(w.db.Sequences, a.Groups),
-		Evalue: w.cfg.Evalue, Threads: w.cfg.Threads, Options: plan.Options, BatchLetters: a.Batch,
+		Evalue: w.cfg.Evalue, Threads: cmp.Or(a.Threads, w.cfg.Threads), Options: plan.Options, BatchLetters: a.Batch,
 		Timeout: timeout, MaxOutput: limits.MaxOutput, TaxDBDir: w.taxDBDir()})
 	r.ended = time.Now()
 	if err != nil {

@@ -88,6 +88,9 @@ type Summary struct {
 	ShardGroups   int    `json:"shardGroups"`
 	Blocks        int    `json:"blocks"`
 	Tasks         int    `json:"tasks"`
+	// TailTasks are the search's last tasks that ran with the idle slots
+	// of their host as BLAST+ threads (fewer tasks left than workers).
+	TailTasks int `json:"tailTasks,omitempty"`
 	// Regenerations are the tasks that made reports (-outfmt 0, 5, 7,
 	// 15, 16) of merged blocks, one BLAST run per query; not in Tasks.
 	Regenerations int   `json:"regenerations,omitempty"`
@@ -190,6 +193,9 @@ func (s *Summary) Print(w io.Writer) {
 			fmt.Fprintf(w, ", a task's fixed cost %.3fs (blocks of at least %d letters keep it under 2%%)", s.TaskOverheadSeconds, s.MinBlockLetters)
 		}
 		fmt.Fprintln(w)
+	}
+	if s.TailTasks > 0 {
+		fmt.Fprintf(w, "%d last tasks ran with their host's idle slots as BLAST+ threads\n", s.TailTasks)
 	}
 	fmt.Fprintf(w, "%-5s %-7s %6s", "rank", "role", "tasks")
 	for _, p := range Phases {
