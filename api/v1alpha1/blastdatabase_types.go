@@ -51,7 +51,8 @@ type BlastDatabaseSpec struct {
 	// files, or unpacked volume files, optionally NAME-<type>-metadata.json,
 	// and taxdb.tar.gz or taxdb.btd/bti beside them). It is sharded along
 	// its volumes, copied as they are: ids, titles, taxids, masks and
-	// sequence order stay, shards.count is at most its volume count, and
+	// sequence order stay (a database of fewer volumes than shards.count
+	// is first rebuilt in smaller volumes, keeping them too), and
 	// the taxonomy columns and taxid filters of campaigns work as on the
 	// original (docs/concepts.md).
 	// +optional

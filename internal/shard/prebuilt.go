@@ -33,9 +33,10 @@ import (
 // a table of taxid sets lets the engine give filtered searches BLAST's
 // statistics (package taxfilter).
 //
-// The shard count is at most the volume count: docs/benchmarks.md has the
-// measurement that chose volumes over re-sharding with blastdbcmd and
-// makeblastdb.
+// A database of fewer volumes than shards is first rebuilt in smaller
+// volumes (revolume.go); otherwise its volumes are copied as they are:
+// docs/benchmarks.md has the measurement that chose volumes over
+// re-sharding with blastdbcmd and makeblastdb.
 func BuildFromBlastDB(ctx context.Context, opts Options) (*manifest.Manifest, error) {
 	j, err := newJob(opts)
 	if err != nil {
@@ -102,6 +103,16 @@ func BuildFromBlastDB(ctx context.Context, opts Options) (*manifest.Manifest, er
 	if err != nil {
 		return nil, err
 	}
+	if o.Shards > len(db.Volumes) {
+		// The identity stays the original's (src); the files are the
+		// rebuild's.
+		if db, err = j.revolume(ctx, work, db, o.Shards, title, date); err != nil {
+			return nil, err
+		}
+		if files, _, err = hashSource(db); err != nil {
+			return nil, err
+		}
+	}
 	letters := make([]int64, len(db.Volumes))
 	for i, v := range db.Volumes {
 		letters[i] = v.Letters
@@ -159,17 +170,17 @@ func blastDBName(src string) string {
 	return name
 }
 
-// volumeShardCount is Shards, or ceil(letters / TargetShardLetters) kept
-// within [1, volumes]: a shard is a run of whole volumes.
+// volumeShardCount is Shards, or ceil(letters / TargetShardLetters) at
+// least 1: a shard is a run of whole volumes, and a database of fewer
+// volumes is rebuilt in smaller ones first (revolume.go). There cannot be
+// more shards than sequences.
 func volumeShardCount(o *Options, db *blastdb.Database) (int, error) {
 	n := int64(o.Shards)
 	if o.TargetShardLetters > 0 {
-		n = (db.Letters + o.TargetShardLetters - 1) / o.TargetShardLetters
-		n = min(max(n, 1), int64(len(db.Volumes)))
+		n = max((db.Letters+o.TargetShardLetters-1)/o.TargetShardLetters, 1)
 	}
-	if n > int64(len(db.Volumes)) {
-		return 0, fmt.Errorf("%d shards for %d volumes: a prebuilt database is sharded along its volumes (at most %d shards; or rebuild it with makeblastdb -max_file_sz for smaller volumes)",
-			n, len(db.Volumes), len(db.Volumes))
+	if n > db.Sequences {
+		return 0, fmt.Errorf("%d shards for %d sequences: a shard holds at least one sequence", n, db.Sequences)
 	}
 	return int(n), nil
 }

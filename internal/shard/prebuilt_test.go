@@ -15,7 +15,11 @@ import (
 )
 
 // prebuiltDB builds a small NCBI-style database of several volumes.
-func prebuiltDB(t *testing.T, protein bool) *blastdbtest.DB {
+func prebuiltDB(t *testing.T, protein bool) *blastdbtest.DB { return prebuiltDBOf(t, protein, false) }
+
+// prebuiltDBOf builds it of several volumes, or of one as makeblastdb's
+// default volume size gives most labs' own databases.
+func prebuiltDBOf(t *testing.T, protein, oneVolume bool) *blastdbtest.DB {
 	t.Helper()
 	requireBLAST(t, "makeblastdb", "blastdbcmd")
 	o := blastdbtest.Options{Name: "fictnt", VolumeMax: 2200, Masks: true, Synth: synth.Options{Seed: 3, Families: 6, Members: 5,
@@ -24,9 +28,18 @@ func prebuiltDB(t *testing.T, protein bool) *blastdbtest.DB {
 		o.Name, o.Protein, o.VolumeMax = "fictnr", true, 3000
 		o.Synth.MinLen, o.Synth.MaxLen, o.Synth.Mutation = 200, 320, 0.1
 	}
+	if oneVolume {
+		o.VolumeMax = 0
+	}
 	db, err := blastdbtest.Build(t.TempDir(), o)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if oneVolume {
+		if db.Volumes != 1 {
+			t.Fatalf("%d volumes: the test wants one", db.Volumes)
+		}
+		return db
 	}
 	if db.Volumes < 3 {
 		t.Fatalf("%d volumes: the test wants several", db.Volumes)
@@ -36,20 +49,28 @@ func prebuiltDB(t *testing.T, protein bool) *blastdbtest.DB {
 
 // TestBlastDBShardsEqualOriginal shards a packed prebuilt database along
 // its volumes and checks that searching each shard's alias finds exactly
-// the unsharded database's hits, E-values and taxonomy columns included.
+// the unsharded database's hits, E-values and taxonomy columns included;
+// a database of one volume is rebuilt in smaller volumes first, and keeps
+// the same.
 func TestBlastDBShardsEqualOriginal(t *testing.T) {
 	for _, tc := range []struct {
-		protein bool
-		program string
-	}{{false, "blastn"}, {true, "blastp"}} {
-		t.Run(tc.program, func(t *testing.T) {
-			db := prebuiltDB(t, tc.protein)
+		protein   bool
+		program   string
+		oneVolume bool
+		shards    int
+	}{{false, "blastn", false, 2}, {true, "blastp", false, 2}, {false, "blastn", true, 3}, {true, "blastp", true, 3}} {
+		name := tc.program
+		if tc.oneVolume {
+			name += "/one-volume"
+		}
+		t.Run(name, func(t *testing.T) {
+			db := prebuiltDBOf(t, tc.protein, tc.oneVolume)
 			st, dir := newStore(t)
-			m, err := BuildFromBlastDB(context.Background(), Options{BlastDB: filepath.Join(db.Packed, db.Name), Shards: 2, Output: st})
+			m, err := BuildFromBlastDB(context.Background(), Options{BlastDB: filepath.Join(db.Packed, db.Name), Shards: tc.shards, Output: st})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(m.Shards) != 2 || !m.HasTaxDB() || m.TaxStats == "" || len(m.Common) < 5 {
+			if len(m.Shards) != tc.shards || !m.HasTaxDB() || m.TaxStats == "" || len(m.Common) < 5 {
 				t.Fatalf("manifest: %d shards, taxdb %v, taxStats %q, %d common files", len(m.Shards), m.HasTaxDB(), m.TaxStats, len(m.Common))
 			}
 			const cols = "6 qseqid sseqid evalue bitscore staxid ssciname scomname sblastname sskingdom staxids stitle"
@@ -83,13 +104,41 @@ func TestBlastDBShardsEqualOriginal(t *testing.T) {
 			if masked := strings.Count(strings.Join(orig, "\n"), ";"); masked < 5 {
 				t.Errorf("only %d masked regions: the fixture should have masks to carry", masked)
 			}
+			// The title, the masking algorithms and the date BLAST prints.
+			want0 := dbInfo(t, db.Path())
+			for _, s := range m.Shards {
+				if got := dbInfo(t, filepath.Join(dir, m.Build, s.Name)); got != want0 {
+					t.Errorf("shard %s: -info says\n%s\nthe original\n%s", s.Name, got, want0)
+				}
+			}
 			// Re-running over the same source is a no-op.
-			again, err := BuildFromBlastDB(context.Background(), Options{BlastDB: filepath.Join(db.Packed, db.Name), Shards: 2, Output: st})
+			again, err := BuildFromBlastDB(context.Background(), Options{BlastDB: filepath.Join(db.Packed, db.Name), Shards: tc.shards, Output: st})
 			if err != nil || again.Build != m.Build {
 				t.Fatalf("re-run: %v, build %q then %q", err, m.Build, again.Build)
 			}
 		})
 	}
+}
+
+// dbInfo is what blastdbcmd -info says of a database that shards keep:
+// its date and masking algorithms.
+func dbInfo(t *testing.T, db string) string {
+	t.Helper()
+	out, err := exec.Command("blastdbcmd", "-db", db, "-info").Output()
+	if err != nil {
+		t.Fatalf("blastdbcmd -db %s -info: %v", db, err)
+	}
+	var keep []string
+	for _, l := range strings.Split(string(out), "\n") {
+		if strings.HasPrefix(l, "Date:") {
+			date, _, _ := strings.Cut(l, "\t")
+			keep = append(keep, date)
+		}
+		if f := strings.Fields(l); len(f) >= 2 && (f[1] == "dust" || f[1] == "seg") {
+			keep = append(keep, strings.Join(f, " "))
+		}
+	}
+	return strings.Join(keep, "\n")
 }
 
 func dbEntries(t *testing.T, db, outfmt string) []string {
@@ -135,7 +184,8 @@ func TestBlastDBRefusesCorruptArchive(t *testing.T) {
 	}
 }
 
-// TestBlastDBShardCount: more shards than volumes is refused with the count.
+// TestBlastDBShardCount: a type that differs, or more shards than
+// sequences, is refused with the count.
 func TestBlastDBShardCount(t *testing.T) {
 	db := prebuiltDB(t, false)
 	st, _ := newStore(t)
