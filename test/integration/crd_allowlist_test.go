@@ -218,3 +218,34 @@ func TestCRDBlastOptionValuesMatchEngine(t *testing.T) {
 			"spec.blastOptions[0]", "-"+name+" does not take "+bad)
 	}
 }
+
+// TestCRDTaxidListsOfRealLength: a real taxid list (hundreds to about
+// 2,000 ids) is accepted inline, while other options keep their 256
+// characters, and the taxid list its bound, each refused by name.
+func TestCRDTaxidListsOfRealLength(t *testing.T) {
+	ids := func(n int) string {
+		var b strings.Builder
+		for i := range n {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			fmt.Fprintf(&b, "%d", 1000000+i*37)
+		}
+		return b.String()
+	}
+	env := kubetest.Start(t)
+	ctx := context.Background()
+	for _, name := range []string{"taxids", "negative_taxids"} {
+		value := ids(2000) // 15,999 characters
+		if _, err := blast.ParseOption("-" + name + "=" + value); err != nil {
+			t.Fatalf("the engine refuses 2,000 taxids: %v", err)
+		}
+		if err := env.Client.Create(ctx, campaign("taxids-long-"+strings.ReplaceAll(name, "_", "-")).withOption(name, value).object()); err != nil {
+			t.Errorf("-%s with 2,000 taxids (%d characters): %v", name, len(value), err)
+		}
+	}
+	expectInvalid(t, env.Client.Create(ctx, campaign("taxids-too-long").withOption("taxids", ids(2100)).object()),
+		"spec.blastOptions[0].value", "16384")
+	expectInvalid(t, env.Client.Create(ctx, campaign("matrix-too-long").withOption("matrix", strings.Repeat("B", 300)).object()),
+		"spec.blastOptions[0]", "-matrix takes at most 256 characters")
+}
