@@ -25,7 +25,7 @@ COPY cmd/ cmd/
 COPY controllers/ controllers/
 COPY internal/ internal/
 ARG VERSION=dev
-# Static, no cgo: the operator never links MPI (DESIGN.md section 2).
+# Static, no cgo: the operator never links MPI (docs/development.md).
 RUN CGO_ENABLED=0 GOOS=linux go build -trimpath -ldflags "-s -w -X main.version=${VERSION}" -o /out/manager ./cmd/manager
 
 FROM ${RUNTIME_IMAGE}

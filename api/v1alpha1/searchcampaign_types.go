@@ -267,7 +267,7 @@ type Chunking struct {
 	Queries *int32 `json:"queries,omitempty"`
 }
 
-// OutputStrategy is how merged output is written (DESIGN section 4).
+// OutputStrategy is how merged output is written (docs/engine.md).
 // +kubebuilder:validation:Enum=worker-merge;worker-individual;worker-collective;master-writing
 type OutputStrategy string
 

@@ -1,6 +1,5 @@
 // Command batchsize measures blastn's time against its query batch size,
-// to choose the fixed BATCH_SIZE B per blastn task (issue 28, DESIGN.md
-// §3): the engine cuts chunks and blocks at BLAST's batch boundaries, so it
+// to choose the fixed BATCH_SIZE B per blastn task (issue 28, docs/concepts.md#the-correctness-contract): the engine cuts chunks and blocks at BLAST's batch boundaries, so it
 // wants B as small as possible (more batches, more freedom to segment the
 // queries) while one thread pays at most about 2% over the best B.
 //

@@ -1,5 +1,5 @@
 // Package benchrun runs blastfleet-engine for the benchmarks (under
-// mpirun, oversubscribed, with the OpenMPI settings of DESIGN.md §4) and
+// mpirun, oversubscribed, with the OpenMPI settings of docs/engine.md) and
 // reads back its run summary; it also describes the machine, since every
 // figure states where it was measured.
 package benchrun

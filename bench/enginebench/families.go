@@ -16,7 +16,7 @@ import (
 // hit's preliminary score ranks it as its final score does. Indels are what
 // make BLAST's preliminary (score-only, small X-drop) alignment stop short
 // of the final one, so its early pruning drops hits that end up better
-// than ones it keeps: the effect DESIGN.md §3 measured on real data.
+// than ones it keeps: the effect docs/concepts.md#the-correctness-contract describes.
 type families struct {
 	Seed             uint64
 	Families         int

@@ -1,6 +1,6 @@
 // Command enginebench measures blastfleet-engine against blastp side by side
-// in one run (DESIGN.md §10) and measures the recall of the top-N modes
-// (DESIGN.md §3). `make bench` runs it through bench/engine.sh; the results
+// in one run (docs/benchmarks.md) and measures the recall of the top-N modes
+// (docs/concepts.md#the-correctness-contract). `make bench` runs it through bench/engine.sh; the results
 // are written up in docs/benchmarks.md.
 //
 // Timing: the ways run interleaved in rounds (the order rotates each round)

@@ -1,5 +1,4 @@
-// Command regenbench measures regeneration (ParaMEDIC, DESIGN.md section
-// 7) on an all-against-all protein search: the bytes a partition commits
+// Command regenbench measures regeneration (ParaMEDIC, docs/concepts.md#regeneration-paramedic) on an all-against-all protein search: the bytes a partition commits
 // when it transfers metadata against the output in formats 6, 0 and 5,
 // and what regenerating reports costs against the search alone. `make
 // bench-regen` runs it through bench/regen.sh; docs/benchmarks.md holds a

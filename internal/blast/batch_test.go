@@ -13,7 +13,7 @@ func TestBatchEnds(t *testing.T) {
 		want    []int
 	}{
 		// 300-letter queries and B = 10,000: 33 queries hold 9,900
-		// letters, so the 34th closes the batch (DESIGN.md §3).
+		// letters, so the 34th closes the batch (docs/concepts.md#the-correctness-contract).
 		{"34 per batch", repeat(300, 70), 10000, []int{34, 68, 70}},
 		{"exactly B closes", []int{5000, 5000, 1, 1}, 10000, []int{2, 4}},
 		{"a query over B is a batch alone", []int{10, 20000, 10}, 10000, []int{2, 3}},

@@ -4,8 +4,7 @@
 // a run: one header, the bodies in query order with the queries numbered
 // Query_1, Query_2, ... across the run, one footer.
 //
-// A regenerated campaign is searched again batch by batch (DESIGN.md
-// section 3: BLAST+'s own batches; or each query alone), so every body is
+// A regenerated campaign is searched again batch by batch (docs/concepts.md#the-correctness-contract: BLAST+'s own batches; or each query alone), so every body is
 // BLAST's own; only the frame and the numbering come from here. The rules
 // were read off BLAST+ 2.12's output and are checked against it by this
 // package's tests.

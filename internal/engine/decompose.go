@@ -24,7 +24,7 @@ import (
 
 // setupShare is the part of a batch's search that is repeated for every
 // group it is searched against, as a share of the batch's whole search.
-// Measured on 2 cores (DESIGN.md §10, docs/benchmarks.md): a megablast
+// Measured on 2 cores (docs/benchmarks.md): a megablast
 // batch of 2 M letters against each half of a 44 Mb database took 1.12x
 // its time against the whole (5 rounds, one thread, an idle machine: 0.13
 // of the work repeated), dc-megablast 1.07x; four blastp shards cost 17%

@@ -122,7 +122,7 @@ func (s search) config(t *testing.T, db, queries, out string) *engine.Config {
 }
 
 // reference runs the search the engine must reproduce: each query alone on
-// the unsharded database (DESIGN.md §3).
+// the unsharded database (docs/concepts.md#the-correctness-contract).
 func (s search) reference(t *testing.T, f *fixture, untruncated bool) []byte {
 	t.Helper()
 	format, _ := blast.ParseFormat(s.outfmt)

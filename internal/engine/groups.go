@@ -13,7 +13,7 @@ import (
 // shardGroups splits the shards, in id order, into groups of at most
 // groupBytes each (0: one group). A task searches one group through one
 // alias file: per-call setup is paid once per group, not once per shard,
-// which matters when the database fits in memory (DESIGN.md §10).
+// which matters when the database fits in memory (docs/benchmarks.md).
 func shardGroups(m *manifest.Manifest, groupBytes, cacheBytes int64) ([][]int, error) {
 	sizes := make([]int64, len(m.Shards))
 	for i, s := range m.Shards {

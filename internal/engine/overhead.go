@@ -2,7 +2,7 @@ package engine
 
 // A task pays a fixed cost besides its search: BLAST's process start, the
 // alias and the database opened, the query file written, the output
-// parsed (about 0.06 s here, DESIGN.md §10). The master learns it from
+// parsed (about 0.06 s here, docs/benchmarks.md). The master learns it from
 // the tasks themselves: a task's BLAST time against its letters (weighted
 // by its group's share of the database) is a line whose intercept is the
 // fixed cost and whose slope the seconds per letter, and blocks are then

@@ -1,6 +1,5 @@
 // Package merge combines one query's hits from several shard searches into
-// the order and cut-offs of a search of the unsharded database (DESIGN.md
-// §3).
+// the order and cut-offs of a search of the unsharded database (docs/concepts.md#the-correctness-contract).
 //
 // BLAST+ groups HSPs by subject and sorts subjects by their best E-value,
 // then the raw score of their first HSP (descending), then the subject's

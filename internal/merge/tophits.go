@@ -8,7 +8,7 @@ import (
 
 // TopHits says how shard groups are searched when -max_target_seqs may
 // truncate. BLAST's own truncation is a heuristic that can drop hits better
-// than ones it keeps (DESIGN.md §3), so a group searched with N and merged
+// than ones it keeps (docs/concepts.md#the-correctness-contract), so a group searched with N and merged
 // is not the unsharded search's top N; the modes trade that off.
 type TopHits struct {
 	// Auto searches with N, as BLAST does, when one group holds the whole
@@ -20,7 +20,7 @@ type TopHits struct {
 }
 
 // DefaultOverfetch is the default per-shard over-fetch factor; measured at
-// 99.3% recall of the exact top 50 on a real set (DESIGN.md §3).
+// 99.3% recall of the exact top 50 on a real set (docs/benchmarks.md#recall-of-the-exact-top-n).
 const DefaultOverfetch = 4
 
 // ParseTopHits parses --top-hits: auto | exact | overfetch | overfetch=F.

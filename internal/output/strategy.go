@@ -64,7 +64,7 @@ const (
 	ToMaster
 )
 
-// Strategy decides how the ranks write a block (DESIGN.md §4).
+// Strategy decides how the ranks write a block (docs/engine.md).
 type Strategy interface {
 	Name() string
 	Flow() Flow

@@ -1,5 +1,4 @@
-// Package refsearch is the yardstick of the correctness contract (DESIGN.md
-// §3): it runs BLAST+ on the unsharded database, derives the exact global
+// Package refsearch is the yardstick of the correctness contract (docs/concepts.md#the-correctness-contract): it runs BLAST+ on the unsharded database, derives the exact global
 // top N from an untruncated run, compares outputs line by line and
 // measures recall. Tests and benchmarks use it; the engine does not.
 package refsearch
@@ -51,8 +50,7 @@ func Search(ctx context.Context, program, db, queries, outfmt string, args ...st
 	return search(ctx, "", program, db, queries, outfmt, args...)
 }
 
-// SearchBatches is the reference of the correctness contract (DESIGN.md
-// §3): one BLAST+ run of the whole query file on the unsharded database,
+// SearchBatches is the reference of the correctness contract (docs/concepts.md#the-correctness-contract): one BLAST+ run of the whole query file on the unsharded database,
 // in BLAST+'s batches of the search's B (blast.BatchLetters: BATCH_SIZE is
 // set, so blastn's adaptive batch size is off).
 func SearchBatches(ctx context.Context, program, db, queries, outfmt string, args ...string) ([]byte, error) {
@@ -121,7 +119,7 @@ func ReportAlone(ctx context.Context, program, db, queries string, code int, out
 
 // SearchAlone runs program once per query of the FASTA file queries, each
 // query alone in its own process, and returns the outputs concatenated in
-// query order: the reference of the correctness contract (DESIGN.md §3).
+// query order: the reference of the correctness contract (docs/concepts.md#the-correctness-contract).
 // One run of all queries is not: BLAST+ searches a batch of queries
 // together, and a query's hits can change with its neighbours. Two
 // processes run at a time.

@@ -27,7 +27,7 @@ type BatchQuery struct {
 // the batch's lines are its first query's).
 //
 // BLAST+ searches a batch as one concatenated query, and a query's hits
-// depend on the other queries of its batch (DESIGN.md §3), so the batch
+// depend on the other queries of its batch (docs/concepts.md#the-correctness-contract), so the batch
 // is searched as one (s.BatchLetters keeps it one batch), against the
 // union of its queries' kept subjects. A query that kept every hit it
 // has on the database has none on the other queries' subjects: the

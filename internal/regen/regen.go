@@ -1,5 +1,4 @@
-// Package regen regenerates a query's BLAST report (ParaMEDIC, DESIGN.md
-// section 7): the search has found the query's hits; the report in any
+// Package regen regenerates a query's BLAST report (ParaMEDIC, docs/concepts.md#regeneration-paramedic): the search has found the query's hits; the report in any
 // BLAST format is BLAST's own, from searching the query again against
 // just those subjects of the database's shards, in the unsharded
 // database's order, under an alias that carries the whole database's title, size and

@@ -20,7 +20,7 @@ func (s Span) Len() int { return s.End - s.First }
 // Groups get contiguous runs of queries, cut where the largest group total
 // is smallest. Contiguous rather than greedy (longest query to the least
 // loaded group): a group's output is then one segment of the campaign's
-// output, in query order, like a chunk (DESIGN.md §1), and the static
+// output, in query order, like a chunk (docs/concepts.md), and the static
 // splits the paper compares against cut their query files into batches.
 // The price is balance: a group's total can exceed the mean by up to one
 // query's letters, where a greedy deal would interleave.

@@ -60,7 +60,7 @@ const S3aSimResults = "1000-2000:1"
 //   - MinResultBytes 200: ours, about the header lines of one pairwise hit
 //     (S3aSim has the parameter but the paper gives no value);
 //   - StartupSeconds 0.065: a BLAST+ 2.12 call's fixed cost measured here,
-//     0.06-0.07 s (DESIGN.md §10);
+//     0.06-0.07 s (docs/benchmarks.md);
 //   - ByteSeconds 1.2e-6: blastp with one thread took 32.62 s on the
 //     plast-example workload (docs/benchmarks.md) and its 15,549 output
 //     lines have an expected S3aSim result size of 27.4 MB in all;

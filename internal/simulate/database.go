@@ -15,7 +15,7 @@ type Database struct {
 // newDatabase draws the lengths from one stream keyed by the seed, in
 // ordinal order, and deals sequences round-robin (ordinal o to shard o mod
 // shards): shards get about equal letters, and a shard's ordinals are not
-// contiguous, as with the balanced shards of real databases (DESIGN.md §3).
+// contiguous, as with the balanced shards of real databases (docs/concepts.md#the-correctness-contract).
 func newDatabase(c *Config) *Database {
 	d := &Database{lengths: make([]int, c.Subjects), shards: make([][]int64, c.Shards),
 		letters: make([]int64, c.Shards)}

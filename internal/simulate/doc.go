@@ -1,7 +1,7 @@
 // Package simulate stands in for BLAST with S3aSim's model (Ching et al.,
 // "Exploring I/O Strategies for Parallel Sequence-Search Tools with
 // S3aSim", papers/001_*), so schedulers and output strategies can be
-// measured with many ranks on few cores (DESIGN.md §4, "Simulate mode").
+// measured with many ranks on few cores (docs/engine.md, "Simulate backend").
 //
 // From a seed and three box histograms (query lengths, database sequence
 // lengths, results per query) it generates a query set and a sharded

@@ -11,7 +11,7 @@ import (
 )
 
 // MPIEnv is what OpenMPI needs here: ranks may outnumber cores, we may be
-// root, and containers forbid the ptrace-based single copy (DESIGN.md §4);
+// root, and containers forbid the ptrace-based single copy (docs/engine.md);
 // ranks told to stop get 3 s, not 1, before mpirun's SIGKILL, as in the
 // product's partitions (controllers/mpijob.go).
 var MPIEnv = []string{

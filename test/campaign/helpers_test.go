@@ -1,4 +1,4 @@
-// Package campaign_e2e runs campaigns (DESIGN.md §5) with real engine
+// Package campaign_e2e runs campaigns (docs/campaigns.md) with real engine
 // partitions under mpirun against a real MinIO and BLAST+, and injects
 // faults: killed ranks, masters and partitions, a restarted object store,
 // a paused partition, a poison query and bad input. Every run must end

@@ -1,7 +1,7 @@
 // Package engine_e2e runs the built binaries (blastfleet-engine under
 // mpirun and in-process, and the blastfleet CLI) end to end against real
 // BLAST+, OpenMPI (and MPICH: TestMPICHEngine) and MinIO, and checks their output against an unsharded
-// BLAST search (DESIGN.md §3).
+// BLAST search (docs/concepts.md#the-correctness-contract).
 package engine_e2e
 
 import (
@@ -154,7 +154,7 @@ func newFixture(t *testing.T, o synth.Options) *fixture {
 // reference is one blastn run of the whole query file on the unsharded
 // database, in BLAST+'s batches of the search's BATCH_SIZE, with the
 // engine's defaults (-max_target_seqs 500, BLAST's E-value) and extra
-// arguments: the correctness contract's yardstick (DESIGN.md §3).
+// arguments: the correctness contract's yardstick (docs/concepts.md#the-correctness-contract).
 func (f *fixture) reference(t *testing.T, outfmt string, args ...string) []byte {
 	t.Helper()
 	return f.referenceWith(t, refsearch.SearchBatches, outfmt, args...)
