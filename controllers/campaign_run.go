@@ -33,6 +33,9 @@ type campaignRun struct {
 	burstCount *int32
 
 	requeue time.Duration
+	// policyMade: the partitions' NetworkPolicy was made (or found) in this
+	// reconcile, which may create every partition.
+	policyMade bool
 	// outer is the reconcile's context without its deadline: a result's
 	// assembly outlives the reconcile that starts it.
 	outer context.Context

@@ -46,7 +46,7 @@ func partitionNetworkPolicy(c *v1alpha1.SearchCampaign) *networkingv1.NetworkPol
 // ensureNetworkPolicy creates the campaign's partition NetworkPolicy,
 // owned by the campaign, unless the operator runs without them.
 func (run *campaignRun) ensureNetworkPolicy(ctx context.Context) error {
-	if !run.r.PartitionNetworkPolicy {
+	if !run.r.PartitionNetworkPolicy || run.policyMade {
 		return nil
 	}
 	np := partitionNetworkPolicy(run.c)
@@ -56,5 +56,6 @@ func (run *campaignRun) ensureNetworkPolicy(ctx context.Context) error {
 	if err := run.r.Create(ctx, np); err != nil && !apierrors.IsAlreadyExists(err) {
 		return fmt.Errorf("creating NetworkPolicy %s for the partitions: %w", np.Name, err)
 	}
+	run.policyMade = true
 	return nil
 }
