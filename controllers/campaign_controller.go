@@ -108,6 +108,7 @@ func (r *CampaignReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 	// campaign this long at most, never a worker for ever.
 	rctx, cancel := r.Bounds.reconcileContext(ctx)
 	err := run.reconcile(rctx)
+	run.recordCost(rctx)
 	cancel()
 	werr := run.writeStatus(ctx)
 	if werr == nil && run.terminal() {

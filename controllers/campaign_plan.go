@@ -42,6 +42,7 @@ func (run *campaignRun) ensurePlan(ctx context.Context) (bool, error) {
 		}
 		run.ledger = l
 		run.r.ledgers.Store(c.UID, &cachedLedger{key: client.ObjectKeyFromObject(c), l: l, access: access})
+		run.estimateCost(ctx, l.Plan().Queries.Letters)
 		run.normalOnTransition("Planned", "Plan", fmt.Sprintf("plan ready: %d queries in %d chunks", l.Plan().Queries.Count, len(l.Plan().Chunks)))
 		return true, nil
 	case errors.Is(err, ledger.ErrInvalidPlan):

@@ -23,6 +23,7 @@ type campaignCollector struct {
 	phase, chunks, queries, partitions, retries, failed, replaced *prometheus.Desc
 	siteQueries, siteRunning, siteRate                            *prometheus.Desc
 	deadline, estimated                                           *prometheus.Desc
+	cost, siteCost, estimatedCost                                 *prometheus.Desc
 }
 
 func newCampaignCollector(r client.Reader) *campaignCollector {
@@ -43,11 +44,17 @@ func newCampaignCollector(r client.Reader) *campaignCollector {
 		deadline:    prometheus.NewDesc("blastfleet_campaign_deadline_timestamp_seconds", "A campaign's spec.deadline, as a Unix time.", l, nil),
 		estimated: prometheus.NewDesc("blastfleet_campaign_estimated_completion_timestamp_seconds",
 			"When a campaign with a deadline is expected to be done at the sites' measured rates (status.estimatedCompletion), as a Unix time.", l, nil),
+		cost: prometheus.NewDesc("blastfleet_campaign_core_seconds",
+			"What a finished campaign cost: its partition runs' worker slots times their wall time (status.coreSeconds).", l, nil),
+		siteCost: prometheus.NewDesc("blastfleet_campaign_site_core_seconds", "A finished campaign's core-seconds by site (status.sites[].coreSeconds).", append(l, "site"), nil),
+		estimatedCost: prometheus.NewDesc("blastfleet_campaign_estimated_core_seconds",
+			"What a campaign should cost, from a finished one like it (status.estimatedCoreSeconds).", l, nil),
 	}
 }
 
 func (c *campaignCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{c.phase, c.chunks, c.queries, c.partitions, c.retries, c.failed, c.replaced, c.siteQueries, c.siteRunning, c.siteRate, c.deadline, c.estimated} {
+	for _, d := range []*prometheus.Desc{c.phase, c.chunks, c.queries, c.partitions, c.retries, c.failed, c.replaced, c.siteQueries, c.siteRunning, c.siteRate, c.deadline, c.estimated,
+		c.cost, c.siteCost, c.estimatedCost} {
 		ch <- d
 	}
 }
@@ -99,6 +106,15 @@ func (c *campaignCollector) Collect(ch chan<- prometheus.Metric) {
 			gauge(c.siteQueries, site.QueriesDone, ns, name, site.Name)
 			gauge(c.siteRunning, site.Running, ns, name, site.Name)
 			ch <- prometheus.MustNewConstMetric(c.siteRate, prometheus.GaugeValue, float64(site.LettersPerSecond), ns, name, site.Name)
+			if s.CoreSeconds != nil {
+				ch <- prometheus.MustNewConstMetric(c.siteCost, prometheus.GaugeValue, float64(site.CoreSeconds), ns, name, site.Name)
+			}
+		}
+		if v := s.CoreSeconds; v != nil {
+			ch <- prometheus.MustNewConstMetric(c.cost, prometheus.GaugeValue, float64(*v), ns, name)
+		}
+		if v := s.EstimatedCoreSeconds; v != nil {
+			ch <- prometheus.MustNewConstMetric(c.estimatedCost, prometheus.GaugeValue, float64(*v), ns, name)
 		}
 		if t, ok := deadlineOf(sc); ok {
 			ch <- prometheus.MustNewConstMetric(c.deadline, prometheus.GaugeValue, float64(t.Unix()), ns, name)

@@ -468,6 +468,24 @@ type SearchCampaignStatus struct {
 	// +optional
 	LastScaleTime *metav1.Time `json:"lastScaleTime,omitempty"`
 
+	// QueryLetters are the letters of the queries, from the plan.
+	// +optional
+	QueryLetters int64 `json:"queryLetters,omitempty"`
+
+	// EstimatedCoreSeconds is what the campaign should cost, set once it
+	// is planned: its query letters at the rate (letters per core-second)
+	// of the latest Complete campaign in the namespace with the same
+	// database, program and task. Absent when there is none to go by.
+	// +optional
+	EstimatedCoreSeconds *int64 `json:"estimatedCoreSeconds,omitempty"`
+
+	// CoreSeconds is what the campaign cost, set when it finishes: each
+	// partition run's worker slots (workers x slotsPerWorker) times its
+	// wall time, added up over every run (stopped and failed ones too),
+	// from the run records beside the ledger.
+	// +optional
+	CoreSeconds *int64 `json:"coreSeconds,omitempty"`
+
 	// StartTime is when the first partition was created.
 	// +optional
 	StartTime *metav1.Time `json:"startTime,omitempty"`
@@ -545,6 +563,10 @@ type SiteProgress struct {
 	// its first attempt started.
 	// +optional
 	LettersPerSecond int64 `json:"lettersPerSecond,omitempty"`
+	// CoreSeconds its partition runs held (status.coreSeconds), once the
+	// campaign has finished.
+	// +optional
+	CoreSeconds int64 `json:"coreSeconds,omitempty"`
 }
 
 // FailedQuery is a query given up on.

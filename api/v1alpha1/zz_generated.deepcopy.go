@@ -596,6 +596,16 @@ func (in *SearchCampaignStatus) DeepCopyInto(out *SearchCampaignStatus) {
 		in, out := &in.LastScaleTime, &out.LastScaleTime
 		*out = (*in).DeepCopy()
 	}
+	if in.EstimatedCoreSeconds != nil {
+		in, out := &in.EstimatedCoreSeconds, &out.EstimatedCoreSeconds
+		*out = new(int64)
+		**out = **in
+	}
+	if in.CoreSeconds != nil {
+		in, out := &in.CoreSeconds, &out.CoreSeconds
+		*out = new(int64)
+		**out = **in
+	}
 	if in.StartTime != nil {
 		in, out := &in.StartTime, &out.StartTime
 		*out = (*in).DeepCopy()

@@ -261,7 +261,7 @@ func (m *master) setup(ctx context.Context) error {
 	} else {
 		m.source = singleSource{}
 	}
-	m.sum = Summary{Program: string(cfg.Program), Output: cfg.Output, Strategy: cfg.Strategy.Name(), QuerySync: cfg.QuerySync,
+	m.sum = Summary{Program: string(cfg.Program), Output: cfg.Output, Strategy: cfg.Strategy.Name(), QuerySync: cfg.QuerySync, Slots: m.workers * cfg.Threads,
 		Backend: "blast", Schedule: cfg.Schedule.String(),
 		TopHits: cfg.TopHits.String(), Queries: len(m.queries), QueryLetters: m.letters,
 		Shards: m.shards, ShardGroups: len(m.head),

@@ -79,7 +79,7 @@ func histogram(values ...float64) *runrecord.Histogram {
 func writeRuns(t *testing.T, st objstore.Store) int {
 	t.Helper()
 	complete := runrecord.RunRecord{Holder: "p0-aaaa1111", Partition: "0", State: runrecord.RunComplete, Started: t0, Updated: t0.Add(95 * time.Second),
-		Summary: &runrecord.Summary{Program: "blastp", Started: t0, WallSeconds: 95, Tasks: 8, QueriesWritten: 4, ChunksCommitted: 2, BytesWritten: 4096,
+		Summary: &runrecord.Summary{Program: "blastp", Slots: 2, Started: t0, WallSeconds: 95, Tasks: 8, QueriesWritten: 4, ChunksCommitted: 2, BytesWritten: 4096,
 			TaskSeconds: histogram(0.5, 2, 3, 20, 40),
 			SlowestTasks: []runrecord.TaskRecord{
 				{Rank: 1, Group: 0, Shards: []int{0, 1, 2, 5}, FirstQuery: "<script>alert(1)</script>", LastQuery: "<script>alert(1)</script>", Queries: 1, Letters: 300, Seconds: 40, Chunk: "[2,4)"},
@@ -96,7 +96,7 @@ func writeRuns(t *testing.T, st objstore.Store) int {
 		{Store: "s3://mirror/db", State: "healthy", Bytes: 9 << 20, Pieces: 9, HedgesWon: 1},
 	}
 	failed := runrecord.RunRecord{Holder: "p1-bbbb2222", Partition: "1", State: runrecord.RunFailed, Error: "worker 2: <b>blastp</b> killed", Started: t0.Add(30 * time.Second), Updated: t0.Add(70 * time.Second),
-		Summary: &runrecord.Summary{Program: "blastp", Started: t0.Add(30 * time.Second), WallSeconds: 40, Tasks: 2,
+		Summary: &runrecord.Summary{Program: "blastp", Slots: 2, Started: t0.Add(30 * time.Second), WallSeconds: 40, Tasks: 2,
 			TaskSeconds:  histogram(1.5, 7),
 			SlowestTasks: []runrecord.TaskRecord{{Rank: 1, Group: 0, Shards: []int{0}, FirstQuery: "q1", LastQuery: "q1", Queries: 1, Letters: 50, Seconds: 7}},
 			Ranks: []runrecord.RankSummary{

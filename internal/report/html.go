@@ -24,6 +24,7 @@ var pageTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
 	"inc":        func(n int) int { return n + 1 },
 	"n":          num,
 	"seconds":    seconds,
+	"coreTime":   coreTime,
 	"stamp":      stamp,
 	"ratio":      ratio,
 	"ibytes":     ibytes,

@@ -69,6 +69,11 @@ func TestReport(t *testing.T) {
 			t.Errorf("page lacks escaped %q", want)
 		}
 	}
+	// The cost: 2 slots for 95 s and 2 for 40 s; the silent run's record
+	// has no slots.
+	if !strings.Contains(page, "270 core-seconds") {
+		t.Errorf("page lacks the runs' cost, 270 core-seconds")
+	}
 	if m := externalRef.FindString(page); m != "" {
 		t.Errorf("page refers outside itself: %q", m)
 	}

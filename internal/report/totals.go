@@ -24,10 +24,33 @@ type totals struct {
 	Write, Wall  float64
 	Hits, Misses int64
 	BytesWritten int64
+	// Cost is the runs' core-seconds: worker slots × wall time.
+	Cost runrecord.Cost
+}
+
+// CostBySite is the core-seconds of each site: "cloud 1.2 h, hpc-a 40 s".
+func (t totals) CostBySite() string {
+	var parts []string
+	for _, site := range slices.Sorted(maps.Keys(t.Cost.Sites)) {
+		name := site
+		if name == "" {
+			name = "(unnamed)"
+		}
+		parts = append(parts, fmt.Sprintf("%s %s", name, coreTime(t.Cost.Sites[site])))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// coreTime is core-seconds, in hours once they are many.
+func coreTime(s float64) string {
+	if s >= 3600 {
+		return fmt.Sprintf("%.2f core-hours", s/3600)
+	}
+	return fmt.Sprintf("%.0f core-seconds", s)
 }
 
 func sumRuns(runs []runrecord.RunRecord) totals {
-	var t totals
+	t := totals{Cost: runrecord.CostOf(runs)}
 	states := map[string]int{}
 	for _, r := range runs {
 		t.Runs++

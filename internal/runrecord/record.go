@@ -95,3 +95,31 @@ func ReadRuns(ctx context.Context, st objstore.Store) ([]RunRecord, error) {
 func sortRuns(rs []RunRecord) {
 	slices.SortStableFunc(rs, func(a, b RunRecord) int { return a.Started.Compare(b.Started) })
 }
+
+// CoreSeconds is what the run held: its worker slots for its wall time
+// (from its start to its record's last update), 0 for a record without
+// a summary.
+func (r RunRecord) CoreSeconds() float64 {
+	if r.Summary == nil || r.Summary.Slots <= 0 || !r.Updated.After(r.Started) {
+		return 0
+	}
+	return float64(r.Summary.Slots) * r.Updated.Sub(r.Started).Seconds()
+}
+
+// Cost is what a campaign's partition runs held: core-seconds in all and
+// by site ("" for runs that named none).
+type Cost struct {
+	CoreSeconds float64
+	Sites       map[string]float64
+}
+
+// CostOf adds up the runs' core-seconds.
+func CostOf(runs []RunRecord) Cost {
+	c := Cost{Sites: map[string]float64{}}
+	for _, r := range runs {
+		s := r.CoreSeconds()
+		c.CoreSeconds += s
+		c.Sites[r.Site] += s
+	}
+	return c
+}

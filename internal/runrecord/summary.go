@@ -58,8 +58,11 @@ type Summary struct {
 	Output    string `json:"output"`
 	Strategy  string `json:"strategy"`
 	QuerySync bool   `json:"querySync"`
-	Backend   string `json:"backend"`
-	Schedule  string `json:"schedule"`
+	// Slots are the worker ranks' BLAST threads in all (workers x
+	// --threads): what the run holds of its machines, for its cost.
+	Slots    int    `json:"slots,omitempty"`
+	Backend  string `json:"backend"`
+	Schedule string `json:"schedule"`
 	// Simulation is what the simulate backend ran with (nil for BLAST).
 	Simulation   *SimSummary `json:"simulation,omitempty"`
 	TopHits      string      `json:"topHits"`

@@ -68,6 +68,12 @@ func TestEndToEnd(t *testing.T) {
 	if done.Status.Queries.Done != 9 || done.Status.Chunks.Committed != 1 {
 		t.Errorf("status %+v", done.Status)
 	}
+	// What it cost: 2 worker slots for the partition's wall time, from its
+	// run record; the one site has all of it.
+	if cs := done.Status.CoreSeconds; cs == nil || *cs <= 0 || done.Status.QueryLetters <= 0 ||
+		len(done.Status.Sites) != 1 || done.Status.Sites[0].CoreSeconds != *cs {
+		t.Errorf("cost: coreSeconds %v, queryLetters %d, sites %+v", cs, done.Status.QueryLetters, done.Status.Sites)
+	}
 
 	// The result equals blastp of the unsharded database.
 	h.checkAgainstBlastp("e2e", dir, db, queries)
