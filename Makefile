@@ -154,9 +154,10 @@ bench-io: build
 bench-balance: deps build
 	@bench/balance.sh
 
-## bench-hotspot: cold-cache shard staging from one store, one store a hot spot, two replicas, two with
-## one a hot spot (CEFT-PVFS's figure 9; issue 29), each MinIO behind a throttled fault proxy (docs/benchmarks.md)
-bench-hotspot: deps
+## bench-hotspot: one store, one store a hot spot, two replicas, two with one a hot spot (CEFT-PVFS's figure 9;
+## issue 29), each MinIO behind a throttled fault proxy: cold-cache staging alone, then whole engine runs
+## (staging, BLAST+, output) with cold caches (docs/benchmarks.md)
+bench-hotspot: deps build
 	@BLASTFLEET_MINIO=$$(hack/install-minio.sh) $(GO) run ./bench/hotspot
 
 clean:

@@ -1,22 +1,27 @@
 // Command hotspot reproduces the shape of CEFT-PVFS's figure 9 (issue
-// 29) for blastfleet's shard staging: a worker with a cold shard cache
-// stages every shard of a database from (a) one store, (b) that store made
-// a hot spot, (c) two replicas, both healthy, and (d) two replicas, one
-// made a hot spot. Every store is a MinIO server of its own behind a fault
-// proxy whose link carries the same bandwidth (the stores are the
-// bottleneck, as a real object store's per-connection throughput is); a
-// hot spot's link is cut and its answers delayed. (a) and (b) stage
-// through the store alone, as a worker without replicas does; (c) and (d)
-// through a replica.Set with the engine's options, as a worker with
-// --database-replica does. Each staging is a fresh cache directory and a
-// fresh Set (a worker starting cold), every file checked against the
-// manifest's SHA-256.
+// 29) in two parts, against the same stores in one run: (a) one store,
+// (b) that store made a hot spot, (c) two replicas, both healthy, and (d)
+// two replicas, one made a hot spot. Every store is a MinIO server of its
+// own behind a fault proxy whose link carries the same bandwidth (the
+// stores are the bottleneck, as a real object store's per-connection
+// throughput is); a hot spot's link is cut and its answers delayed.
 //
-// The setups run interleaved in rounds (the order rotating), and the
-// median per setup is reported as markdown; the run ends with the line
-// `hot-spot slowdown: one store A x, replicated B x` (A = b/a, B = d/c).
-// `make bench-hotspot` runs it; docs/benchmarks.md holds one run's
-// figures.
+// Staging (-staging): a worker with a cold shard cache stages every shard
+// of a database. (a) and (b) stage through the store alone, as a worker
+// without replicas does; (c) and (d) through a replica.Set with the
+// engine's options, as a worker with --database-replica does. Each
+// staging is a fresh cache directory and a fresh Set (a worker starting
+// cold), every file checked against the manifest's SHA-256.
+//
+// Whole runs (-whole-run, wholerun.go): what CEFT-PVFS timed, the whole
+// search. bin/blastfleet-engine works a campaign with cold caches,
+// staging, searching with BLAST+ and committing its output.
+//
+// The setups of each part run interleaved in rounds (the order rotating),
+// and the median per setup is reported as markdown; the run ends with the
+// line `hot-spot slowdown: one store A x, replicated B x` (A = b/a, B =
+// d/c) of the whole runs. `make bench-hotspot` runs both parts;
+// docs/benchmarks.md holds one run's figures.
 package main
 
 import (
@@ -55,18 +60,28 @@ type options struct {
 	linkMiB    float64
 	hotKiB     float64
 	hotLatency time.Duration
+	staging    bool
+	wholeRun   bool
+	run        runOptions
 }
 
 func main() {
 	var o options
 	flag.StringVar(&o.minio, "minio", os.Getenv("BLASTFLEET_MINIO"), "the MinIO server binary (hack/install-minio.sh prints it)")
 	flag.StringVar(&o.work, "work", "", "work directory (default: a temporary one, removed at the end)")
-	flag.IntVar(&o.rounds, "rounds", 3, "rounds; the median per setup is reported")
-	flag.IntVar(&o.shards, "shards", 3, "shards of the database")
-	flag.Float64Var(&o.shardMiB, "shard-mib", 7.9, "MiB per shard (its header file: long titles, short sequences)")
+	flag.BoolVar(&o.staging, "staging", true, "measure cold-cache staging alone")
+	flag.BoolVar(&o.wholeRun, "whole-run", true, "measure whole engine runs (staging, BLAST+, output): wholerun.go")
+	flag.IntVar(&o.rounds, "rounds", 3, "staging rounds; the median per setup is reported")
+	flag.IntVar(&o.shards, "shards", 3, "shards of the staging database")
+	flag.Float64Var(&o.shardMiB, "shard-mib", 7.9, "MiB per shard of the staging database (its header file: long titles, short sequences)")
+	// A hot spot as CEFT-PVFS made one: a disk kept busy by a loop of
+	// synchronous 1 MB appends serves reads at a small fraction of its
+	// throughput, each queued behind the writes. A twentieth of the link
+	// and 100 ms per answer is that, on the stores' links.
 	flag.Float64Var(&o.linkMiB, "link-mib", 20, "every store's link, MiB/s")
 	flag.Float64Var(&o.hotKiB, "hot-kib", 1024, "a hot spot's link, KiB/s")
 	flag.DurationVar(&o.hotLatency, "hot-latency", 100*time.Millisecond, "added to every answer of a hot spot")
+	o.run.register()
 	flag.Parse()
 	if err := run(o); err != nil {
 		fmt.Fprintln(os.Stderr, "bench-hotspot:", err)
@@ -88,6 +103,28 @@ var setups = []setup{
 	{"d", "two replicas, one a hot spot", true, 1},
 }
 
+// rig is the two stores, each behind its fault proxy.
+type rig struct {
+	stores    [2]*server
+	proxies   [2]*faultproxy.Proxy
+	link, hot faultproxy.Faults
+}
+
+// hurt makes store hot a hot spot (-1: none) and gives the other its
+// plain link.
+func (r *rig) hurt(hot int) error {
+	for j, p := range r.proxies {
+		f := r.link
+		if j == hot {
+			f = r.hot
+		}
+		if err := p.SetFaults(f); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func run(o options) error {
 	if o.minio == "" {
 		return fmt.Errorf("-minio (or BLASTFLEET_MINIO) is needed: make bench-hotspot sets it")
@@ -102,16 +139,39 @@ func run(o options) error {
 		work = d
 	}
 	ctx := context.Background()
-	var stores [2]*server
-	for i := range stores {
-		s, err := startMinIO(o.minio, filepath.Join(work, fmt.Sprintf("minio-%d", i)))
+	rg := &rig{link: faultproxy.Faults{Bandwidth: int64(o.linkMiB * (1 << 20))},
+		hot: faultproxy.Faults{Bandwidth: int64(o.hotKiB * (1 << 10)), AddedLatency: o.hotLatency}}
+	for i := range rg.stores {
+		// Bucket "replica" gives the whole runs' replica a location of
+		// its own: the engine refuses a replica named like --database.
+		s, err := startMinIO(o.minio, filepath.Join(work, fmt.Sprintf("minio-%d", i)), "blastdb", "replica")
 		if err != nil {
 			return err
 		}
 		defer s.stop()
-		stores[i] = s
+		rg.stores[i] = s
+		p, err := faultproxy.Start(s.endpoint(), uint64(i+1), rg.link)
+		if err != nil {
+			return err
+		}
+		defer p.Close()
+		rg.proxies[i] = p
 	}
-	primary, err := stores[0].bucket(ctx, stores[0].host)
+	fmt.Printf("Every store's link %.0f MiB/s; a hot spot's %.0f KiB/s and +%s per answer.\n\n", o.linkMiB, o.hotKiB, o.hotLatency)
+	if o.staging {
+		if err := runStaging(ctx, o, work, rg); err != nil {
+			return err
+		}
+	}
+	if o.wholeRun {
+		return runWhole(ctx, o, work, rg)
+	}
+	return nil
+}
+
+// runStaging times cold-cache staging alone in the four setups.
+func runStaging(ctx context.Context, o options, work string, rg *rig) error {
+	primary, err := rg.stores[0].bucket(rg.stores[0].host, "blastdb", "")
 	if err != nil {
 		return err
 	}
@@ -119,25 +179,16 @@ func run(o options) error {
 	if err != nil {
 		return err
 	}
-	direct1, err := stores[1].bucket(ctx, stores[1].host)
+	direct1, err := rg.stores[1].bucket(rg.stores[1].host, "blastdb", "")
 	if err != nil {
 		return err
 	}
 	if _, err := dbcopy.Copy(ctx, primary, direct1, m.Build, dbcopy.Options{}); err != nil {
 		return fmt.Errorf("replicating: %w", err)
 	}
-	link := faultproxy.Faults{Bandwidth: int64(o.linkMiB * (1 << 20))}
-	hot := faultproxy.Faults{Bandwidth: int64(o.hotKiB * (1 << 10)), AddedLatency: o.hotLatency}
-	var proxies [2]*faultproxy.Proxy
 	var files [2]objstore.Store
-	for i, s := range stores {
-		p, err := faultproxy.Start(s.endpoint(), uint64(i+1), link)
-		if err != nil {
-			return err
-		}
-		defer p.Close()
-		proxies[i] = p
-		b, err := s.bucket(ctx, p.Host)
+	for i, s := range rg.stores {
+		b, err := s.bucket(rg.proxies[i].Host, "blastdb", "")
 		if err != nil {
 			return err
 		}
@@ -160,14 +211,8 @@ func run(o options) error {
 	for round := 0; round < o.rounds; round++ {
 		for i := range setups {
 			su := setups[(i+round)%len(setups)]
-			for j, p := range proxies {
-				f := link
-				if j == su.hot {
-					f = hot
-				}
-				if err := p.SetFaults(f); err != nil {
-					return err
-				}
+			if err := rg.hurt(su.hot); err != nil {
+				return err
 			}
 			took, note, err := stage(ctx, filepath.Join(work, "cache"), m, files, su.replicas)
 			if err != nil {
@@ -184,18 +229,23 @@ func run(o options) error {
 	for _, su := range setups {
 		ts := times[su.key]
 		med[su.key] = median(ts).Seconds()
-		var all []string
-		for _, t := range ts {
-			all = append(all, fmt.Sprintf("%.2f", t.Seconds()))
-		}
 		fmt.Printf("| (%s) %s | %.2f s | %.1f | %v | %s |\n", su.key, su.what, med[su.key],
-			float64(size)/(1<<20)/med[su.key], all, notes[su.key])
+			float64(size)/(1<<20)/med[su.key], seconds(ts), notes[su.key])
 	}
 	fmt.Println()
 	fmt.Printf("two healthy replicas against one store (c/a): %.2fx\n", med["c"]/med["a"])
 	fmt.Printf("two replicas, one a hot spot, against one healthy store (d/a): %.2fx\n", med["d"]/med["a"])
-	fmt.Printf("hot-spot slowdown: one store %.2f x, replicated %.2f x\n", med["b"]/med["a"], med["d"]/med["c"])
+	fmt.Printf("staging alone, hot-spot slowdown: one store %.2f x, replicated %.2f x\n\n", med["b"]/med["a"], med["d"]/med["c"])
 	return nil
+}
+
+// seconds lists durations in seconds, two decimals.
+func seconds(ts []time.Duration) []string {
+	var all []string
+	for _, t := range ts {
+		all = append(all, fmt.Sprintf("%.2f", t.Seconds()))
+	}
+	return all
 }
 
 // stage fills a fresh cache with every shard of m, from files[0] alone or
@@ -298,8 +348,8 @@ func freePort() (int, error) {
 }
 
 // startMinIO starts a server on loopback with data in dir and a bucket
-// "blastdb", and waits until it is live.
-func startMinIO(bin, dir string) (*server, error) {
+// buckets, and waits until it is live.
+func startMinIO(bin, dir string, buckets ...string) (*server, error) {
 	port, err := freePort()
 	if err != nil {
 		return nil, err
@@ -343,17 +393,19 @@ func startMinIO(bin, dir string) (*server, error) {
 		s.stop()
 		return nil, err
 	}
-	if err := mc.MakeBucket(context.Background(), "blastdb", minio.MakeBucketOptions{Region: "us-east-1"}); err != nil {
-		s.stop()
-		return nil, err
+	for _, b := range buckets {
+		if err := mc.MakeBucket(context.Background(), b, minio.MakeBucketOptions{Region: "us-east-1"}); err != nil {
+			s.stop()
+			return nil, fmt.Errorf("making bucket %s: %w", b, err)
+		}
 	}
 	return s, nil
 }
 
-// bucket is the server's bucket "blastdb", reached at host (the server or a
+// bucket is the server's bucket under prefix, reached at host (the server or a
 // proxy in front of it).
-func (s *server) bucket(_ context.Context, host string) (objstore.Store, error) {
-	return objstore.NewS3(objstore.S3Config{Endpoint: host, PathStyle: true, Region: "us-east-1", AccessKey: s.user, SecretKey: s.pass}, "blastdb", "")
+func (s *server) bucket(host, bucket, prefix string) (objstore.Store, error) {
+	return objstore.NewS3(objstore.S3Config{Endpoint: host, PathStyle: true, Region: "us-east-1", AccessKey: s.user, SecretKey: s.pass}, bucket, prefix)
 }
 
 func (s *server) stop() {

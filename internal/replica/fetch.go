@@ -194,8 +194,9 @@ func (f *fetch) candidate(p *piece, r *replica) bool {
 
 // pick chooses the replica for a queued piece: among candidates with a
 // free slot, the one with most free slots (so every replica gets work at
-// the start), then the fastest. A replica cooling down is a candidate
-// only when no candidate is healthy or due a probe: never skip the last.
+// the start), then the sooner (see sooner). A replica cooling down is a
+// candidate only when no candidate is healthy or due a probe: never skip
+// the last.
 func (f *fetch) pick(p *piece, now time.Time) *replica {
 	s := f.s
 	lastResort := true
@@ -212,11 +213,36 @@ func (f *fetch) pick(p *piece, now time.Time) *replica {
 			continue
 		}
 		free := s.limit(r, now, lastResort) - r.running
-		if free > bestFree || (free == bestFree && free > 0 && r.tput > best.tput) {
+		if free > bestFree || (free == bestFree && free > 0 && sooner(r, best, p.n)) {
 			best, bestFree = r, free
 		}
 	}
 	return best
+}
+
+// sooner says whether r should read n bytes rather than o, both free: a
+// replica not measured yet first, then the one expected to read them
+// sooner. A shard's small files come one at a time, each one piece with
+// every replica free: without measuring each replica they would all go
+// to the first one, a hot spot or not, and it would never be compared
+// with the others.
+func sooner(r, o *replica, n int64) bool {
+	if !r.measured() || !o.measured() {
+		return !r.measured() && o.measured()
+	}
+	return estimate(r, n) < estimate(o, n)
+}
+
+// measured says whether r has given a latency or throughput figure.
+func (r *replica) measured() bool { return r.hasLat || r.tput > 0 }
+
+// estimate is how long r should take to read n bytes: its latency, plus
+// the transfer once its throughput was measured.
+func estimate(r *replica, n int64) time.Duration {
+	if r.tput == 0 {
+		return r.lat
+	}
+	return expected(r, n)
 }
 
 // hedgeDelay is how long p may stay in flight on one replica: three

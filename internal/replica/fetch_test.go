@@ -175,7 +175,7 @@ func TestLostHedgesSkip(t *testing.T) {
 	// b answers nothing for 10 s: its pieces end only by being overtaken,
 	// which gives it no sample of its own.
 	st := byName(stalledFetch(t, func(f *fakeStore) { f.latency = 10 * time.Second }, 3*time.Second))["b"]
-	if st.SkipCount != 1 || !strings.Contains(st.Skips[0].Why, "lost hedged pieces to a (2 in a row)") {
+	if st.SkipCount != 1 || !strings.Contains(st.Skips[0].Why, "lost a hedged piece to a (2 slow pieces in a row)") {
 		t.Errorf("b after two lost hedges: %d skips %v, want one for the lost hedges", st.SkipCount, st.Skips)
 	}
 }
@@ -295,5 +295,75 @@ func TestBadCalls(t *testing.T) {
 	a, _ := twoFakes(nil)
 	if err := newSet(Options{}, a).Fetch(context.Background(), "obj", -1, newOnceWriter(t, 0)); err == nil {
 		t.Error("Fetch of size -1 succeeded")
+	}
+}
+
+// shardFiles are a shard's files as a worker's cache fetches them, one
+// after another: small ones (one piece each, too small for a throughput
+// sample) around a sequence file of two pieces.
+func shardFiles() (map[string][]byte, []string) {
+	objs := map[string][]byte{"nsq": randomBytes(DefaultPieceSize + DefaultPieceSize/3)}
+	keys := []string{"ndb", "nhr", "nin", "nsq", "ntf", "ids"}
+	for _, k := range keys {
+		if objs[k] == nil {
+			objs[k] = randomBytes(16 << 10)
+		}
+	}
+	return objs, keys
+}
+
+// TestFreshSetFindsHotSpot: a worker starting cold reads a shard's files
+// one at a time, and the first replica is a hot spot (CEFT-PVFS's
+// stressed disk: 1/20 of the throughput, answers 130 ms late). The first
+// file goes to it (nothing is known), the next to the replica not yet
+// measured, which shows the first slow; the first replica's one piece of
+// the sequence file is hedged, and it is skipped. Before, every small
+// file went to the first replica while the other stayed unmeasured, and
+// its piece of the sequence file waited for a blind hedge.
+func TestFreshSetFindsHotSpot(t *testing.T) {
+	objs, keys := shardFiles()
+	a, b := newFake(objs), newFake(objs)
+	a.latency, a.bandwidth = 130*time.Millisecond, 1<<20
+	b.latency, b.bandwidth = 3*time.Millisecond, 20<<20
+	s := New([]Source{{Name: "a", Store: a}, {Name: "b", Store: b}}, Options{})
+	for _, k := range keys {
+		fetchAll(t, s, k, objs[k])
+	}
+	st := byName(s)
+	if st["a"].Pieces > 1 || st["a"].SkipCount != 1 || st["a"].State != "skipped" {
+		t.Errorf("hot spot a: %d pieces written, %d skips, %s; want its first file only, then skipped (%s)",
+			st["a"].Pieces, st["a"].SkipCount, st["a"].State, s)
+	}
+	if st["b"].Pieces < int64(len(keys)) {
+		t.Errorf("b read %d pieces, want the rest (%s)", st["b"].Pieces, s)
+	}
+}
+
+// TestFirstPieceJudgedLater: a piece that ended before any other replica
+// had figures is judged by the next ones that come; equal replicas judge
+// none slow.
+func TestFirstPieceJudgedLater(t *testing.T) {
+	objs, keys := shardFiles()
+	for _, tc := range []struct {
+		name string
+		lat  time.Duration
+		hot  int
+	}{{"slow", 200 * time.Millisecond, 1}, {"equal", 3 * time.Millisecond, 0}} {
+		t.Run(tc.name, func(t *testing.T) {
+			a, b := newFake(objs), newFake(objs)
+			a.latency, b.latency = tc.lat, 3*time.Millisecond
+			s := New([]Source{{Name: "a", Store: a}, {Name: "b", Store: b}}, Options{})
+			fetchAll(t, s, keys[0], objs[keys[0]])
+			if a.requests != 1 || b.requests != 0 || s.replicas[0].unjudged == nil {
+				t.Fatalf("first file: %d requests to a, %d to b, unjudged %v; want a's piece waiting", a.requests, b.requests, s.replicas[0].unjudged)
+			}
+			fetchAll(t, s, keys[1], objs[keys[1]])
+			if b.requests != 1 {
+				t.Errorf("second file: %d requests to b, want the unmeasured replica to read it", b.requests)
+			}
+			if r := s.replicas[0]; r.unjudged != nil || r.hot != tc.hot {
+				t.Errorf("a after b's figures: hot %d, unjudged %v; want hot %d", r.hot, r.unjudged, tc.hot)
+			}
+		})
 	}
 }

@@ -30,6 +30,12 @@ const (
 	// than throughput, so it gives no throughput sample (a Set with
 	// smaller pieces samples every whole piece).
 	sampleBytes = 1 << 20
+	// judgeWithin: a piece that ended with no other replica's figures to
+	// compare (a fresh Set reading a shard's small files one at a time)
+	// is judged by the next replica's figures that come within this of
+	// its end: long enough for the next file, short enough that both
+	// pieces saw the same network.
+	judgeWithin = time.Second
 )
 
 // measure records a piece r read: n bytes in d, the first after ttfb
@@ -39,6 +45,24 @@ const (
 func (s *Set) measure(r *replica, n int64, d, ttfb time.Duration, now time.Time) {
 	s.sample(r, n, d, ttfb, now)
 	s.judge(r, n, now.Add(-d), now)
+	if r.until.IsZero() {
+		s.judgeWaiting(r, now)
+	}
+}
+
+// judgeWaiting judges the pieces that ended with nothing to compare, now
+// that healthy replica by has figures. The caller holds s.mu.
+func (s *Set) judgeWaiting(by *replica, now time.Time) {
+	for _, o := range s.replicas {
+		w := o.unjudged
+		if o == by || w == nil {
+			continue
+		}
+		o.unjudged = nil
+		if o.until.IsZero() && now.Sub(w.at) <= judgeWithin {
+			s.judge(o, w.n, w.since, now)
+		}
+	}
 }
 
 // sample adds a piece's figures to r's averages (see measure). The
@@ -46,6 +70,7 @@ func (s *Set) measure(r *replica, n int64, d, ttfb time.Duration, now time.Time)
 func (s *Set) sample(r *replica, n int64, d, ttfb time.Duration, now time.Time) {
 	probe := r.probing(now)
 	r.lastTput, r.lastLat = 0, -1
+	r.unjudged = nil // its figures are gone
 	if n >= min(sampleBytes, s.opts.PieceSize) && d > 0 {
 		r.lastTput = float64(n) / d.Seconds()
 		if r.tput == 0 || probe {
@@ -76,7 +101,7 @@ func (s *Set) lostRace(r, winner *replica, now time.Time) {
 		r.hot++
 	}
 	if r.hotSpot(now) {
-		s.coolDown(r, "skipped", fmt.Sprintf("lost hedged pieces to %s (%d in a row)", winner.src.Name, max(r.hot, 1)), now)
+		s.coolDown(r, "skipped", fmt.Sprintf("lost a hedged piece to %s (%d slow pieces in a row)", winner.src.Name, max(r.hot, 1)), now)
 	}
 }
 
@@ -103,6 +128,12 @@ func (s *Set) judge(r *replica, n int64, since, now time.Time) {
 		if o.hasLat && (nameL == "" || float64(max(o.lat, o.lastLat)) < bestL) {
 			bestL, nameL = float64(max(o.lat, o.lastLat)), o.src.Name
 		}
+	}
+	if nameT == "" && nameL == "" && r.until.IsZero() {
+		// Nothing to compare with yet: a healthy replica's piece waits
+		// for the next figures of another (judgeWaiting).
+		r.unjudged = &unjudged{n: n, since: since, at: now}
+		return
 	}
 	why := ""
 	lat := float64(r.lastLat)

@@ -87,11 +87,19 @@ type replica struct {
 	lastLat   time.Duration
 	sampledAt time.Time
 	hot       int       // pieces in a row judged slow
+	unjudged  *unjudged // its latest piece, while nothing could be compared with it
 	until     time.Time // end of a skip or failure's cool-down; zero when healthy
 	cause     string    // "skipped" or "failed", while until is set
 	running   int       // requests in flight, all fetches together
 	busyAt    time.Time // when running went from 0 to 1
 	stats     Stats
+}
+
+// unjudged is a piece of n bytes, read from since until at, that judge
+// had no other replica's figures for.
+type unjudged struct {
+	n         int64
+	since, at time.Time
 }
 
 // limit is how many requests r may have in flight now: all of them when
