@@ -87,7 +87,7 @@ chart-crds:
 helm-lint:
 	HELM=$$(hack/install-helm.sh); \
 	$$HELM lint --strict charts/blastfleet && \
-	$$HELM lint --strict charts/blastfleet --set serviceMonitor.enabled=true,podMonitor.enabled=true,prometheusRule.enabled=true,dashboards.enabled=true,networkPolicy.enabled=true && \
+	$$HELM lint --strict charts/blastfleet --set serviceMonitor.enabled=true,podMonitor.enabled=true,prometheusRule.enabled=true,dashboards.enabled=true,networkPolicy.enabled=true,podDisruptionBudget.enabled=true,replicaCount=2 && \
 	$$HELM lint --strict charts/mpi-operator
 
 ## docker-lint: check the Dockerfiles (pins, non-root, COPY sources, built packages; no Docker needed)

@@ -30,6 +30,8 @@ var everyOptionalFeature = []string{
 	"--set", "dashboards.enabled=true",
 	"--set", "networkPolicy.enabled=true",
 	"--set", "argo.databaseTemplate.enabled=true",
+	"--set", "podDisruptionBudget.enabled=true",
+	"--set", "replicaCount=2", // a budget needs two replicas
 	"--set", "metrics.readerSubjects[0].kind=ServiceAccount",
 	"--set", "metrics.readerSubjects[0].name=prometheus",
 	"--set", "metrics.readerSubjects[0].namespace=monitoring",
@@ -221,7 +223,7 @@ func checkManagerPod(t *testing.T, what string, pod corev1.PodSpec) {
 
 func TestHelmTemplateEveryOptionalFeature(t *testing.T) {
 	objs := render(t, chartDir, everyOptionalFeature...)
-	for _, k := range []string{"ServiceMonitor", "PodMonitor", "PrometheusRule", "NetworkPolicy", "WorkflowTemplate"} {
+	for _, k := range []string{"ServiceMonitor", "PodMonitor", "PrometheusRule", "NetworkPolicy", "WorkflowTemplate", "PodDisruptionBudget"} {
 		if len(ofKind(objs, k)) != 1 {
 			t.Errorf("every optional feature on: %d %s, want 1", len(ofKind(objs, k)), k)
 		}
@@ -310,6 +312,9 @@ func TestValuesSchemaRejectsWrongTypes(t *testing.T) {
 		"crds.create=yes",
 		"crds.keep=1",
 		"crds.upgrade=true",
+		"podDisruptionBudget.minAvailable=one",
+		"podDisruptionBudget.maxUnavailable=-1",
+		"podDisruptionBudget.unhealthyPodEvictionPolicy=Never",
 	} {
 		_, err := helm(t, "template", release, chartDir, "--set", set)
 		if err == nil {
