@@ -59,9 +59,10 @@ const upgradeField = "activeDeadlineSeconds"
 // TestHelmCRDLifecycle follows the CRDs through a release's life on a real
 // API server: crds.create=false installs none; an upgrade from the
 // previous chart version (whose CRD lacks a field) serves the current
-// CRDs, so campaigns keep the field where the old CRD pruned it; helm
-// uninstall, and an upgrade turning crds.create off, keep the CRDs and the
-// campaigns; with crds.keep=false helm uninstall deletes them.
+// CRDs, so campaigns keep the field where the old CRD pruned it; a
+// rollback leaves kept CRDs the old chart did not render; helm uninstall,
+// and an upgrade turning crds.create off, keep the CRDs and the campaigns;
+// with crds.keep=false helm uninstall deletes them.
 func TestHelmCRDLifecycle(t *testing.T) {
 	start := time.Now()
 	c := startCluster(t)
@@ -106,11 +107,14 @@ func TestHelmCRDLifecycle(t *testing.T) {
 	// The documented upgrade: the new chart's defaults with the release's
 	// values; from a chart whose CRDs sat in crds/ (not the release's),
 	// --take-ownership lets the release adopt them.
-	upgrade := []string{"upgrade", release, chartDir, "--namespace", releaseNS, "--reset-then-reuse-values"}
-	if _, err := os.Stat(filepath.Join(old, "crds")); err == nil {
-		upgrade = append(upgrade, "--take-ownership")
+	upgrade := append([]string{"upgrade", release, chartDir, "--namespace", releaseNS, "--reset-then-reuse-values"}, kc...)
+	_, err := os.Stat(filepath.Join(old, "crds"))
+	oldCRDsDir := err == nil
+	if oldCRDsDir {
+		mustHelm(t, append(upgrade, "--take-ownership")...)
+	} else {
+		mustHelm(t, upgrade...)
 	}
-	mustHelm(t, append(upgrade, kc...)...)
 	rendered := ofKind(render(t, chartDir), "CustomResourceDefinition")
 	for _, crd := range crds {
 		got, err := served(crd)
@@ -131,6 +135,19 @@ func TestHelmCRDLifecycle(t *testing.T) {
 	cs, _, _ := unstructured.NestedSlice(dep.Object, "spec", "template", "spec", "containers")
 	if args, _ := cs[0].(map[string]any)["args"].([]any); !slices.Contains(args, any("--zap-log-level=debug")) {
 		t.Errorf("after helm upgrade --reset-then-reuse-values, manager args %v lost operator.logLevel=debug", args)
+	}
+
+	// helm rollback to the previous version applies its CRDs, or, if they
+	// sat in crds/ (in no release's manifest), leaves the kept ones as they
+	// are. Upgraded again, the release has them back.
+	mustHelm(t, append([]string{"rollback", release, "1", "--namespace", releaseNS}, kc...)...)
+	if got, err := served(campaignCRD); err != nil || specHasField(got, upgradeField) != oldCRDsDir {
+		t.Errorf("after helm rollback to chart %s (CRDs in crds/: %v), CRD %s: %v, spec.%s served: %v",
+			version, oldCRDsDir, campaignCRD.GetName(), err, upgradeField, got != nil && specHasField(got, upgradeField))
+	}
+	mustHelm(t, upgrade...)
+	if got, err := served(campaignCRD); err != nil || !specHasField(got, upgradeField) {
+		t.Errorf("upgraded again after the rollback, CRD %s: %v, lacks spec.%s", campaignCRD.GetName(), err, upgradeField)
 	}
 
 	// helm uninstall keeps the CRDs and the campaigns.
