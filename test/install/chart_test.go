@@ -1,7 +1,6 @@
 package install
 
 import (
-	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -31,6 +30,8 @@ var everyOptionalFeature = []string{
 	"--set", "dashboards.enabled=true",
 	"--set", "networkPolicy.enabled=true",
 	"--set", "argo.databaseTemplate.enabled=true",
+	"--set", "podDisruptionBudget.enabled=true",
+	"--set", "replicaCount=2", // a budget needs two replicas
 	"--set", "metrics.readerSubjects[0].kind=ServiceAccount",
 	"--set", "metrics.readerSubjects[0].name=prometheus",
 	"--set", "metrics.readerSubjects[0].namespace=monitoring",
@@ -42,14 +43,16 @@ func render(t testing.TB, chart string, args ...string) []*unstructured.Unstruct
 	return objects(t, out)
 }
 
-// The chart's CRDs are copies of the ones controller-gen writes; helm
-// installs crds/ as they are, so a drift would install stale CRDs.
+// The chart's CRDs are the ones controller-gen writes, templated by make
+// chart-crds: one template per file of config/crd/bases, rendering the
+// same object plus the chart's labels and, with crds.keep, the keep
+// policy; crds.create=false renders none. A drift would install stale CRDs.
 func TestChartCRDsAreConfigCRDs(t *testing.T) {
-	want, err := filepath.Glob(rootPath(t, crdBases+"/*.yaml"))
-	if err != nil || len(want) == 0 {
+	bases, err := filepath.Glob(rootPath(t, crdBases+"/*.yaml"))
+	if err != nil || len(bases) == 0 {
 		t.Fatalf("no CRDs in %s: %v", crdBases, err)
 	}
-	got, err := filepath.Glob(rootPath(t, chartDir+"/crds/*"))
+	templates, err := filepath.Glob(rootPath(t, chartCRDs+"/*"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,17 +63,42 @@ func TestChartCRDsAreConfigCRDs(t *testing.T) {
 		}
 		return out
 	}
-	if !slices.Equal(names(got), names(want)) {
-		t.Fatalf("%s/crds holds %v; %s holds %v (run make chart-crds)",
-			chartDir, names(got), crdBases, names(want))
+	if !slices.Equal(names(templates), names(bases)) {
+		t.Fatalf("%s holds %v; %s holds %v (run make chart-crds)", chartCRDs, names(templates), crdBases, names(bases))
 	}
-	for _, w := range want {
-		a, _ := os.ReadFile(w)
-		b, _ := os.ReadFile(filepath.Join(rootPath(t, chartDir+"/crds"), filepath.Base(w)))
-		if !bytes.Equal(a, b) {
-			t.Errorf("%s/crds/%s differs from %s/%s (after make manifests, run make chart-crds)",
-				chartDir, filepath.Base(w), crdBases, filepath.Base(w))
+	if _, err := os.Stat(rootPath(t, chartDir+"/crds")); !os.IsNotExist(err) {
+		t.Errorf("%s/crds exists (%v): helm would install those CRDs before the templates', which then conflict", chartDir, err)
+	}
+
+	rendered := ofKind(render(t, chartDir), "CustomResourceDefinition")
+	if len(rendered) != len(bases) {
+		t.Errorf("the chart renders %d CRDs (%s); %s holds %d", len(rendered), describe(rendered), crdBases, len(bases))
+	}
+	for _, b := range bases {
+		for _, want := range ofKind(objectsFromFile(t, b), "CustomResourceDefinition") {
+			got := find(t, rendered, "CustomResourceDefinition", want.GetName())
+			if got.GetAnnotations()[keepPolicy] != "keep" {
+				t.Errorf("CRD %s: annotations %v lack %s: keep", got.GetName(), got.GetAnnotations(), keepPolicy)
+			}
+			if got.GetLabels()["app.kubernetes.io/instance"] != release {
+				t.Errorf("CRD %s lacks the chart's labels: %v", got.GetName(), got.GetLabels())
+			}
+			if !deepEqual(withoutChartMetadata(got).Object, want.Object) {
+				t.Errorf("CRD %s differs from %s (after make manifests, run make chart-crds)", got.GetName(), filepath.Base(b))
+			}
 		}
+	}
+	noKeep := ofKind(render(t, chartDir, "--set", "crds.keep=false"), "CustomResourceDefinition")
+	if len(noKeep) != len(rendered) {
+		t.Errorf("crds.keep=false renders %d CRDs, want %d", len(noKeep), len(rendered))
+	}
+	for _, c := range noKeep {
+		if _, ok := c.GetAnnotations()[keepPolicy]; ok {
+			t.Errorf("crds.keep=false: CRD %s still carries %s", c.GetName(), keepPolicy)
+		}
+	}
+	if n := len(ofKind(render(t, chartDir, "--set", "crds.create=false"), "CustomResourceDefinition")); n != 0 {
+		t.Errorf("crds.create=false renders %d CRDs", n)
 	}
 }
 
@@ -98,13 +126,13 @@ func TestHelmLint(t *testing.T) {
 
 func TestHelmTemplateDefaults(t *testing.T) {
 	objs := render(t, chartDir)
-	want := []string{"ClusterRole", "ClusterRoleBinding", "Deployment", "Role", "RoleBinding", "Service", "ServiceAccount"}
+	want := []string{"ClusterRole", "ClusterRoleBinding", "CustomResourceDefinition", "Deployment", "Role", "RoleBinding", "Service", "ServiceAccount"}
 	if got := kinds(objs); !slices.Equal(got, want) {
 		t.Errorf("default values render kinds %v, want %v", got, want)
 	}
 	for _, o := range objs {
 		switch o.GetKind() {
-		case "ClusterRole", "ClusterRoleBinding":
+		case "ClusterRole", "ClusterRoleBinding", "CustomResourceDefinition":
 			if o.GetNamespace() != "" {
 				t.Errorf("%s/%s is cluster-scoped but has namespace %q", o.GetKind(), o.GetName(), o.GetNamespace())
 			}
@@ -195,7 +223,7 @@ func checkManagerPod(t *testing.T, what string, pod corev1.PodSpec) {
 
 func TestHelmTemplateEveryOptionalFeature(t *testing.T) {
 	objs := render(t, chartDir, everyOptionalFeature...)
-	for _, k := range []string{"ServiceMonitor", "PodMonitor", "PrometheusRule", "NetworkPolicy", "WorkflowTemplate"} {
+	for _, k := range []string{"ServiceMonitor", "PodMonitor", "PrometheusRule", "NetworkPolicy", "WorkflowTemplate", "PodDisruptionBudget"} {
 		if len(ofKind(objs, k)) != 1 {
 			t.Errorf("every optional feature on: %d %s, want 1", len(ofKind(objs, k)), k)
 		}
@@ -281,6 +309,12 @@ func TestValuesSchemaRejectsWrongTypes(t *testing.T) {
 		"resources=big",
 		"imagePullSecrets=regcred",
 		"replicaCont=2", // a typo: unknown keys are rejected too
+		"crds.create=yes",
+		"crds.keep=1",
+		"crds.upgrade=true",
+		"podDisruptionBudget.minAvailable=one",
+		"podDisruptionBudget.maxUnavailable=-1",
+		"podDisruptionBudget.unhealthyPodEvictionPolicy=Never",
 	} {
 		_, err := helm(t, "template", release, chartDir, "--set", set)
 		if err == nil {

@@ -6,6 +6,7 @@
 package install
 
 import (
+	"archive/tar"
 	"bufio"
 	"bytes"
 	"errors"
@@ -36,6 +37,7 @@ const (
 	stackChartDir = "charts/blastfleet-stack"
 	generatedRole = "config/rbac/role.yaml"
 	crdBases      = "config/crd/bases"
+	chartCRDs     = chartDir + "/templates/crds" // make chart-crds
 )
 
 // root is the repository root.
@@ -158,6 +160,27 @@ func kubectl(t testing.TB, kubeconfig string, args ...string) (string, error) {
 		return stdout.String(), fmt.Errorf("kubectl %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
 	}
 	return stdout.String(), nil
+}
+
+// tarEntries reads a tar stream whole: each entry's content by its name.
+func tarEntries(t testing.TB, r io.Reader) map[string][]byte {
+	t.Helper()
+	entries := map[string][]byte{}
+	tr := tar.NewReader(r)
+	for {
+		h, err := tr.Next()
+		if errors.Is(err, io.EOF) {
+			return entries
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := io.ReadAll(tr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		entries[h.Name] = b
+	}
 }
 
 // objects parses a multi-document YAML stream; empty documents are dropped.

@@ -96,27 +96,12 @@ type image struct {
 
 func readImage(t *testing.T, archive string) *image {
 	t.Helper()
-	entries := map[string][]byte{}
 	f, err := os.Open(archive)
 	if err != nil {
 		t.Fatalf("%v (make images builds it)", err)
 	}
 	defer f.Close()
-	tr := tar.NewReader(f)
-	for {
-		h, err := tr.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, err := io.ReadAll(tr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		entries[h.Name] = b
-	}
+	entries := tarEntries(t, f)
 	var manifest []struct {
 		Config string   `json:"Config"`
 		Layers []string `json:"Layers"`
