@@ -160,7 +160,10 @@ var restrictedLabels = map[string]string{
 // helm installs (or upgrades) a release and waits until it runs.
 func (s *supervisor) helm(ctx context.Context, release, ns, chart string, set ...string) error {
 	args := []string{"upgrade", "--install", release, chart, "--namespace", ns, "--create-namespace",
-		"--kubeconfig", s.p.kubeconfig(), "--wait", "--timeout", "4m"}
+		"--kubeconfig", s.p.kubeconfig(), "--wait", "--timeout", "4m",
+		// A cluster kept from before the chart rendered its CRDs holds
+		// CRDs no release owns: the upgrade adopts them.
+		"--take-ownership"}
 	for _, v := range set {
 		args = append(args, "--set", v)
 	}
