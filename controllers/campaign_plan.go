@@ -27,6 +27,7 @@ func (run *campaignRun) ensurePlan(ctx context.Context) (bool, error) {
 	if v, ok := run.r.ledgers.Load(c.UID); ok {
 		cached := v.(*cachedLedger)
 		run.ledger = cached.l
+		run.planRead(ctx, cached.l)
 		if cached.access != access {
 			// The Secret (or endpoint, or CA) changed: a handle on the
 			// old keys would fail for ever after a rotation.
@@ -40,11 +41,20 @@ func (run *campaignRun) ensurePlan(ctx context.Context) (bool, error) {
 		if msg := planMismatch(l.Plan(), c, run.db); msg != "" {
 			return run.fail("PlanMismatch", fmt.Sprintf("%s already holds the plan of another campaign: %s; delete it or name this campaign differently", run.loc, msg))
 		}
+		if first := c.Status.PlanETag; first != "" && first != l.PlanETag() {
+			// Edited while no operator held it open (it was down).
+			return run.planChanged(ctx, fmt.Errorf("%w: %s has ETag %s, first read with %s", ledger.ErrPlanChanged, run.store.URL(ledger.PlanKey), l.PlanETag(), first))
+		}
 		run.ledger = l
 		run.r.ledgers.Store(c.UID, &cachedLedger{key: client.ObjectKeyFromObject(c), l: l, access: access})
-		run.estimateCost(ctx, l.Plan().Queries.Letters)
+		run.planRead(ctx, l)
 		run.normalOnTransition("Planned", "Plan", fmt.Sprintf("plan ready: %d queries in %d chunks", l.Plan().Queries.Count, len(l.Plan().Chunks)))
 		return true, nil
+	case c.Status.PlanETag != "" && (errors.Is(err, ledger.ErrInvalidPlan) || errors.Is(err, objstore.ErrNotExist)):
+		// The campaign was planned, and its plan is gone or no longer
+		// valid: edited while no operator held it open (it was down).
+		// Its partitions stop; a new plan would mix two plans' chunks.
+		return run.planChanged(ctx, fmt.Errorf("%w: %s, first read with ETag %s: %v", ledger.ErrPlanChanged, run.store.URL(ledger.PlanKey), c.Status.PlanETag, err))
 	case errors.Is(err, ledger.ErrInvalidPlan):
 		// Not a plan any planner of this version writes: a store writer's
 		// edit (issue 30). Nothing is created from it.
@@ -97,6 +107,18 @@ func (run *campaignRun) ensurePlan(ctx context.Context) (bool, error) {
 		return run.wait(v1alpha1.CampaignPlanning, "Planning", fmt.Sprintf("planning Job %s finished; waiting for the plan at %s", job.Name, run.loc))
 	}
 	return run.wait(v1alpha1.CampaignPlanning, "Planning", fmt.Sprintf("planning Job %s reads the queries and cuts chunks", job.Name))
+}
+
+// planRead records what the status keeps of the plan, until a status
+// write has kept it: its ETag, its letters and the cost estimate.
+func (run *campaignRun) planRead(ctx context.Context, l *ledger.Ledger) {
+	s := &run.c.Status
+	if s.PlanETag == "" {
+		s.PlanETag = l.PlanETag()
+	}
+	if s.QueryLetters == 0 {
+		run.estimateCost(ctx, l.Plan().Queries.Letters)
+	}
 }
 
 // reopenLedger opens the campaign's ledger again with this reconcile's

@@ -468,6 +468,12 @@ type SearchCampaignStatus struct {
 	// +optional
 	LastScaleTime *metav1.Time `json:"lastScaleTime,omitempty"`
 
+	// PlanETag is plan.json's ETag when the operator first read it: a
+	// plan.json found different later, even by an operator restarted
+	// after it was edited, fails the campaign (PlanChanged).
+	// +optional
+	PlanETag string `json:"planETag,omitempty"`
+
 	// QueryLetters are the letters of the queries, from the plan.
 	// +optional
 	QueryLetters int64 `json:"queryLetters,omitempty"`

@@ -45,6 +45,26 @@ func TestPlanChanged(t *testing.T) {
 				t.Fatal(err)
 			}
 		}},
+		{"edited-while-down", func(name string) {
+			h.whileOperatorDown(name, func() {
+				st := h.store("campaigns/" + h.ns + "/" + name)
+				data, _, err := st.GetBytes(context.Background(), ledger.PlanKey)
+				if err != nil {
+					t.Fatal(err)
+				}
+				edited := strings.Replace(string(data), `"count": 3`, `"count": 4`, 1)
+				if err := st.Put(context.Background(), ledger.PlanKey, strings.NewReader(edited), int64(len(edited))); err != nil {
+					t.Fatal(err)
+				}
+			})
+		}},
+		{"deleted-while-down", func(name string) {
+			h.whileOperatorDown(name, func() {
+				if err := h.store("campaigns/"+h.ns+"/"+name).Delete(context.Background(), ledger.PlanKey); err != nil {
+					t.Fatal(err)
+				}
+			})
+		}},
 		{"deleted", func(name string) {
 			if err := h.store("campaigns/"+h.ns+"/"+name).Delete(context.Background(), ledger.PlanKey); err != nil {
 				t.Fatal(err)
@@ -67,6 +87,18 @@ func TestPlanChanged(t *testing.T) {
 			h.waitPartitions(name) // stopped: none left
 		}
 	}
+}
+
+// whileOperatorDown stops the operator once it has recorded campaign
+// name's plan, runs change, and starts it again.
+func (h *harness) whileOperatorDown(name string, change func()) {
+	h.t.Helper()
+	h.eventually("plan.json's ETag in status", 20*time.Second, func() (bool, string) {
+		return h.get(name).Status.PlanETag != "", "no status.planETag"
+	})
+	h.stopOperator()
+	change()
+	h.startOperator()
 }
 
 // TestLedgerKeyRotation: after the store's keys are rotated and the
