@@ -70,7 +70,7 @@ func databaseJob(db *v1alpha1.BlastDatabase, name, component, image string, args
 // databaseJobWith is a database's Job reaching the stores st.
 func databaseJobWith(db *v1alpha1.BlastDatabase, name, component, image string, args []string, st podStorage) *batchv1.Job {
 	labels := databaseLabels(db, component)
-	vol, mount := scratchVolume()
+	vol, mount := scratchVolume(nil)
 	job := &batchv1.Job{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: db.Namespace, Labels: labels},
 		Spec: batchv1.JobSpec{

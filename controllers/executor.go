@@ -67,6 +67,9 @@ type PartitionRequest struct {
 	Database *v1alpha1.BlastDatabase
 	// STSEndpoint: see StoreOpener.STSEndpoint.
 	STSEndpoint string
+	// QueryBytes is the queries object's size (the plan's; 0 unknown):
+	// the master holds every query, and its pod's memory counts them.
+	QueryBytes int64
 }
 
 // Phase of a partition.

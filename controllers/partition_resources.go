@@ -20,6 +20,13 @@ const (
 	// (MPIJob) or a goroutine beside the workers (Argo). It keeps the
 	// ledger's chunks and per-query metadata, not sequences.
 	masterBytes = 256 << 20
+	// masterQueryRatio: the master holds every query of the campaign
+	// (ids, deflines, letters), measured at 1.84 times the queries
+	// object's bytes (100,000 and 400,000 reads of 300 letters).
+	masterQueryRatio = 2
+	// scratchSlackBytes is a slot's scratch beside its shard cache: the
+	// query block, BLAST's output for a task, alias files.
+	scratchSlackBytes = 1 << 30
 )
 
 // workerSizing is what a worker pod asks for, and how many bytes of
@@ -37,11 +44,16 @@ type workerSizing struct {
 	// Short says the memory given is less than a slot's smallest group
 	// and BLAST want: the partition runs, with groups of one shard.
 	Short string
+	// Scratch bounds the scratch emptyDir (nil: no bound):
+	// spec.partitions.scratchSize, else what the slots' shard caches and
+	// working files can take.
+	Scratch *resource.Quantity
 }
 
 // sizeWorkers is a worker pod's resources: spec.partitions.resources,
-// with what it leaves out defaulted from its slots and the database
-// (db may be nil, or not know its size: then only the slots count).
+// with what it leaves out defaulted from its slots, the database (db may
+// be nil, or not know its size: then only the slots count) and the
+// queries object's bytes (0: unknown), which the master holds.
 //
 //   - CPU: requested, one per slot: each searching rank runs BLAST on one
 //     thread. No limit: a CFS quota would only throttle the pod's bursts
@@ -55,10 +67,25 @@ type workerSizing struct {
 //     shard group it caches (the whole database: without --cache-bytes
 //     the engine searches it as one group), so BLAST reads it from the
 //     page cache, not the disk, plus its working memory; and the master
-//     its own. A user's memory is kept, and its limit (or request)
+//     its own and twice the queries object (it holds every query). A user's memory is kept, and its limit (or request)
 //     bounds each rank's cache, so groups are cut to fit it (never below
 //     the largest shard: the engine refuses a cache smaller).
-func sizeWorkers(p v1alpha1.Partitions, db *v1alpha1.BlastDatabase) workerSizing {
+//   - Scratch: the emptyDir holding each rank's shard cache is bounded
+//     by what those caches and a task's files take (scratchLimit), so a
+//     pod cannot fill its node's disk; spec.partitions.scratchSize
+//     instead when given.
+func sizeWorkers(p v1alpha1.Partitions, db *v1alpha1.BlastDatabase, queryBytes int64) workerSizing {
+	w := sizeMemory(p, db, queryBytes)
+	var dbBytes int64
+	if db != nil {
+		dbBytes = db.Status.Bytes
+	}
+	w.Scratch = scratchLimit(p.ScratchSize, int64(max(p.SlotsPerWorker, 1)), w.CacheBytes, dbBytes)
+	return w
+}
+
+// sizeMemory is sizeWorkers but for the scratch.
+func sizeMemory(p v1alpha1.Partitions, db *v1alpha1.BlastDatabase, queryBytes int64) workerSizing {
 	slots := int64(max(p.SlotsPerWorker, 1))
 	res := *p.Resources.DeepCopy()
 	if res.Requests == nil {
@@ -78,7 +105,8 @@ func sizeWorkers(p v1alpha1.Partitions, db *v1alpha1.BlastDatabase) workerSizing
 	if db != nil {
 		dbBytes, largest, common = db.Status.Bytes, db.Status.LargestShardBytes, db.Status.CommonBytes
 	}
-	overhead := masterBytes + slots*rankWorkingBytes
+	master := masterBytes + masterQueryRatio*max(queryBytes, 0)
+	overhead := master + slots*rankWorkingBytes
 	memory := workerMemory(res, roundUpMi(slots*dbBytes+overhead))
 	w := workerSizing{Resources: res}
 	if dbBytes == 0 {
@@ -92,7 +120,7 @@ func sizeWorkers(p v1alpha1.Partitions, db *v1alpha1.BlastDatabase) workerSizing
 	if w.CacheBytes < least && least > 0 {
 		w.CacheBytes = least
 		w.Short = fmt.Sprintf("spec.partitions.resources: memory %s is less than what %d slots want (each a shard group of at least %s, the largest shard%s, and BLAST's %s; the master %s): shards are searched one at a time, read from the disk more than from memory; %s would hold them in memory",
-			memory.String(), slots, bytesQuantity(least), commonNote(common), bytesQuantity(rankWorkingBytes), bytesQuantity(masterBytes), bytesQuantity(slots*least+overhead))
+			memory.String(), slots, bytesQuantity(least), commonNote(common), bytesQuantity(rankWorkingBytes), bytesQuantity(master), bytesQuantity(slots*least+overhead))
 	}
 	if common > 0 {
 		// The engine cuts groups to --cache-bytes, but its cache keeps
@@ -100,6 +128,28 @@ func sizeWorkers(p v1alpha1.Partitions, db *v1alpha1.BlastDatabase) workerSizing
 		w.GroupBytes = w.CacheBytes - common
 	}
 	return w
+}
+
+// scratchLimit is the scratch emptyDir's bound: the campaign's (0: none),
+// else each slot's shard cache (never more than the whole database: the
+// cache is bounded by --cache-bytes, and without it holds at most every
+// shard) and its working files; nil while the database's size is unknown.
+func scratchLimit(asked *resource.Quantity, slots, cacheBytes, dbBytes int64) *resource.Quantity {
+	if asked != nil {
+		if asked.Sign() <= 0 {
+			return nil
+		}
+		q := asked.DeepCopy()
+		return &q
+	}
+	if dbBytes <= 0 {
+		return nil
+	}
+	cached := dbBytes
+	if cacheBytes > 0 {
+		cached = min(cacheBytes, dbBytes)
+	}
+	return resource.NewQuantity(roundUpMi(slots*(cached+scratchSlackBytes)), resource.BinarySI)
 }
 
 func commonNote(common int64) string {

@@ -7,6 +7,7 @@ import (
 
 	kubeflow "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/blastfleet/blastfleet/api/v1alpha1"
 	"github.com/blastfleet/blastfleet/internal/manifest"
@@ -108,7 +109,7 @@ func TestSizeWorkers(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			p := v1alpha1.Partitions{Workers: 2, SlotsPerWorker: tc.slots, Resources: tc.given}
 			before := *tc.given.DeepCopy()
-			got := sizeWorkers(p, tc.db)
+			got := sizeWorkers(p, tc.db, 0)
 			if !sameResources(got.Resources, tc.want) {
 				t.Errorf("resources %v, want %v", got.Resources, tc.want)
 			}
@@ -202,5 +203,84 @@ func TestSetSizes(t *testing.T) {
 	setSizes(&st, m)
 	if st.Bytes != 485 || st.LargestShardBytes != 305 || st.CommonBytes != 10 {
 		t.Errorf("bytes %d, largest shard %d, common %d; want 485, 305, 10", st.Bytes, st.LargestShardBytes, st.CommonBytes)
+	}
+}
+
+// The worker pods' scratch emptyDir is bounded by what their slots'
+// shard caches and working files take, or by spec.partitions.scratchSize;
+// it had no bound, so a pod could fill its node's disk (issue 30,
+// finding 15).
+func TestScratchSizeLimit(t *testing.T) {
+	scratch := func(s *PartitionSpec) *resource.Quantity {
+		obj, err := MPIJobExecutor{}.Build(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range obj.(*kubeflow.MPIJob).Spec.MPIReplicaSpecs[kubeflow.MPIReplicaTypeWorker].Template.Spec.Volumes {
+			if v.Name == "scratch" {
+				return v.EmptyDir.SizeLimit
+			}
+		}
+		t.Fatal("no scratch volume")
+		return nil
+	}
+	req := aCampaign().partitions(1, 3, 2).request(0, 0)
+	for _, c := range []struct {
+		name   string
+		db     *v1alpha1.BlastDatabase
+		memory string
+		asked  string
+		want   string // "" for no bound
+	}{
+		// Each of 2 slots caches the whole 3Gi database, beside 1Gi of files.
+		{"whole database", sizedDB(3*gi, gi), "", "", "8Gi"},
+		// Memory bounds each slot's cache to 1280Mi (3840Mi less 256Mi
+		// for the master, 2 x 512Mi of BLAST's, / 2).
+		{"cache bounded by memory", sizedDB(3*gi, gi), "3840Mi", "", "4608Mi"},
+		{"size unknown", sizedDB(0, 0), "", "", ""},
+		{"asked", sizedDB(3*gi, gi), "", "20Gi", "20Gi"},
+		{"asked none", sizedDB(3*gi, gi), "", "0", ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := *req
+			c2 := r.Campaign.DeepCopy()
+			if c.memory != "" {
+				c2.Spec.Partitions.Resources.Limits = corev1.ResourceList{corev1.ResourceMemory: resource.MustParse(c.memory)}
+			}
+			if c.asked != "" {
+				q := resource.MustParse(c.asked)
+				c2.Spec.Partitions.ScratchSize = &q
+			}
+			r.Campaign, r.Database = c2, c.db
+			got := scratch(NewPartitionSpec(&r))
+			switch {
+			case c.want == "" && got != nil:
+				t.Errorf("scratch bounded by %s, want no bound", got)
+			case c.want != "" && (got == nil || got.Cmp(resource.MustParse(c.want)) != 0):
+				t.Errorf("scratch bounded by %v, want %s", got, c.want)
+			}
+		})
+	}
+}
+
+// The master holds every query: the worker pods' memory counts twice the
+// queries object (measured 1.84x), which it did not, so a campaign of
+// many short reads left the master's pod short of memory (issue 30,
+// finding 15).
+func TestMasterQueriesCounted(t *testing.T) {
+	req := aCampaign().partitions(1, 3, 2).request(0, 0)
+	req.Database = sizedDB(3*gi, gi)
+	req.QueryBytes = gi
+	s := NewPartitionSpec(req)
+	// 2 slots x 3Gi, 256Mi for the master and 2Gi for its queries, 2 x 512Mi for BLAST.
+	if want := res("2", "9472Mi", "", "9472Mi"); !sameResources(s.Resources, want) {
+		t.Errorf("resources %v, want %v", s.Resources, want)
+	}
+	// A memory given: the queries come out of the shards' cache.
+	c := req.Campaign.DeepCopy()
+	c.Spec.Partitions.Resources.Limits = corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("9472Mi")}
+	req.Campaign = c
+	if w := sizeWorkers(c.Spec.Partitions, req.Database, gi); w.CacheBytes != 3*gi {
+		t.Errorf("cache %d bytes a slot, want %d", w.CacheBytes, 3*gi)
 	}
 }

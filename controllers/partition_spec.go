@@ -71,9 +71,9 @@ func NewPartitionSpec(p *PartitionRequest) *PartitionSpec {
 	spec := c.Spec.Partitions
 	name := PartitionName(c.Name, p.Index, p.Restart)
 	labels := partitionLabels(c, p.Index, p.Restart)
-	vol, mount := scratchVolume()
 	st := campaignStorage(c, p.Database)
-	size := sizeWorkers(spec, p.Database)
+	size := sizeWorkers(spec, p.Database, p.QueryBytes)
+	vol, mount := scratchVolume(size.Scratch)
 	command := []string{"blastfleet-engine",
 		"--campaign", p.Location,
 		"--partition-id", name,

@@ -226,7 +226,7 @@ const ReasonMemoryShort = "MemoryBelowShards"
 func (run *campaignRun) createPartition(ctx context.Context, index, restart int) (bool, error) {
 	c := run.c
 	spec := NewPartitionSpec(&PartitionRequest{Campaign: c, Index: index, Restart: restart, Location: run.loc, Image: run.r.image(c), Site: run.r.Site, Database: run.db,
-		STSEndpoint: run.r.Stores.STSEndpoint})
+		STSEndpoint: run.r.Stores.STSEndpoint, QueryBytes: run.queryBytes()})
 	ex, err := run.r.executorFor(c)
 	if err != nil {
 		// Not a failure: installing Argo and restarting the operator
@@ -278,9 +278,18 @@ func (run *campaignRun) started() {
 	}
 	t := metav1.NewTime(run.now)
 	c.Status.StartTime = &t
-	if short := sizeWorkers(c.Spec.Partitions, run.db).Short; short != "" {
+	if short := sizeWorkers(c.Spec.Partitions, run.db, run.queryBytes()).Short; short != "" {
 		run.warn(ReasonMemoryShort, "Create", short)
 	}
+}
+
+// queryBytes is the queries object's size by the plan, 0 before the
+// ledger is read.
+func (run *campaignRun) queryBytes() int64 {
+	if run.ledger == nil {
+		return 0
+	}
+	return run.ledger.Plan().Queries.Size
 }
 
 func (run *campaignRun) deletePartition(ctx context.Context, p partition, why string) error {

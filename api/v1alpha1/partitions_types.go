@@ -2,6 +2,7 @@ package v1alpha1
 
 import (
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 )
 
 // Partitions is how many MPIJobs (or Argo Workflows) run a campaign and
@@ -78,6 +79,15 @@ type Partitions struct {
 	// +kubebuilder:validation:XValidation:rule="!has(self.requests) || ((!('cpu' in self.requests) || !quantity(string(self.requests['cpu'])).isLessThan(quantity('0'))) && (!('memory' in self.requests) || !quantity(string(self.requests['memory'])).isLessThan(quantity('0'))) && (!('ephemeral-storage' in self.requests) || !quantity(string(self.requests['ephemeral-storage'])).isLessThan(quantity('0'))))",message="resources.requests must not be negative",fieldPath=".requests"
 	// +kubebuilder:validation:XValidation:rule="!has(self.limits) || ((!('cpu' in self.limits) || !quantity(string(self.limits['cpu'])).isLessThan(quantity('0'))) && (!('memory' in self.limits) || !quantity(string(self.limits['memory'])).isLessThan(quantity('0'))) && (!('ephemeral-storage' in self.limits) || !quantity(string(self.limits['ephemeral-storage'])).isLessThan(quantity('0'))))",message="resources.limits must not be negative",fieldPath=".limits"
 	Resources corev1.ResourceRequirements `json:"resources,omitempty"`
+
+	// ScratchSize bounds each worker pod's scratch emptyDir (its shard
+	// cache and BLAST's working files); the kubelet evicts a pod that
+	// writes more. Unset: each slot's shard cache (the whole database, or
+	// the cache the memory bounds) plus 1Gi per slot, when the database's
+	// size is known; else no bound. 0: no bound.
+	// +optional
+	// +kubebuilder:validation:XValidation:rule="!quantity(string(self)).isLessThan(quantity('0'))",message="scratchSize must not be negative"
+	ScratchSize *resource.Quantity `json:"scratchSize,omitempty"`
 
 	// NodeSelector for the partition's pods.
 	// +optional

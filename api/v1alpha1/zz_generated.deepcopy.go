@@ -369,6 +369,11 @@ func (in *Partitions) DeepCopyInto(out *Partitions) {
 		**out = **in
 	}
 	in.Resources.DeepCopyInto(&out.Resources)
+	if in.ScratchSize != nil {
+		in, out := &in.ScratchSize, &out.ScratchSize
+		x := (*in).DeepCopy()
+		*out = &x
+	}
 	if in.NodeSelector != nil {
 		in, out := &in.NodeSelector, &out.NodeSelector
 		*out = make(map[string]string, len(*in))

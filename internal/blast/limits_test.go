@@ -3,23 +3,16 @@ package blast
 import (
 	"context"
 	"errors"
-	"os"
-	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/blastfleet/blastfleet/internal/testenv"
 )
 
 // fakeBLAST puts a blastn on PATH that runs script.
-func fakeBLAST(t *testing.T, script string) {
-	t.Helper()
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "blastn"), []byte("#!/bin/sh\n"+script+"\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
-}
+func fakeBLAST(t *testing.T, script string) { testenv.FakeBLAST(t, script) }
 
 func limitedRun(t *testing.T, inv Invocation) ([]byte, error, time.Duration) {
 	t.Helper()

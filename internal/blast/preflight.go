@@ -7,6 +7,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -59,11 +61,38 @@ func Preflight(ctx context.Context, program Program, opts []Option) error {
 		return err
 	}
 	_, err = Run(ctx, Invocation{Program: program, DB: db, Query: query, Format: format, Options: opts})
+	// Only an argument error is a refusal: BLAST failing otherwise (no
+	// room to write, a crash, a signal) says nothing of the search.
 	var xe *ExitError
-	if errors.As(err, &xe) {
+	if errors.As(err, &xe) && xe.UsageError() {
 		return &RefusedError{Program: program, Options: opts, StderrTail: xe.StderrTail}
 	}
-	return err
+	if err != nil {
+		return fmt.Errorf("checking the search with BLAST+ (no refusal: the check could not run here): %w", err)
+	}
+	return nil
+}
+
+// OlderVersion says whether BLAST+ version a ("2.9.0+") is older than b;
+// false when either cannot be read.
+func OlderVersion(a, b string) bool {
+	va, oka := parseVersion(a)
+	vb, okb := parseVersion(b)
+	return oka && okb && slices.Compare(va, vb) < 0
+}
+
+// parseVersion reads "2.12.0+" as [2 12 0].
+func parseVersion(v string) ([]int, bool) {
+	fields := strings.Split(strings.TrimSuffix(strings.TrimSpace(v), "+"), ".")
+	out := make([]int, len(fields))
+	for i, f := range fields {
+		n, err := strconv.Atoi(f)
+		if err != nil {
+			return nil, false
+		}
+		out[i] = n
+	}
+	return out, len(out) > 0
 }
 
 // RefusedError is BLAST+'s own refusal of a search's options, as opposed

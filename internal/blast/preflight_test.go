@@ -89,3 +89,44 @@ func TestPreflightThatCannotRunIsNoRefusal(t *testing.T) {
 		t.Fatalf("Preflight with no temporary directory: %v, want an error that is no refusal", err)
 	}
 }
+
+// A BLAST run that fails for want of room (a full scratch directory) or
+// crashes is no refusal either: it was one, since any failure of the
+// check's own run counted, and a site with a full /tmp marked the search
+// invalid for every site (issue 30, finding 10).
+func TestPreflightFailingRunIsNoRefusal(t *testing.T) {
+	testenv.RequireTools(t, "makeblastdb")
+	for _, c := range []struct{ name, script string }{
+		{"full scratch", "echo 'BLAST engine error: Could not write to /tmp/x: No space left on device' >&2; exit 3"},
+		{"killed", "kill -9 $$"},
+		{"usage", `echo 'Error: Argument "word_size". Illegal value, expected >=4' >&2; exit 1`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			fakeBLAST(t, c.script)
+			err := Preflight(context.Background(), Blastn, nil)
+			if want := c.name == "usage"; err == nil || Refuses(err) != want {
+				t.Fatalf("Preflight whose blastn %s: %v (refusal %v), want an error, a refusal: %v", c.name, err, Refuses(err), want)
+			}
+		})
+	}
+}
+
+func TestOlderVersion(t *testing.T) {
+	for _, c := range []struct {
+		a, b string
+		want bool
+	}{
+		{"2.9.0+", "2.12.0+", true},
+		{"2.12.0+", "2.12.0+", false},
+		{"2.16.0+", "2.12.0+", false},
+		{"2.12.0+", "2.12.1+", true},
+		{"2.12+", "2.12.0+", true},
+		{"", "2.12.0+", false},
+		{"2.9.0+", "", false},
+		{"x.y", "2.12.0+", false},
+	} {
+		if got := OlderVersion(c.a, c.b); got != c.want {
+			t.Errorf("OlderVersion(%q, %q) = %v, want %v", c.a, c.b, got, c.want)
+		}
+	}
+}

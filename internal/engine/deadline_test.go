@@ -3,9 +3,7 @@ package engine_test
 import (
 	"bytes"
 	"context"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -14,6 +12,7 @@ import (
 	"github.com/blastfleet/blastfleet/internal/engine"
 	"github.com/blastfleet/blastfleet/internal/ledger"
 	"github.com/blastfleet/blastfleet/internal/refsearch"
+	"github.com/blastfleet/blastfleet/internal/testenv"
 )
 
 // hangOn puts a blastn on PATH that hangs when its query file holds id
@@ -24,21 +23,15 @@ func hangOn(t *testing.T, id string) {
 	if err != nil {
 		t.Skip("no blastn")
 	}
-	dir := t.TempDir()
-	script := `#!/bin/sh
-q=""
+	testenv.FakeBLAST(t, `q=""
 prev=""
 for a in "$@"; do
   [ "$prev" = "-query" ] && q="$a"
   prev="$a"
 done
-if grep -q '^>` + id + `\b' "$q"; then exec sleep 600; fi
-exec ` + real + ` "$@"
-`
-	if err := os.WriteFile(filepath.Join(dir, "blastn"), []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
+if grep -q '^>`+id+`\b' "$q"; then exec sleep 600; fi
+exec `+real+` "$@"
+`)
 }
 
 // A BLAST that hangs on one query no longer holds its chunk (renewing the

@@ -125,6 +125,10 @@ type failedMsg struct {
 	Signal     string
 	StderrTail string
 	Config     bool // BLAST+ refuses the search's options: no retry helps
+	// Site: this site's BLAST+, older than the one that built the
+	// database, refuses the search: maybe this site's trouble alone, so
+	// its partition stops and no chunk or campaign is marked.
+	Site bool
 	// Unavailable: the object store could not be reached (fetching a
 	// shard): the store's trouble, not the chunk's.
 	Unavailable bool

@@ -16,10 +16,12 @@ type storeUnavailable struct{ error }
 func (e storeUnavailable) Unwrap() error { return e.error }
 
 // isStoreUnavailable: the unit failed because the object store could not
-// be reached (down, restarting, 5xx), not because of its chunk.
+// be reached (down, restarting, 5xx) or lost a part it had acknowledged
+// (InvalidPart at completion: the parts' ETags are the store's own
+// answers), not because of its chunk.
 func isStoreUnavailable(cause error, f *failedMsg) bool {
 	var su storeUnavailable
-	return errors.As(cause, &su) || objstore.Unavailable(cause) || (f != nil && f.Unavailable)
+	return errors.As(cause, &su) || objstore.Unavailable(cause) || objstore.ErrorCode(cause) == "InvalidPart" || (f != nil && f.Unavailable)
 }
 
 // loseTouch drops a unit the object store's outage broke, as a partition

@@ -22,11 +22,46 @@ import (
 // an outage is the store's trouble, and recorded as failures, repeated
 // outages would split the chunk down to failed queries.
 func TestStoreOutageIsNoFailure(t *testing.T) {
-	m := testenv.StartMinIO(t)
-	m.MakeBucket(t, "outage")
 	completing := func(r *http.Request) bool { return r.Method == http.MethodPost && r.URL.Query().Has("uploadId") }
 	// minio-go tries a request 10 times: the first completion fails for good.
-	p, err := faultproxy.Start(m.Endpoint, 1, faultproxy.Faults{Reset: 1, Max: 10, Only: completing})
+	s, n := storeFaultCampaign(t, faultproxy.Faults{Reset: 1, Max: 10, Only: completing})
+	if n.Resets != 10 {
+		t.Fatalf("proxy %v: want 10 completions reset", n)
+	}
+	checkRedoneOnce(t, s)
+}
+
+// TestLostPartIsNoFailure: the store acknowledges a part of a chunk's
+// result and loses it, so the upload's completion fails (InvalidPart).
+// That is the store's trouble too: the chunk is redone without a
+// failure on record (it was recorded failed, and with one attempt
+// allowed its queries failed).
+func TestLostPartIsNoFailure(t *testing.T) {
+	parts := func(r *http.Request) bool { return r.URL.Query().Has("partNumber") }
+	s, n := storeFaultCampaign(t, faultproxy.Faults{LostWrite: 1, Max: 1, Only: parts})
+	if n.LostWrites != 1 {
+		t.Fatalf("proxy %v: want one part lost", n)
+	}
+	checkRedoneOnce(t, s)
+}
+
+func checkRedoneOnce(t *testing.T, s *ledger.Status) {
+	t.Helper()
+	if !s.Complete || s.Failed != 0 || s.QueriesFailed != 0 || s.FailedAttempts.Total()-s.FailedAttempts.Abandoned != 0 {
+		t.Errorf("status %+v: want every chunk committed and no failure on record", s)
+	}
+	if s.Attempts != s.Chunks+1 || s.FailedAttempts.Abandoned != 1 {
+		t.Errorf("status %+v: want the broken chunk redone once, its first attempt abandoned", s)
+	}
+}
+
+// storeFaultCampaign runs a simulated campaign of 8 queries in chunks of
+// 4, one attempt allowed each, reaching MinIO through a proxy with f.
+func storeFaultCampaign(t *testing.T, f faultproxy.Faults) (*ledger.Status, faultproxy.Counts) {
+	t.Helper()
+	m := testenv.StartMinIO(t)
+	m.MakeBucket(t, "outage")
+	p, err := faultproxy.Start(m.Endpoint, 1, f)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,13 +110,5 @@ func TestStoreOutageIsNoFailure(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("status %+v; proxy %v", s, p.Counts())
-	if p.Counts().Resets != 10 {
-		t.Fatalf("proxy %v: want 10 completions reset", p.Counts())
-	}
-	if !s.Complete || s.Failed != 0 || s.QueriesFailed != 0 || s.FailedAttempts.Total()-s.FailedAttempts.Abandoned != 0 {
-		t.Errorf("status %+v: want every chunk committed and no failure on record", s)
-	}
-	if s.Attempts != s.Chunks+1 || s.FailedAttempts.Abandoned != 1 {
-		t.Errorf("status %+v: want the broken chunk redone once, its first attempt abandoned", s)
-	}
+	return s, p.Counts()
 }

@@ -204,6 +204,12 @@ func (m *master) fail(ctx context.Context, u *unit, cause error, f *failedMsg) e
 	if u.lease == nil {
 		return cause
 	}
+	if f != nil && f.Site {
+		// This site's BLAST+ cannot run the search: the partition ends,
+		// its chunks are given back stopped (giveUpUnits), nothing is
+		// marked, and the campaign goes on at other sites.
+		return siteError{cause}
+	}
 	if ctx.Err() != nil || (f != nil && stopSignal(f.Signal)) {
 		// Told to stop, BLAST or the engine gave up healthy work: a stop.
 		m.stop(ctx, u, cause)
@@ -249,6 +255,12 @@ func (m *master) fail(ctx context.Context, u *unit, cause error, f *failedMsg) e
 	// A barrier may have waited only for the abandoned unit's writes.
 	return m.checkSync(ctx)
 }
+
+// siteError ends a partition whose site cannot run the search, though
+// others may: its chunks are recorded stopped, not failed.
+type siteError struct{ error }
+
+func (e siteError) Unwrap() error { return e.error }
 
 // takenOverMsg is logged for a chunk another partition took over while
 // this one still worked on it.
@@ -305,22 +317,29 @@ func stopSignal(sig string) bool {
 }
 
 func stopReason(ctx context.Context, cause error) string {
+	var site siteError
+	if errors.As(cause, &site) {
+		return "the partition stopped: " + cause.Error()
+	}
 	if ctx.Err() != nil {
 		return "the partition was told to stop (SIGTERM: suspend, scale-down, preemption or deletion)"
 	}
 	return "BLAST was told to stop: " + cause.Error()
 }
 
-// giveUpUnits ends the units still open when the loop ends: after a stop
-// each is recorded stopped and released; after an error each is dropped
+// giveUpUnits ends the units still open when the loop ends: after a stop,
+// or an error of this site's alone (siteError), each is recorded stopped
+// and released; after another error each is dropped
 // and its lease left to expire (abandoned), since the partition may be
 // what is wrong. Stops are written at once and side by side, not in the
 // leasing lane behind what it is doing: mpirun gives a rank told to stop
 // one second before its SIGKILL.
 func (m *master) giveUpUnits(ctx context.Context, err error) {
 	var wg sync.WaitGroup
+	var site siteError
+	stopped := ctx.Err() != nil || errors.As(err, &site)
 	for _, u := range slices.Clone(m.units) {
-		if ctx.Err() == nil || u.lease == nil {
+		if !stopped || u.lease == nil {
 			m.abandon(context.WithoutCancel(ctx), u, err)
 			continue
 		}

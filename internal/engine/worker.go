@@ -268,6 +268,18 @@ func (w *worker) start(ctx context.Context, a *assignMsg) {
 	go func() { w.results <- run(tctx, a) }()
 }
 
+// olderBLAST says, when this site's BLAST+ is older than the one that
+// built the database, that a refusal here may be this site's alone (an
+// option newer than its BLAST+), not the search's; "" otherwise.
+func (w *worker) olderBLAST(ctx context.Context) string {
+	here, err := blast.Version(ctx, string(w.cfg.Program))
+	if err != nil || !blast.OlderVersion(here, w.db.BlastVersion) {
+		return ""
+	}
+	return fmt.Sprintf("this site's BLAST+ %s is older than %s, which built the database: the refusal may be this site's alone, so this partition stops and the campaign goes on elsewhere",
+		here, w.db.BlastVersion)
+}
+
 func (w *worker) finishTask(ctx context.Context, r taskResult) error {
 	w.cancel()
 	w.cancel = nil
@@ -298,8 +310,13 @@ func (w *worker) finishTask(ctx context.Context, r taskResult) error {
 			// Only BLAST's own refusal: a check that cannot run here (no
 			// room, no makeblastdb) says nothing of the search.
 			if xe.UsageError() && blast.Refuses(blast.Preflight(ctx, w.cfg.Program, w.cfg.Options)) {
-				f.Config = true
-				f.Error += " (BLAST+ refuses the search's options on any query: no retry can help)"
+				if older := w.olderBLAST(ctx); older != "" {
+					f.Site = true
+					f.Error += " (" + older + ")"
+				} else {
+					f.Config = true
+					f.Error += " (BLAST+ refuses the search's options on any query: no retry can help)"
+				}
 			}
 		}
 		if err := w.tr.Send(0, encode(&envelope{Failed: f})); err != nil {

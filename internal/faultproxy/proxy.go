@@ -10,6 +10,8 @@ import (
 	"net/url"
 	"sync"
 	"time"
+
+	"github.com/minio/minio-go/v7"
 )
 
 // Proxy is a running fault-injecting proxy.
@@ -18,6 +20,7 @@ type Proxy struct {
 	// host:port.
 	URL, Host string
 
+	target    *url.URL
 	transport *http.Transport
 	rp        *httputil.ReverseProxy
 	srv       *http.Server
@@ -27,8 +30,10 @@ type Proxy struct {
 	mu       sync.Mutex
 	plan     *plan
 	counts   Counts
-	closed   bool      // no handler may start: Close waits for those running
-	linkFree time.Time // when the throttled link has sent all it booked
+	closed   bool                 // no handler may start: Close waits for those running
+	linkFree time.Time            // when the throttled link has sent all it booked
+	s3       *minio.Client        // asks the server about preconditions (UseCredentials)
+	listings map[string][]listing // answers to LISTs, oldest first, for StaleList
 }
 
 // Start listens on 127.0.0.1 (a free port) and proxies to target
@@ -47,6 +52,8 @@ func Start(target string, seed uint64, f Faults) (*Proxy, error) {
 	}
 	p := &Proxy{
 		Host:      ln.Addr().String(),
+		target:    u,
+		listings:  map[string][]listing{},
 		transport: &http.Transport{Proxy: nil, MaxIdleConnsPerHost: 16, IdleConnTimeout: 30 * time.Second},
 		served:    make(chan error, 1),
 		plan:      newPlan(seed, f),
@@ -84,7 +91,9 @@ func (p *Proxy) SetFaults(f Faults) error {
 func (p *Proxy) Counts() Counts {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.counts
+	c := p.counts
+	c.LostWriteKeys = append([]string(nil), c.LostWriteKeys...)
+	return c
 }
 
 func (p *Proxy) count(f func(*Counts)) {
@@ -125,7 +134,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	hit := p.plan.faults.Only == nil || p.plan.faults.Only(r)
 	added := p.plan.faults.AddedLatency
 	if hit {
-		d = p.plan.next()
+		d = p.plan.nextFor(p.opOf(r))
 	}
 	p.mu.Unlock()
 	tw := &throttled{ResponseWriter: w, p: p, ctx: r.Context()}
@@ -153,6 +162,13 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case reset:
 		p.count(func(c *Counts) { c.Resets++ })
 		resetConn(w)
+	case lostWrite:
+		p.loseWrite(w, r)
+	case staleList:
+		if p.serveStale(w, r) {
+			return
+		}
+		fallthrough // nothing kept to serve yet
 	default:
 		p.count(func(c *Counts) { c.Forwarded++ })
 		var out http.ResponseWriter = w
@@ -168,7 +184,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func (p *Proxy) modifyResponse(resp *http.Response) error {
 	k, _ := resp.Request.Context().Value(ctxKey{}).(kind)
 	if k != lostCut && k != lost5xx {
-		return nil
+		return p.keepListing(resp)
 	}
 	conditional := resp.Request.Header.Get("If-None-Match") != "" || resp.Request.Header.Get("If-Match") != ""
 	p.count(func(c *Counts) {

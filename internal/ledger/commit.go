@@ -66,12 +66,33 @@ func (ls *Lease) commitStored(ctx context.Context, size int64, sum string) error
 		ResultKey: key, Size: size, SHA256: sum,
 		Holder: ls.Holder, Site: l.site, Attempt: ls.Attempt,
 	}
-	err := l.decide(ctx, ls.Range, encode(rec))
+	err := l.decideKept(ctx, ls.Range, encode(rec))
 	if errors.Is(err, ErrAlreadyCommitted) {
 		l.st.Delete(ctx, key)
 	}
 	ls.Release(ctx)
 	return err
+}
+
+// maxLostDecisions bounds writing a decision again that the store
+// acknowledged and then did not keep.
+const maxLostDecisions = 5
+
+// decideKept is decide, then a read of commit.json: a store may
+// acknowledge a write and lose it, and a commit marker lost would have
+// the chunk searched again, here or elsewhere. One GET per decision
+// finds the loss now, while the result is still there, and writes the
+// marker again (a decision taken meanwhile by another still wins).
+func (l *Ledger) decideKept(ctx context.Context, r Range, data []byte) error {
+	for range maxLostDecisions {
+		if err := l.decide(ctx, r, data); err != nil {
+			return err
+		}
+		if _, kept := holds(ctx, l.st, r.dir()+commitName, data); kept {
+			return nil
+		}
+	}
+	return fmt.Errorf("committing chunk %s: the store acknowledged the commit marker %d times and kept none of them", r, maxLostDecisions)
 }
 
 // decide creates commit.json, or replaces a void one by CAS; a corrupt one

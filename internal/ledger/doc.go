@@ -96,6 +96,16 @@
 // reads the object back: if it holds exactly our bytes, an earlier try of
 // the same request won and the write counts as ours.
 //
+// # Lost writes
+//
+// A store may acknowledge a write and lose it. The two whose loss would
+// cost most are read back once written and written again when missing:
+// a commit marker (else the chunk is searched again) and assembled.json
+// (else the campaign is reported done without its record). Any other
+// lost write costs at most a lease's wait or a duplicate search that the
+// commit marker decides; nothing is decided on a listing alone, so a
+// stale listing costs a wasted request.
+//
 // # Cost
 //
 // Status is one List of chunks/ plus GETs of the small records whose ETag

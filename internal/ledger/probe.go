@@ -20,6 +20,24 @@ var ErrStoreUnsafe = errors.New("the object store does not honour conditional wr
 // them would let two partitions commit the same chunk, silently. It
 // writes, races and deletes one small object under probes/.
 func CheckStore(ctx context.Context, st objstore.Store) error {
+	var err error
+	for range probeTries {
+		if err = checkStore(ctx, st); !errors.Is(err, errProbeLost) {
+			return err
+		}
+	}
+	return err
+}
+
+// probeTries bounds probing a store that loses the probe's first write.
+const probeTries = 3
+
+// errProbeLost: the store acknowledged the probe's create and does not
+// hold it. Raced, such a create looks like a store ignoring If-None-Match,
+// which a store that loses a write now and then is not: probe again.
+var errProbeLost = errors.New("the store acknowledged the probe's create but does not hold it")
+
+func checkStore(ctx context.Context, st objstore.Store) error {
 	key := probePrefix + newToken() + ".json"
 	defer func() { _ = st.Delete(context.WithoutCancel(ctx), key) }()
 	unsafe := func(how string) error {
@@ -35,6 +53,9 @@ func CheckStore(ctx context.Context, st objstore.Store) error {
 	}
 	if err != nil {
 		return fmt.Errorf("checking the object store at %s: creating %s: %w", st.URL(""), key, err)
+	}
+	if _, kept := holds(ctx, st, key, first); !kept {
+		return fmt.Errorf("checking the object store at %s: %s: %w", st.URL(""), key, errProbeLost)
 	}
 	switch _, err := st.PutIfAbsent(ctx, key, []byte(`{"probe":2}`+"\n")); {
 	case err == nil:

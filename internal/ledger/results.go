@@ -92,6 +92,14 @@ func (l *Ledger) assemble(ctx context.Context) (string, error) {
 	if _, err := l.st.PutIfAbsent(ctx, assembledKey, encode(rec)); err != nil && !errors.Is(err, objstore.ErrPrecondition) {
 		return "", fmt.Errorf("assembling results: %w", err)
 	}
+	// A store may acknowledge a write and lose it: without its marker the
+	// campaign is not done, whatever this assembler was told.
+	if done, err := l.Assembled(ctx); err != nil || !done {
+		if err == nil {
+			err = fmt.Errorf("the store acknowledged %s but does not hold it", l.st.URL(assembledKey))
+		}
+		return "", fmt.Errorf("assembling results: %w; assembly will be retried", err)
+	}
 	return ResultKey, nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"testing"
 )
 
 // SlowBLASTPath writes, under dir, a blastn that sleeps delay seconds and
@@ -25,4 +26,15 @@ func SlowBLASTPath(dir, delay string) (string, error) {
 		return "", err
 	}
 	return slow + string(os.PathListSeparator) + os.Getenv("PATH"), nil
+}
+
+// FakeBLAST puts first on PATH, for the test, a blastn that runs the sh
+// script: a BLAST+ that refuses, fails, hangs or reports another version.
+func FakeBLAST(t testing.TB, script string) {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "blastn"), []byte("#!/bin/sh\n"+script+"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
 }

@@ -77,16 +77,8 @@ func TestStoreFaults(t *testing.T) {
 		{"conditional", faultproxy.Faults{LostResponse: 0.3, Only: conditionalOrCompletion}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			loc := "s3://campaigns/" + campaignName(t)
-			st := e.plan(t, loc, 3)
-			p, env := e.proxied(t, uint64(i+1), c.f)
-			a := startPartition(t, loc, "A", 3, env)
-			b := startPartition(t, loc, "B", 3, env)
-			a.mustSucceed(t)
-			b.mustSucceed(t)
-			n := p.Counts()
-			t.Logf("A %s, B %s; proxy: %v", a.elapsed(), b.elapsed(), n)
-			s := verify(t, st, verifyOpts{want: e.f.want, parts: []*partition{a, b}, noOrphans: true, needResult: true})
+			parts, st, n := e.runTwo(t, uint64(i+1), c.f)
+			s := verify(t, st, verifyOpts{want: e.f.want, parts: parts, noOrphans: true, needResult: true})
 			checkAccounted(t, s)
 			if s.Attempts != s.Chunks {
 				t.Errorf("%d attempts for %d chunks: store faults alone made chunks be redone", s.Attempts, s.Chunks)
