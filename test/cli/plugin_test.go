@@ -32,6 +32,8 @@ import (
 type plugin struct {
 	t   *testing.T
 	env []string
+	// dir, if set, is where kubectl runs (relative paths in its args).
+	dir string
 }
 
 func newPlugin(t *testing.T, kubeconfig string) *plugin {
@@ -71,6 +73,7 @@ func (p *plugin) kubectl(args ...string) (stdout, stderr string, code int) {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "kubectl", args...)
 	cmd.Env = p.env
+	cmd.Dir = p.dir
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
