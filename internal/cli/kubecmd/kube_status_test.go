@@ -147,7 +147,7 @@ func testStatus(t *testing.T, f *kubeFixture) {
 	f.setStatus("default", "st-done", complete)
 	out = f.mustCLI("status", "st-done")
 	for _, want := range []string{"Phase:        Complete, ran 50m, finished 10m ago", "ETA:          done, in 50m",
-		"Result:       s3://blastfleet/campaigns/y/result (blastfleet results st-done -o FILE)"} {
+		"Result:       s3://blastfleet/campaigns/y/result (blastfleet results st-done --output-file FILE)"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("status of a complete campaign lacks %q:\n%s", want, out)
 		}
@@ -237,7 +237,7 @@ func testStatusWatch(t *testing.T, f *kubeFixture) {
 	if strings.Contains(r.out, "\x1b[") {
 		t.Errorf("escape sequences on a pipe:\n%q", r.out)
 	}
-	if !strings.Contains(r.errOut, "st-watch is Complete; get its result with: blastfleet results st-watch -o FILE") {
+	if !strings.Contains(r.errOut, "st-watch is Complete; get its result with: blastfleet results st-watch --output-file FILE") {
 		t.Errorf("stderr: %s", r.errOut)
 	}
 

@@ -26,6 +26,7 @@ func TestClusterCommands(t *testing.T) {
 		{"status/json", testStatusJSON},
 		{"status/watch", testStatusWatch},
 		{"status/watch-events", testStatusWatchEvents},
+		{"status/wait", testStatusWait},
 		{"suspend-resume", testSuspendResume},
 		{"delete", testDelete},
 		{"not-found", testNotFound},

@@ -59,7 +59,7 @@ func (v *campaignView) printDetail(w io.Writer, now time.Time) {
 	line("ETA", "%s", eta(c, v.tracker, now))
 	line("Location", "%s", campaignLocation(c))
 	if s.Result != "" {
-		line("Result", "%s (%s)", s.Result, v.bin+" results "+c.Name+" -o FILE")
+		line("Result", "%s (%s)", s.Result, v.bin+" results "+c.Name+" --output-file FILE")
 		if s.ResultSHA256 != "" {
 			line("SHA-256", "%s (%s), checked when assembled; results checks what it writes against it", s.ResultSHA256, humanize.IBytes(uint64(s.ResultBytes)))
 		}
