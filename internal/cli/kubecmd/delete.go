@@ -61,7 +61,7 @@ func (o *deleteOptions) run(ctx context.Context, cmd *cobra.Command, kc *kube, n
 			errs = append(errs, kc.explain(err))
 			continue
 		}
-		fmt.Fprintf(cmd.OutOrStdout(), "%s/%s deleted\n", campaignResource, name)
+		fmt.Fprintf(cmd.OutOrStdout(), "%s/%s deleted\n", campaignResource, c.Name)
 		cli.Hint(cmd.ErrOrStderr(), "its ledger and result stay at %s", campaignLocation(c))
 		deleted = append(deleted, c)
 	}

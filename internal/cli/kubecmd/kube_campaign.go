@@ -19,12 +19,25 @@ import (
 	"github.com/blastfleet/blastfleet/api/v1alpha1"
 )
 
+// campaignName takes a campaign's name also as kubectl names it, TYPE/NAME
+// (what get -o name prints: searchcampaign.blastfleet.io/NAME, or bsc/NAME),
+// so get -o name pipes into the other commands.
+func campaignName(arg string) string {
+	for _, typ := range []string{campaignResource, "searchcampaigns.blastfleet.io", "searchcampaign", "searchcampaigns", "bsc"} {
+		if name, ok := strings.CutPrefix(arg, typ+"/"); ok {
+			return name
+		}
+	}
+	return arg
+}
+
 // maxNamesListed bounds the names a "not found" error lists.
 const maxNamesListed = 20
 
 // getCampaign reads one campaign; when it does not exist the error lists
 // the campaigns that do, since a typo is the usual cause.
 func (k *kube) getCampaign(ctx context.Context, name string) (*v1alpha1.SearchCampaign, error) {
+	name = campaignName(name)
 	var c v1alpha1.SearchCampaign
 	err := k.c.Get(ctx, client.ObjectKey{Namespace: k.namespace, Name: name}, &c)
 	if apierrors.IsNotFound(err) && !meta.IsNoMatchError(err) {

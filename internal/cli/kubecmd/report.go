@@ -54,7 +54,7 @@ queries, sites and the runs' times, for scripts (docs/cli.md).`,
 }
 
 func (o *reportOptions) run(ctx context.Context, cmd *cobra.Command, kc *kube, args []string) error {
-	file, err := cli.ReportFile(o.format, o.output, args[0])
+	file, err := cli.ReportFile(o.format, o.output, campaignName(args[0]))
 	if err != nil {
 		return err
 	}
