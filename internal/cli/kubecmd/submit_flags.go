@@ -65,7 +65,7 @@ func (s *submitSpec) addFlags(cmd *cobra.Command) {
 	f := cmd.Flags()
 	f.StringVar(&s.name, "name", "", "the campaign's name (a DNS-1035 label: it names the partitions' pods)")
 	f.StringVar(&s.database, "database", "", "the BlastDatabase to search, in the same namespace")
-	f.StringVar(&s.queries, "queries", "", "the query FASTA (gzip if it ends in .gz): s3://bucket/key, a key in the output bucket, or a file here, which is checked and uploaded beside the campaign")
+	f.StringVar(&s.queries, "queries", "", "the query FASTA (gzip if it ends in .gz): a file here, which is checked and uploaded beside the campaign, or s3://bucket/key, an object already in a bucket")
 	f.StringVar(&s.program, "program", "", "blastn, blastp, blastx, tblastn or tblastx")
 	f.StringVar(&s.outfmt, "outfmt", "", `output format: tabular 6, 7 or 10 with columns, e.g. "6 qseqid sseqid evalue bitscore", or a report: 0, 5, 11, 15, 16 (server default "6")`)
 	f.StringVar(&s.batching, "batching", "", "how queries are cut into BLAST+ batches: blast (BLAST+'s own, as one BLAST+ run of the file) or alone (each query alone, independent of its neighbours: one database scan per query) (server default blast)")
@@ -272,15 +272,16 @@ func finishBy(v string) (map[string]any, error) {
 	return nil, fmt.Errorf("--finish-by %q: want an RFC 3339 time (2026-11-26T13:00:00Z) or a duration after the start (6h)", v)
 }
 
-// queriesRef turns s3://bucket/key or a bare key into spec.queries.
+// queriesRef turns s3://bucket/key into spec.queries; a file here gets
+// its key when it is uploaded (uploadQueries).
 func queriesRef(q string) (map[string]any, error) {
-	rest, isURL := strings.CutPrefix(q, "s3://")
-	if !isURL {
-		return map[string]any{"key": strings.TrimPrefix(q, "/")}, nil
+	if localQueries(q) {
+		return map[string]any{}, nil
 	}
+	rest, isS3 := strings.CutPrefix(q, "s3://")
 	bucket, key, _ := strings.Cut(rest, "/")
-	if bucket == "" || key == "" {
-		return nil, fmt.Errorf("--queries %q: want s3://bucket/key or a key in the output bucket", q)
+	if !isS3 || bucket == "" || key == "" {
+		return nil, fmt.Errorf("--queries %q: want s3://bucket/key for an object in a bucket, or a file here", q)
 	}
 	return map[string]any{"bucket": bucket, "key": key}, nil
 }
