@@ -30,7 +30,7 @@ type submitSpec struct {
 	chunkQueries                                                                  int32
 	partitions, workers, slots                                                    int32
 	minPartitions, maxPartitions                                                  int32
-	image, queue                                                                  string
+	image, queue, executor                                                        string
 	suspend                                                                       bool
 	deadline                                                                      time.Duration
 	finishBy                                                                      string
@@ -55,7 +55,7 @@ var queriesStoreFlags = []string{"queries-endpoint", "queries-region", "queries-
 // excludes: the file says it all.
 var submitSpecFlags = []string{
 	"name", "database", "queries", "program", "outfmt", "evalue", "top-hits", "transfer", "batching", "max-target-seqs", "blast-option",
-	"chunk-letters", "chunk-queries", "partitions", "workers", "slots", "image", "queue", "suspend", "deadline",
+	"chunk-letters", "chunk-queries", "partitions", "workers", "slots", "executor", "image", "queue", "suspend", "deadline",
 	"finish-by", "min-partitions", "max-partitions", "endpoint", "region", "bucket", "prefix", "credentials-secret",
 	"ca-configmap", "service-account", "queries-endpoint", "queries-region", "queries-credentials-secret", "queries-anonymous",
 	"queries-ca-configmap", "cpu", "cpu-limit", "memory",
@@ -76,7 +76,8 @@ func (s *submitSpec) addFlags(cmd *cobra.Command) {
 	f.StringArrayVar(&s.blastOptions, "blast-option", nil, "further BLAST option, -name=value or -name for a flag, e.g. --blast-option=-word_size=11 (repeatable)")
 	f.Int64Var(&s.chunkLetters, "chunk-letters", 0, "cut chunks of about this many query letters (server default 1000000)")
 	f.Int32Var(&s.chunkQueries, "chunk-queries", 0, "cut chunks of this many queries")
-	f.Int32Var(&s.partitions, "partitions", 0, "partitions (MPIJobs) running at once (server default 1)")
+	f.Int32Var(&s.partitions, "partitions", 0, "partitions (MPIJobs, or Workflows with --executor argo) running at once (server default 1)")
+	f.StringVar(&s.executor, "executor", "", "what runs the partitions: mpijob (Kubeflow MPIJobs) or argo (Argo Workflows, where there is no MPI operator; not with --queue) (server default mpijob)")
 	f.Int32Var(&s.workers, "workers", 0, "worker pods per partition (server default 2)")
 	f.Int32Var(&s.slots, "slots", 0, "searching MPI ranks per worker pod; the master is a rank more (server default 1)")
 	s.resources.addFlags(f)
@@ -154,6 +155,7 @@ func (s *submitSpec) object(given given, namespace string, storage *v1alpha1.Obj
 	put("slots", int64(s.slots), "partitions", "slotsPerWorker")
 	put("min-partitions", int64(s.minPartitions), "partitions", "min")
 	put("max-partitions", int64(s.maxPartitions), "partitions", "max")
+	put("executor", s.executor, "executor")
 	put("image", s.image, "partitions", "image")
 	put("service-account", s.serviceAccount, "partitions", "serviceAccountName")
 	if err := s.resources.put(given, spec); err != nil {
