@@ -97,7 +97,7 @@ func testArgo(t *testing.T, f *kubeFixture) {
 	// collector would take it) and delete returns.
 	done := make(chan error, 1)
 	go func() {
-		_, _, err := f.cli("delete", "ar", "--wait", "--timeout", "20s")
+		_, _, err := f.cli("delete", "ar", "--wait", "--timeout", "25s")
 		done <- err
 	}()
 	// The campaign goes first (no finalizer); then the Workflow.
@@ -122,7 +122,7 @@ func testArgo(t *testing.T, f *kubeFixture) {
 		if err != nil {
 			t.Errorf("delete --wait: %v", err)
 		}
-	case <-time.After(20 * time.Second):
+	case <-time.After(40 * time.Second): // past --timeout and f.cli's own bound
 		t.Fatal("delete --wait did not return once the Workflow was gone")
 	}
 }
