@@ -78,11 +78,11 @@ kubectl apply -f "$yaml/campaign.yaml"
 t3=$(now)
 location=$(kubectl get bsc "$name" -o jsonpath='{.status.location}')
 first=$("$helper" first-task "$dir" "$location" "$ta")
-"$bf" results "$name" --from-secret -o "$work/$name.tsv"
+"$bf" results "$name" --from-secret --output-file "$work/$name.tsv"
 # The partitions end on their own once no chunk is left (the operator's
 # wind-down), each writing its run record: the report wants them all.
 kubectl wait --for=condition=Succeeded mpijob -l "blastfleet.io/campaign=$name" --timeout=120s >/dev/null || true
-"$bf" report "$name" --from-secret -o "$work/$name-report.html"
+"$bf" report "$name" --from-secret --output-file "$work/$name-report.html"
 
 echo
 echo "== 5. the same search with one plain blastp -num_threads 2 on the unsharded database"

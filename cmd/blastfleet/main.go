@@ -27,7 +27,7 @@ func main() {
 	stop()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "blastfleet:", err)
-		os.Exit(1)
+		os.Exit(cli.ExitCode(err)) // one code per campaign outcome (docs/cli.md)
 	}
 }
 

@@ -55,7 +55,7 @@ func writeFileAtomic(path string, fill func(io.Writer) error) (n int64, err erro
 	}
 	f, err := os.CreateTemp(dir, "."+base+".tmp-*")
 	if err != nil {
-		return 0, fmt.Errorf("-o %s: %w", path, err)
+		return 0, fmt.Errorf("--output-file %s: %w", path, err)
 	}
 	defer func() {
 		if err != nil {
@@ -69,19 +69,19 @@ func writeFileAtomic(path string, fill func(io.Writer) error) (n int64, err erro
 		return 0, err
 	}
 	if err = bw.Flush(); err != nil {
-		return 0, fmt.Errorf("-o %s: %w", path, err)
+		return 0, fmt.Errorf("--output-file %s: %w", path, err)
 	}
 	if err = f.Chmod(0o644); err != nil {
-		return 0, fmt.Errorf("-o %s: %w", path, err)
+		return 0, fmt.Errorf("--output-file %s: %w", path, err)
 	}
 	if err = f.Sync(); err != nil {
-		return 0, fmt.Errorf("-o %s: %w", path, err)
+		return 0, fmt.Errorf("--output-file %s: %w", path, err)
 	}
 	if err = f.Close(); err != nil {
-		return 0, fmt.Errorf("-o %s: %w", path, err)
+		return 0, fmt.Errorf("--output-file %s: %w", path, err)
 	}
 	if err = os.Rename(f.Name(), path); err != nil {
-		return 0, fmt.Errorf("-o %s: %w", path, err)
+		return 0, fmt.Errorf("--output-file %s: %w", path, err)
 	}
 	return cw.n, nil
 }

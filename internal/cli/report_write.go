@@ -9,14 +9,19 @@ import (
 	"github.com/blastfleet/blastfleet/internal/report"
 )
 
-// WriteReport writes the report's page to output (atomically), or to
-// standard output for "-", and says on standard error what it holds.
-func WriteReport(cmd *cobra.Command, rep *report.Report, output string) error {
+// WriteReport writes the report's page (or, format json, its summary) to
+// output (atomically), or to standard output for "-", and says on
+// standard error what it holds.
+func WriteReport(cmd *cobra.Command, rep *report.Report, output, format string) error {
 	name, path := output, output
 	if output == "-" {
 		name, path = "the report to standard output", ""
 	}
-	n, err := writeOutput(cmd.OutOrStdout(), path, rep.WriteHTML)
+	write := rep.WriteHTML
+	if format == ReportJSON {
+		write = rep.WriteJSON
+	}
+	n, err := writeOutput(cmd.OutOrStdout(), path, write)
 	if fe := (flushError{}); errors.As(err, &fe) {
 		return fmt.Errorf("writing the report to standard output: %w", fe.error)
 	}

@@ -32,6 +32,8 @@ import (
 type plugin struct {
 	t   *testing.T
 	env []string
+	// dir, if set, is where kubectl runs (relative paths in its args).
+	dir string
 }
 
 func newPlugin(t *testing.T, kubeconfig string) *plugin {
@@ -71,6 +73,7 @@ func (p *plugin) kubectl(args ...string) (stdout, stderr string, code int) {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "kubectl", args...)
 	cmd.Env = p.env
+	cmd.Dir = p.dir
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
@@ -121,7 +124,7 @@ func TestKubectlPlugin(t *testing.T) {
 		t.Errorf("kubectl blastfleet --help: exit %d\n%s", code, out)
 	}
 
-	out, errOut, code := p.kubectl("blastfleet", "submit", "--name", "plug", "--database", "sprot", "--queries", "q.fa", "--program", "blastp")
+	out, errOut, code := p.kubectl("blastfleet", "submit", "--name", "plug", "--database", "sprot", "--queries", "s3://blastfleet/q.fa", "--program", "blastp")
 	if code != 0 || out != "searchcampaign.blastfleet.io/plug created\n" || !strings.Contains(errOut, "kubectl blastfleet status plug --watch") {
 		t.Errorf("submit: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
@@ -131,7 +134,7 @@ func TestKubectlPlugin(t *testing.T) {
 	}
 
 	// The API server's refusal, as it is, and exit status 1.
-	_, errOut, code = p.kubectl("blastfleet", "submit", "--name", "bad", "--database", "sprot", "--queries", "q.fa", "--program", "blastp", "--partitions", "0")
+	_, errOut, code = p.kubectl("blastfleet", "submit", "--name", "bad", "--database", "sprot", "--queries", "s3://blastfleet/q.fa", "--program", "blastp", "--partitions", "0")
 	if code != 1 || !strings.HasPrefix(errOut, `blastfleet: SearchCampaign.blastfleet.io "bad" is invalid: spec.partitions.count: Invalid value: 0`) {
 		t.Errorf("bad submit: exit %d, stderr %q", code, errOut)
 	}

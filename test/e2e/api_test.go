@@ -18,7 +18,7 @@ import (
 func testBadCampaign(t *testing.T, tg *target, db string) {
 	name := tg.name("e2e-bad")
 	stdout, stderr, err := tg.run(t, tg.cli, "submit", "-n", tg.ns, "--name", name, "--database", db,
-		"--queries", queriesKey, "--program", "blastn", "--partitions", "0")
+		"--queries", "s3://"+tg.bucket+"/"+queriesKey, "--program", "blastn", "--partitions", "0")
 	if err == nil {
 		t.Fatalf("blastfleet submit --partitions 0 succeeded: %s", stdout)
 	}

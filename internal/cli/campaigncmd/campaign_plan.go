@@ -251,5 +251,5 @@ func printPlanSummary(w io.Writer, p *ledger.Plan, m *manifest.Manifest, loc str
 	fmt.Fprintf(w, "  mpirun -np K blastfleet-engine --campaign %s [--partition-id ID]\n", loc)
 	fmt.Fprintf(w, "follow and collect:\n")
 	fmt.Fprintf(w, "  blastfleet campaign status %s --watch\n", loc)
-	fmt.Fprintf(w, "  blastfleet campaign results %s -o FILE\n", loc)
+	fmt.Fprintf(w, "  blastfleet campaign results %s --output-file FILE\n", loc)
 }

@@ -1,7 +1,6 @@
 package campaigncmd
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -13,13 +12,13 @@ import (
 )
 
 type campaignReportOptions struct {
-	campaign, output string
+	campaign, output, format string
 }
 
 func newCampaignReportCmd(root *cli.Options) *cobra.Command {
 	o := &campaignReportOptions{}
 	cmd := &cobra.Command{
-		Use:   "report --campaign LOCATION [-o FILE]",
+		Use:   "report --campaign LOCATION [--format html|json] [--output-file FILE]",
 		Short: "Write a campaign's HTML report from its ledger location, without a cluster",
 		Long: `Write the campaign's report as one self-contained HTML file, as "blastfleet
 report NAME" does on Kubernetes, straight from the ledger's location
@@ -33,8 +32,11 @@ records each partition's master writes under runs/ when it starts and when
 it ends. The location may also be given as the only argument.
 
 The file is FILE (default <campaign>-report.html, after the location's last
-element), written whole or not at all; -o - writes to standard output.`,
-		Example: `  blastfleet campaign report --campaign s3://work/campaigns/run1 -o run1.html
+element), written whole or not at all; --output-file - writes to standard
+output. --format json writes the run summary instead (to standard output
+unless --output-file), as "blastfleet report --format json" does.`,
+		Example: `  blastfleet campaign report --campaign s3://work/campaigns/run1 --output-file run1.html
+  blastfleet campaign report --campaign s3://work/campaigns/run1 --format json
   blastfleet campaign report --campaign /scratch/campaigns/run1`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -53,11 +55,16 @@ element), written whole or not at all; -o - writes to standard output.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.campaign, "campaign", "", "the campaign's location: s3://bucket/prefix or a directory")
-	f.StringVarP(&o.output, "output", "o", "", "write to FILE (default <campaign>-report.html); - for standard output")
+	cli.AddOutputFileFlag(cmd, &o.output, "write to FILE (default <campaign>-report.html, or standard output for --format json); - for standard output")
+	cli.AddReportFormatFlag(cmd, &o.format)
 	return cmd
 }
 
 func (o *campaignReportOptions) run(ctx context.Context, cmd *cobra.Command, loc string) error {
+	file, err := cli.ReportFile(o.format, o.output, defaultCampaignName(loc))
+	if err != nil {
+		return err
+	}
 	st, err := openCampaignStore(ctx, loc)
 	if err != nil {
 		return err
@@ -69,5 +76,5 @@ func (o *campaignReportOptions) run(ctx context.Context, cmd *cobra.Command, loc
 	if err != nil {
 		return err
 	}
-	return cli.WriteReport(cmd, rep, cmp.Or(o.output, defaultCampaignName(loc)+"-report.html"))
+	return cli.WriteReport(cmd, rep, file, o.format)
 }

@@ -23,7 +23,7 @@ func TestCampaignReport(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "report.html")
 
 	// Planned, nothing run: a report all the same.
-	stdout, stderr, err := run(t, "blastfleet", "campaign", "report", "--campaign", loc, "-o", out)
+	stdout, stderr, err := run(t, "blastfleet", "campaign", "report", "--campaign", loc, "--output-file", out)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
 	}
@@ -50,7 +50,7 @@ func TestCampaignReport(t *testing.T) {
 	if err := runrecord.WriteRun(ctx, st, clitest.RunRecord("slurm-1-abcd", "")); err != nil {
 		t.Fatal(err)
 	}
-	stdout, stderr, err = run(t, "blastfleet", "campaign", "report", loc, "-o", "-")
+	stdout, stderr, err = run(t, "blastfleet", "campaign", "report", loc, "--output-file", "-")
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
 	}
@@ -85,7 +85,7 @@ func TestCampaignReportErrors(t *testing.T) {
 		{[]string{"--campaign", loc, filepath.Join(loc, "other")}, "not both"},
 		{[]string{"--campaign", missing}, "campaign " + missing + ": stat"},
 		{[]string{"--campaign", empty}, "campaign has no plan at " + empty + ": not planned yet (blastfleet campaign plan --output " + empty + " writes the plan)"},
-		{[]string{"--campaign", loc, "-o", filepath.Join(missing, "r.html")}, "-o " + filepath.Join(missing, "r.html")},
+		{[]string{"--campaign", loc, "--output-file", filepath.Join(missing, "r.html")}, "--output-file " + filepath.Join(missing, "r.html")},
 	} {
 		_, _, err := run(t, "blastfleet", append([]string{"campaign", "report"}, tc.args...)...)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

@@ -19,7 +19,7 @@ type campaignResultsOptions struct {
 func newCampaignResultsCmd(root *cli.Options) *cobra.Command {
 	o := &campaignResultsOptions{}
 	cmd := &cobra.Command{
-		Use:   "results LOCATION [-o FILE]",
+		Use:   "results LOCATION [--output-file FILE]",
 		Short: "Write a complete campaign's results in query order",
 		Long: `Write the committed results of a complete campaign, chunk by chunk in query
 order, to standard output or to FILE. Each chunk's result is checked
@@ -32,19 +32,19 @@ While chunks are missing the command refuses (exit 1) and lists the missing
 query ranges; see blastfleet campaign status. Queries recorded as failed
 have no results; status lists them.
 
-With -o FILE the results go to a temporary file next to FILE, renamed to
+With --output-file FILE the results go to a temporary file next to FILE, renamed to
 FILE only when every chunk was copied and checked: a refusal or a bad
 result leaves no FILE (an existing FILE is kept). On standard output a bad
 result stops the stream after the chunks before it. The command changes
 nothing in the campaign: a bad result is reported, not voided.`,
-		Example: `  blastfleet campaign results s3://work/campaigns/run1 -o run1.tsv
+		Example: `  blastfleet campaign results s3://work/campaigns/run1 --output-file run1.tsv
   blastfleet campaign results s3://work/campaigns/run1 | sort -k1,1 | head`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return o.run(cmd.Context(), cmd, args[0])
 		},
 	}
-	cmd.Flags().StringVarP(&o.output, "output", "o", "", "write to FILE instead of standard output")
+	cli.AddOutputFileFlag(cmd, &o.output, "write to FILE instead of standard output")
 	o.results.AddFlags(cmd.Flags())
 	return cmd
 }

@@ -309,7 +309,7 @@ func TestCampaignPlanDir(t *testing.T) {
 	t.Run("results refused while incomplete", func(t *testing.T) {
 		outDir := t.TempDir()
 		out := filepath.Join(outDir, "hits.tsv")
-		stdout, _, err := run(t, "blastfleet", "campaign", "results", camp, "-o", out)
+		stdout, _, err := run(t, "blastfleet", "campaign", "results", camp, "--output-file", out)
 		if err == nil || !errors.Is(err, ledger.ErrIncomplete) || !strings.Contains(err.Error(), "[0,3) [3,6) [6,9) [9,10)") {
 			t.Errorf("err = %v", err)
 		}
@@ -417,7 +417,7 @@ func TestCampaignResults(t *testing.T) {
 	outDir := t.TempDir()
 	out := filepath.Join(outDir, "hits.tsv")
 
-	_, _, err := run(t, "blastfleet", "campaign", "results", loc, "-o", out)
+	_, _, err := run(t, "blastfleet", "campaign", "results", loc, "--output-file", out)
 	if err == nil || !strings.Contains(err.Error(), "missing query ranges [0,3) [3,5) [5,7) (3 ranges, 7 queries)") {
 		t.Errorf("incomplete: err = %v", err)
 	}
@@ -432,7 +432,7 @@ func TestCampaignResults(t *testing.T) {
 
 	// Complete but not assembled: no record of the whole to check the
 	// results against, and the command says so rather than skip the check.
-	_, _, err = run(t, "blastfleet", "campaign", "results", loc, "-o", out)
+	_, _, err = run(t, "blastfleet", "campaign", "results", loc, "--output-file", out)
 	if err == nil || !strings.Contains(err.Error(), "holds no record of the whole result's SHA-256") {
 		t.Errorf("unassembled: err = %v", err)
 	}
@@ -447,7 +447,7 @@ func TestCampaignResults(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	stdout, stderr, err := run(t, "blastfleet", "campaign", "results", loc, "-o", out)
+	stdout, stderr, err := run(t, "blastfleet", "campaign", "results", loc, "--output-file", out)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
 	}
@@ -485,7 +485,7 @@ func TestCampaignResults(t *testing.T) {
 	}
 	clitest.WriteFile(t, results[0], []byte(strings.ToUpper("results of [3,5)\n")))
 	out2 := filepath.Join(outDir, "again.tsv")
-	_, _, err = run(t, "blastfleet", "campaign", "results", loc, "-o", out2)
+	_, _, err = run(t, "blastfleet", "campaign", "results", loc, "--output-file", out2)
 	if err == nil || !strings.Contains(err.Error(), "[3,5)") || !strings.Contains(err.Error(), "readers change nothing") {
 		t.Errorf("corrupt result: err = %v", err)
 	}
@@ -611,7 +611,7 @@ func TestCampaignFailedQueries(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(t.TempDir(), "hits.tsv")
-	_, stderr, err := run(t, "blastfleet", "campaign", "results", loc, "-o", out)
+	_, stderr, err := run(t, "blastfleet", "campaign", "results", loc, "--output-file", out)
 	if err != nil || !strings.Contains(stderr, "2 queries failed and have no results") {
 		t.Errorf("results: %v\n%s", err, stderr)
 	}

@@ -61,7 +61,7 @@ func (o *deleteOptions) run(ctx context.Context, cmd *cobra.Command, kc *kube, n
 			errs = append(errs, kc.explain(err))
 			continue
 		}
-		fmt.Fprintf(cmd.OutOrStdout(), "%s/%s deleted\n", campaignResource, name)
+		fmt.Fprintf(cmd.OutOrStdout(), "%s/%s deleted\n", campaignResource, c.Name)
 		cli.Hint(cmd.ErrOrStderr(), "its ledger and result stay at %s", campaignLocation(c))
 		deleted = append(deleted, c)
 	}
@@ -107,13 +107,13 @@ func remains(ctx context.Context, kc *kube, c *v1alpha1.SearchCampaign) (string,
 	}
 	parts, err := kc.partitions(ctx, c)
 	if meta.IsNoMatchError(err) {
-		return "", nil // no MPIJob API: no partitions either
+		return "", nil // no MPIJob (or Workflow) API: no partitions either
 	}
 	if err != nil {
 		return "", kc.explain(err)
 	}
 	if len(parts) > 0 {
-		return fmt.Sprintf("%d partition(s), e.g. MPIJob %s", len(parts), parts[0].job.Name), nil
+		return fmt.Sprintf("%d partition(s), e.g. %s %s", len(parts), parts[0].kind(), parts[0].obj.GetName()), nil
 	}
 	return "", nil
 }

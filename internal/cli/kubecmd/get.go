@@ -3,13 +3,14 @@ package kubecmd
 import (
 	"context"
 	"fmt"
-	"io"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/printers"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/blastfleet/blastfleet/api/v1alpha1"
@@ -17,67 +18,109 @@ import (
 )
 
 type getOptions struct {
-	format   string
-	all      bool
-	selector string
+	format    string
+	all       bool
+	selector  string
+	noHeaders bool
+	labels    bool
+	labelCols []string
+	// print is cli-runtime's printers for the formats kubectl has no
+	// table for: json, yaml, name, jsonpath, go-template.
+	print *genericclioptions.PrintFlags
 }
 
 func newGetCmd() *cobra.Command {
-	o := &getOptions{}
+	o := &getOptions{print: genericclioptions.NewPrintFlags("")}
+	o.print.OutputFormat = &o.format
 	k := &kubeOptions{}
 	cmd := &cobra.Command{
 		Use:   "get [NAME...]",
 		Short: "List campaigns: phase, progress, chunks, partitions",
 		Long: `List the SearchCampaigns of a namespace (all namespaces with -A), or the ones
 named, as kubectl get bsc does: PHASE, PROGRESS (share of queries done),
-CHUNKS (committed/total), PARTITIONS (running/desired) and AGE. -o wide adds
-the database, the program, queries done/total and failed, and the ledger's
-location; -o json|yaml prints the objects.`,
+CHUNKS (committed/total), PARTITIONS (running/desired) and AGE. -o takes
+kubectl's output formats, printed by kubectl's own printers (cli-runtime):
+wide adds every other printer column of the CRD (SITES) and the database,
+the program, queries done/total and failed, and the ledger's location;
+json|yaml prints the objects; name, jsonpath=..., jsonpath-file=...,
+go-template=..., custom-columns=... and custom-columns-file=... work as in
+kubectl.`,
 		Example: `  blastfleet get
   blastfleet get -A -o wide
-  blastfleet get human-vs-sprot -o yaml`,
+  blastfleet get human-vs-sprot -o yaml
+  blastfleet get -o name | xargs -n1 blastfleet status
+  blastfleet get -o jsonpath='{range .items[*]}{.metadata.name}{"\t"}{.status.phase}{"\n"}{end}'
+  blastfleet get -o custom-columns=NAME:.metadata.name,DONE:.status.queries.done,RESULT:.status.result`,
 		RunE: kubeRun(k, o.run),
 	}
 	f := cmd.Flags()
-	f.StringVarP(&o.format, "output", "o", "", "output format: wide, json or yaml (default: a table)")
+	f.StringVarP(&o.format, "output", "o", "", "output format: wide, name, json, yaml, jsonpath=..., jsonpath-as-json=..., jsonpath-file=..., go-template=..., go-template-file=..., custom-columns=..., custom-columns-file=... (default: a table)")
+	o.print.TemplatePrinterFlags.AddFlags(cmd)
+	o.print.JSONYamlPrintFlags.AddFlags(cmd)
 	f.BoolVarP(&o.all, "all-namespaces", "A", false, "list the campaigns of every namespace")
 	f.StringVarP(&o.selector, "selector", "l", "", "label selector, e.g. team=genomics")
+	f.BoolVar(&o.noHeaders, "no-headers", false, "print tables without their header")
+	f.BoolVar(&o.labels, "show-labels", false, "add a LABELS column to the table")
+	f.StringSliceVarP(&o.labelCols, "label-columns", "L", nil, "add a column for each of these labels")
 	k.addFlags(cmd)
 	return cmd
 }
 
 func (o *getOptions) run(ctx context.Context, cmd *cobra.Command, kc *kube, names []string) error {
-	if err := cli.CheckFormat(o.format, "", "wide", "json", "yaml"); err != nil {
+	// Resolve the printer before listing, so a bad -o fails at once.
+	table := o.format == "" || o.format == "wide"
+	cc, custom, err := parseCustomColumns(o.format)
+	if err != nil {
 		return err
+	}
+	var printer printers.ResourcePrinter
+	if !table && !custom {
+		if printer, err = o.print.ToPrinter(); err != nil {
+			if genericclioptions.IsNoCompatiblePrinterError(err) {
+				return fmt.Errorf("-o/--output %q: want wide, custom-columns=... or custom-columns-file=..., or one of %s", o.format,
+					strings.Join(o.print.AllowedFormats(), ", "))
+			}
+			return fmt.Errorf("-o/--output %q: %w", o.format, err)
+		}
 	}
 	items, err := o.campaigns(ctx, kc, names)
 	if err != nil {
 		return err
 	}
 	w := cmd.OutOrStdout()
-	switch o.format {
-	case "json", "yaml":
+	switch {
+	case table || custom:
+		if len(items) == 0 {
+			where := "namespace " + kc.namespace
+			if o.all {
+				where = "any namespace"
+			}
+			cli.Hint(cmd.ErrOrStderr(), "No campaigns found in %s.", where)
+			return nil
+		}
+		if custom {
+			return cc.print(w, items, o.noHeaders)
+		}
+		return printers.NewTablePrinter(printers.PrintOptions{Wide: o.format == "wide", WithNamespace: o.all,
+			NoHeaders: o.noHeaders, ShowLabels: o.labels, ColumnLabels: o.labelCols}).PrintObj(campaignTable(items, time.Now()), w)
+	case len(names) == 1:
 		// One named campaign prints as the object, as kubectl does.
-		if len(names) == 1 {
-			return printObject(w, o.format, withType(&items[0]))
-		}
-		list := &v1alpha1.SearchCampaignList{Items: make([]v1alpha1.SearchCampaign, len(items))}
-		list.APIVersion, list.Kind = v1alpha1.GroupVersion.String(), "SearchCampaignList"
+		return printer.PrintObj(withType(&items[0]), w)
+	case o.format == "name":
+		// kubectl prints a name per object; the name printer takes no lists.
 		for i := range items {
-			list.Items[i] = *withType(&items[i])
+			if err := printer.PrintObj(withType(&items[i]), w); err != nil {
+				return err
+			}
 		}
-		return printObject(w, o.format, list)
-	}
-	if len(items) == 0 {
-		where := "namespace " + kc.namespace
-		if o.all {
-			where = "any namespace"
-		}
-		cli.Hint(cmd.ErrOrStderr(), "No campaigns found in %s.", where)
 		return nil
 	}
-	printCampaignTable(w, items, o.all, o.format == "wide", time.Now())
-	return nil
+	list := &v1alpha1.SearchCampaignList{Items: make([]v1alpha1.SearchCampaign, len(items))}
+	list.APIVersion, list.Kind = v1alpha1.GroupVersion.String(), "SearchCampaignList"
+	for i := range items {
+		list.Items[i] = *withType(&items[i])
+	}
+	return printer.PrintObj(list, w)
 }
 
 // campaigns are the named campaigns (each must exist) or the listed ones.
@@ -115,34 +158,6 @@ func (o *getOptions) campaigns(ctx context.Context, kc *kube, names []string) ([
 		return strings.Compare(a.Namespace+"/"+a.Name, b.Namespace+"/"+b.Name)
 	})
 	return list.Items, nil
-}
-
-// printCampaignTable prints the CRD's printer columns (docs/crds.md), and
-// with wide a few more.
-func printCampaignTable(w io.Writer, items []v1alpha1.SearchCampaign, namespaces, wide bool, now time.Time) {
-	tw := newTable(w)
-	head := []string{"NAME", "PHASE", "PROGRESS", "CHUNKS", "PARTITIONS", "AGE"}
-	if namespaces {
-		head = append([]string{"NAMESPACE"}, head...)
-	}
-	if wide {
-		head = append(head, "DATABASE", "PROGRAM", "QUERIES", "FAILED", "LOCATION")
-	}
-	fmt.Fprintln(tw, strings.Join(head, "\t"))
-	for i := range items {
-		c := &items[i]
-		s := c.Status
-		row := []string{c.Name, string(s.Phase), s.Progress, s.ChunksRatio, s.PartitionsRatio, age(c.CreationTimestamp, now)}
-		if namespaces {
-			row = append([]string{c.Namespace}, row...)
-		}
-		if wide {
-			row = append(row, c.Spec.DatabaseRef.Name, string(c.Spec.Program),
-				fmt.Sprintf("%d/%d", s.Queries.Done, s.Queries.Total), fmt.Sprint(s.Queries.Failed), campaignLocation(c))
-		}
-		fmt.Fprintln(tw, strings.Join(row, "\t"))
-	}
-	tw.Flush()
 }
 
 func parseSelector(s string) (labels.Selector, error) {

@@ -20,6 +20,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/blastfleet/blastfleet/api/v1alpha1"
+	"github.com/blastfleet/blastfleet/internal/argowf"
 	"github.com/blastfleet/blastfleet/internal/cli"
 	"github.com/blastfleet/blastfleet/internal/kubescheme"
 )
@@ -170,7 +171,12 @@ func (k *kube) explain(err error) error {
 	switch {
 	case errors.As(err, &noKind) && noKind.GroupKind.Group == kubeflow.GroupName:
 		return &explained{fmt.Errorf("the MPIJob API (kubeflow.org/v2beta1) is not installed on the cluster at %s (context %q): "+
-			"partitions run as MPIJobs, so install the MPI operator v0.8: %w", k.cfg.Host, k.context, err)}
+			"this campaign's partitions run as MPIJobs, so install the MPI operator v0.8, or run campaigns as Argo Workflows "+
+			"(submit --executor argo, spec.executor: argo) where Argo is installed: %w", k.cfg.Host, k.context, err)}
+	case errors.As(err, &noKind) && noKind.GroupKind.Group == argowf.GroupVersion.Group:
+		return &explained{fmt.Errorf("the Workflow API (%s) is not installed on the cluster at %s (context %q): "+
+			"this campaign's partitions run as Argo Workflows (spec.executor: argo), so install Argo Workflows %s: %w",
+			argowf.GroupVersion, k.cfg.Host, k.context, argowf.Version, err)}
 	case meta.IsNoMatchError(err):
 		return &explained{fmt.Errorf("the blastfleet.io API is not installed on the cluster at %s (context %q): install blastfleet's CRDs "+
 			"(helm install blastfleet charts/blastfleet, or kubectl apply -k config/crd): %w", k.cfg.Host, k.context, err)}

@@ -13,11 +13,25 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/blastfleet/blastfleet/api/v1alpha1"
+	"github.com/blastfleet/blastfleet/internal/argowf"
 )
+
+// campaignName takes a campaign's name also as kubectl names it, TYPE/NAME
+// (what get -o name prints: searchcampaign.blastfleet.io/NAME, or bsc/NAME),
+// so get -o name pipes into the other commands.
+func campaignName(arg string) string {
+	for _, typ := range []string{campaignResource, "searchcampaigns.blastfleet.io", "searchcampaign", "searchcampaigns", "bsc"} {
+		if name, ok := strings.CutPrefix(arg, typ+"/"); ok {
+			return name
+		}
+	}
+	return arg
+}
 
 // maxNamesListed bounds the names a "not found" error lists.
 const maxNamesListed = 20
@@ -25,6 +39,7 @@ const maxNamesListed = 20
 // getCampaign reads one campaign; when it does not exist the error lists
 // the campaigns that do, since a typo is the usual cause.
 func (k *kube) getCampaign(ctx context.Context, name string) (*v1alpha1.SearchCampaign, error) {
+	name = campaignName(name)
 	var c v1alpha1.SearchCampaign
 	err := k.c.Get(ctx, client.ObjectKey{Namespace: k.namespace, Name: name}, &c)
 	if apierrors.IsNotFound(err) && !meta.IsNoMatchError(err) {
@@ -77,32 +92,56 @@ func withType(c *v1alpha1.SearchCampaign) *v1alpha1.SearchCampaign {
 	return c
 }
 
-// partition is one of a campaign's MPIJobs.
+// partition is one of a campaign's partition objects: an MPIJob, or an
+// Argo Workflow for spec.executor argo.
 type partition struct {
-	job            *kubeflow.MPIJob
+	obj            client.Object
 	index, restart int
 	state          string
 }
 
-// partitions lists the campaign's MPIJobs by index, then restart. Jobs of
-// an earlier campaign of the same name (another owner) are left out.
+// kind is the partition object's kind, as messages name it.
+func (p partition) kind() string {
+	if _, ok := p.obj.(*kubeflow.MPIJob); ok {
+		return "MPIJob"
+	}
+	return argowf.Workflow.Kind
+}
+
+// partitions lists the campaign's partition objects (its executor's kind)
+// by index, then restart. Objects of an earlier campaign of the same
+// name (another owner) are left out.
 func (k *kube) partitions(ctx context.Context, c *v1alpha1.SearchCampaign) ([]partition, error) {
-	var list kubeflow.MPIJobList
-	if err := k.c.List(ctx, &list, client.InNamespace(c.Namespace), client.MatchingLabels{labelCampaign: c.Name}); err != nil {
-		return nil, fmt.Errorf("listing campaign %s's partitions (MPIJobs): %w", c.Name, err)
+	var objs []client.Object
+	if c.Spec.Executor == v1alpha1.ExecutorArgo {
+		list := &unstructured.UnstructuredList{}
+		list.SetGroupVersionKind(argowf.WorkflowList)
+		if err := k.c.List(ctx, list, client.InNamespace(c.Namespace), client.MatchingLabels{labelCampaign: c.Name}); err != nil {
+			return nil, fmt.Errorf("listing campaign %s's partitions (Argo Workflows): %w", c.Name, err)
+		}
+		for i := range list.Items {
+			objs = append(objs, &list.Items[i])
+		}
+	} else {
+		var list kubeflow.MPIJobList
+		if err := k.c.List(ctx, &list, client.InNamespace(c.Namespace), client.MatchingLabels{labelCampaign: c.Name}); err != nil {
+			return nil, fmt.Errorf("listing campaign %s's partitions (MPIJobs): %w", c.Name, err)
+		}
+		for i := range list.Items {
+			objs = append(objs, &list.Items[i])
+		}
 	}
 	var out []partition
-	for i := range list.Items {
-		job := &list.Items[i]
-		if owner := metaControllerUID(job); owner != "" && owner != string(c.UID) {
+	for _, obj := range objs {
+		if owner := metaControllerUID(obj); owner != "" && owner != string(c.UID) {
 			continue
 		}
-		index, err1 := strconv.Atoi(job.Labels[labelPartition])
-		restart, err2 := strconv.Atoi(job.Labels[labelRestart])
+		index, err1 := strconv.Atoi(obj.GetLabels()[labelPartition])
+		restart, err2 := strconv.Atoi(obj.GetLabels()[labelRestart])
 		if err1 != nil || err2 != nil {
 			continue
 		}
-		out = append(out, partition{job: job, index: index, restart: restart, state: mpiJobState(job)})
+		out = append(out, partition{obj: obj, index: index, restart: restart, state: partitionState(obj)})
 	}
 	slices.SortFunc(out, func(a, b partition) int {
 		return cmp.Or(cmp.Compare(a.index, b.index), cmp.Compare(a.restart, b.restart))
@@ -110,8 +149,16 @@ func (k *kube) partitions(ctx context.Context, c *v1alpha1.SearchCampaign) ([]pa
 	return out, nil
 }
 
-func metaControllerUID(job *kubeflow.MPIJob) string {
-	for _, ref := range job.OwnerReferences {
+// partitionState is the state of an MPIJob or a Workflow.
+func partitionState(obj client.Object) string {
+	if job, ok := obj.(*kubeflow.MPIJob); ok {
+		return mpiJobState(job)
+	}
+	return workflowState(obj.(*unstructured.Unstructured))
+}
+
+func metaControllerUID(obj client.Object) string {
+	for _, ref := range obj.GetOwnerReferences() {
 		if ptr.Deref(ref.Controller, false) {
 			return string(ref.UID)
 		}

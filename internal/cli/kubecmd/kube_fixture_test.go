@@ -46,7 +46,7 @@ type kubeFixture struct {
 
 func startKube(t *testing.T) *kubeFixture {
 	t.Helper()
-	env := kubetest.Start(t)
+	env := kubetest.StartArgo(t) // Argo's CRDs too: campaigns of executor argo
 	f := &kubeFixture{t: t, c: env.Client, minio: testenv.StartMinIO(t)}
 	f.minio.MakeBucket(t, fxBucket)
 	f.kubeconfig = writeKubeconfig(t, env.Config, "envtest")

@@ -154,7 +154,7 @@ func testLogsPod(t *testing.T, f *kubeFixture) {
 		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "launcher", Image: "worker:test"}}},
 	}
 	f.create(pod.DeepCopy())
-	if _, _, err := f.cli("logs", "lp"); err == nil || !strings.Contains(err.Error(), "launcher pod lp-p0-r0-launcher-x7k2p of partition 0 is not scheduled yet") {
+	if _, _, err := f.cli("logs", "lp"); err == nil || !strings.Contains(err.Error(), "pod lp-p0-r0-launcher-x7k2p (launcher of partition 0, MPIJob lp-p0-r0) is not scheduled yet") {
 		t.Errorf("unscheduled launcher pod: %v", err)
 	}
 	// Scheduled to a node: the API server asks its kubelet for the log.
@@ -164,7 +164,7 @@ func testLogsPod(t *testing.T, f *kubeFixture) {
 	pod.Spec.NodeName = "node-1"
 	f.create(pod)
 	_, _, err := f.cli("logs", "lp")
-	if err == nil || !strings.Contains(err.Error(), "log of launcher pod lp-p0-r0-launcher-x7k2p (partition 0, MPIJob lp-p0-r0)") {
+	if err == nil || !strings.Contains(err.Error(), "log of pod lp-p0-r0-launcher-x7k2p (launcher of partition 0, MPIJob lp-p0-r0)") {
 		t.Errorf("launcher pod log: %v", err)
 	}
 }

@@ -2,6 +2,7 @@ package kubecmd
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/blastfleet/blastfleet/api/v1alpha1"
 	"github.com/blastfleet/blastfleet/internal/cli/clitest"
+	"github.com/blastfleet/blastfleet/internal/report"
 	"github.com/blastfleet/blastfleet/internal/runrecord"
 )
 
@@ -24,7 +26,7 @@ func testReport(t *testing.T, f *kubeFixture) {
 	})
 
 	file := filepath.Join(t.TempDir(), "report.html")
-	stdout, stderr, err := f.cli("report", "rep", "--from-secret", "-o", file)
+	stdout, stderr, err := f.cli("report", "rep", "--from-secret", "--output-file", file)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
 	}
@@ -39,9 +41,32 @@ func testReport(t *testing.T, f *kubeFixture) {
 		}
 	}
 
-	// To standard output; and by default to NAME-report.html.
-	if out := f.mustCLI("report", "rep", "--from-secret", "-o", "-"); !strings.HasPrefix(out, "<!DOCTYPE html>") {
-		t.Errorf("-o -: %.200q", out)
+	// To standard output; and by default to NAME-report.html. The old
+	// -o FILE still works, saying it is deprecated.
+	if out := f.mustCLI("report", "rep", "--from-secret", "--output-file", "-"); !strings.HasPrefix(out, "<!DOCTYPE html>") {
+		t.Errorf("--output-file -: %.200q", out)
+	}
+	old := filepath.Join(t.TempDir(), "old.html")
+	// (cobra prints the notice to OutOrStderr: standard error in the
+	// binary, test/cli checks; the buffer SetOut gave it here.)
+	if stdout, _, err := f.cli("report", "rep", "--from-secret", "-o", old); err != nil || !strings.Contains(stdout, "Flag --output has been deprecated, use --output-file FILE") {
+		t.Errorf("-o FILE: %v, notice %q", err, stdout)
+	}
+	if _, err := os.Stat(old); err != nil {
+		t.Errorf("-o FILE wrote no file: %v", err)
+	}
+
+	// The run summary as JSON, to standard output by default.
+	var sum report.Summary
+	if err := json.Unmarshal([]byte(f.mustCLI("report", "rep", "--from-secret", "--format", "json")), &sum); err != nil {
+		t.Fatalf("--format json: %v", err)
+	}
+	if sum.Campaign != "rep" || sum.Namespace != "default" || sum.Phase != "Running" || sum.Queries.Total != 6 || sum.Queries.Done != 4 ||
+		sum.Runs.Count != 1 || sum.Runs.Ranks != 2 || sum.Location != "s3://blastfleet/campaigns/default/rep" || sum.Complete {
+		t.Errorf("--format json: %+v", sum)
+	}
+	if _, _, err := f.cli("report", "rep", "--format", "pdf"); err == nil || !strings.Contains(err.Error(), `--format "pdf": want html or json`) {
+		t.Errorf("--format pdf: %v", err)
 	}
 	t.Chdir(t.TempDir())
 	f.mustCLI("report", "rep", "--from-secret")

@@ -2,6 +2,8 @@ package kubecmd
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -61,12 +63,49 @@ func testGet(t *testing.T, f *kubeFixture) {
 	}
 	checkTable(t, out, want)
 
+	f.setStatus("lab", "a-run", func(s *v1alpha1.SearchCampaignStatus) { s.SitesSummary = "cloud=100,hpc-a=20" })
+	f.setStatus("lab", "b-done", func(s *v1alpha1.SearchCampaignStatus) { s.SitesSummary = "cloud=10" })
 	out = f.mustCLI("get", "-n", "lab", "-o", "wide")
 	checkTable(t, out, [][]string{
-		{"NAME", "PHASE", "PROGRESS", "CHUNKS", "PARTITIONS", "AGE", "DATABASE", "PROGRAM", "QUERIES", "FAILED", "LOCATION"},
-		{"a-run", "Running", "40%", "17/42", "2/2", "*", fxDB, "blastp", "120/300", "2", "s3://blastfleet/campaigns/x"},
-		{"b-done", "Complete", "100%", "5/5", "0/0", "*", fxDB, "blastp", "10/10", "0", "s3://blastfleet/campaigns/y"},
+		{"NAME", "PHASE", "PROGRESS", "CHUNKS", "PARTITIONS", "SITES", "AGE", "DATABASE", "PROGRAM", "QUERIES", "FAILED", "LOCATION"},
+		{"a-run", "Running", "40%", "17/42", "2/2", "cloud=100,hpc-a=20", "*", fxDB, "blastp", "120/300", "2", "s3://blastfleet/campaigns/x"},
+		{"b-done", "Complete", "100%", "5/5", "0/0", "cloud=10", "*", fxDB, "blastp", "10/10", "0", "s3://blastfleet/campaigns/y"},
 	})
+
+	// kubectl's other output formats, by cli-runtime's printers.
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-o", "name"}, "searchcampaign.blastfleet.io/a-run\nsearchcampaign.blastfleet.io/b-done\n"},
+		{[]string{"b-done", "-o", "name"}, "searchcampaign.blastfleet.io/b-done\n"},
+		// What -o name prints names a campaign everywhere, as bsc/NAME does.
+		{[]string{"searchcampaign.blastfleet.io/b-done", "bsc/a-run", "-o", "name"}, "searchcampaign.blastfleet.io/b-done\nsearchcampaign.blastfleet.io/a-run\n"},
+		{[]string{"-o", "jsonpath={.items[*].metadata.name}"}, "a-run b-done"},
+		{[]string{"b-done", "-o", "jsonpath={.status.phase} {.status.queries.done}"}, "Complete 10"},
+		{[]string{"-o", `go-template={{range .items}}{{.metadata.name}}={{.status.progress}};{{end}}`}, "a-run=40%;b-done=100%;"},
+		{[]string{"-o", "custom-columns=NAME:.metadata.name,DONE:.status.queries.done,RESULT:.status.result"},
+			"NAME     DONE   RESULT\na-run    120    <none>\nb-done   10     s3://blastfleet/campaigns/y/result\n"},
+		{[]string{"-o", "custom-columns=NAME:metadata.name,SITES:{.status.sitesSummary}", "--no-headers"}, "a-run    cloud=100,hpc-a=20\nb-done   cloud=10\n"},
+	} {
+		if out := f.mustCLI(append([]string{"get", "-n", "lab"}, tc.args...)...); out != tc.want {
+			t.Errorf("get %q:\n%q\nwant\n%q", tc.args, out, tc.want)
+		}
+	}
+	cols := filepath.Join(t.TempDir(), "cols")
+	if err := os.WriteFile(cols, []byte("NAME PHASE\n.metadata.name .status.phase\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	checkTable(t, f.mustCLI("get", "-n", "lab", "-o", "custom-columns-file="+cols), [][]string{{"NAME", "PHASE"}, {"a-run", "Running"}, {"b-done", "Complete"}})
+	checkTable(t, f.mustCLI("get", "-n", "lab", "--no-headers"), [][]string{{"a-run", "Running"}, {"b-done", "Complete"}})
+	for _, bad := range []struct{ format, want string }{
+		{"custom-columns=NAME", `"NAME" is not HEADER:JSONPATH`},
+		{"jsonpath={.status.phase", "unclosed action"},
+	} {
+		if _, _, err := f.cli("get", "-n", "lab", "-o", bad.format); err == nil || !strings.Contains(err.Error(), bad.want) {
+			t.Errorf("-o %s: %v, want %q", bad.format, err, bad.want)
+		}
+	}
 
 	if out := f.mustCLI("get", "-A"); !regexp.MustCompile(`(?m)^lab +a-run +Running`).MatchString(out) || !strings.HasPrefix(out, "NAMESPACE") {
 		t.Errorf("get -A:\n%s", out)
@@ -85,7 +124,7 @@ func testGet(t *testing.T, f *kubeFixture) {
 	if out, errOut, err := f.cli("get", "-n", "empty"); err != nil || out != "" || !strings.Contains(errOut, "No campaigns found in namespace empty") {
 		t.Errorf("empty namespace: %v %q %q", err, out, errOut)
 	}
-	if _, _, err := f.cli("get", "-o", "table"); err == nil || !strings.Contains(err.Error(), "want one of") {
+	if _, _, err := f.cli("get", "-o", "table"); err == nil || !strings.Contains(err.Error(), `-o/--output "table": want wide, custom-columns=`) {
 		t.Errorf("-o table: %v", err)
 	}
 }
@@ -147,7 +186,7 @@ func testStatus(t *testing.T, f *kubeFixture) {
 	f.setStatus("default", "st-done", complete)
 	out = f.mustCLI("status", "st-done")
 	for _, want := range []string{"Phase:        Complete, ran 50m, finished 10m ago", "ETA:          done, in 50m",
-		"Result:       s3://blastfleet/campaigns/y/result (blastfleet results st-done -o FILE)"} {
+		"Result:       s3://blastfleet/campaigns/y/result (blastfleet results st-done --output-file FILE)"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("status of a complete campaign lacks %q:\n%s", want, out)
 		}
@@ -237,7 +276,7 @@ func testStatusWatch(t *testing.T, f *kubeFixture) {
 	if strings.Contains(r.out, "\x1b[") {
 		t.Errorf("escape sequences on a pipe:\n%q", r.out)
 	}
-	if !strings.Contains(r.errOut, "st-watch is Complete; get its result with: blastfleet results st-watch -o FILE") {
+	if !strings.Contains(r.errOut, "st-watch is Complete; get its result with: blastfleet results st-watch --output-file FILE") {
 		t.Errorf("stderr: %s", r.errOut)
 	}
 

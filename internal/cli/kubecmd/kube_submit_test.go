@@ -65,18 +65,18 @@ func testSubmitFlags(t *testing.T, f *kubeFixture) {
 	}
 
 	// A deadline to meet, as a time or a duration from the start.
-	f.mustCLI("submit", "--name", "burst1", "--database", fxDB, "--queries", "q.fa", "--program", "blastp",
+	f.mustCLI("submit", "--name", "burst1", "--database", fxDB, "--queries", "s3://inputs/q.fa", "--program", "blastp",
 		"--finish-by", "2026-11-26T14:00:00+01:00", "--min-partitions", "2", "--max-partitions", "6")
 	sp = f.get("default", "burst1").Spec
 	if d := sp.Deadline; d == nil || d.Time == nil || !d.Time.Time.Equal(time.Date(2026, 11, 26, 13, 0, 0, 0, time.UTC)) || d.After != nil ||
 		sp.Partitions.Min == nil || *sp.Partitions.Min != 2 || sp.Partitions.Max == nil || *sp.Partitions.Max != 6 {
 		t.Errorf("--finish-by at a time: deadline %+v, partitions %+v", sp.Deadline, sp.Partitions)
 	}
-	f.mustCLI("submit", "--name", "burst2", "--database", fxDB, "--queries", "q.fa", "--program", "blastp", "--finish-by", "6h", "--max-partitions", "4")
+	f.mustCLI("submit", "--name", "burst2", "--database", fxDB, "--queries", "s3://inputs/q.fa", "--program", "blastp", "--finish-by", "6h", "--max-partitions", "4")
 	if d := f.get("default", "burst2").Spec.Deadline; d == nil || d.After == nil || d.After.Duration != 6*time.Hour || d.Time != nil {
 		t.Errorf("--finish-by a duration: deadline %+v", d)
 	}
-	if _, errOut, err := f.cli("submit", "--name", "burst3", "--database", fxDB, "--queries", "q.fa", "--program", "blastp", "--finish-by", "tomorrow", "--max-partitions", "4"); err == nil || !strings.Contains(errOut+err.Error(), "--finish-by \"tomorrow\"") {
+	if _, errOut, err := f.cli("submit", "--name", "burst3", "--database", fxDB, "--queries", "s3://inputs/q.fa", "--program", "blastp", "--finish-by", "tomorrow", "--max-partitions", "4"); err == nil || !strings.Contains(errOut+err.Error(), "--finish-by \"tomorrow\"") {
 		t.Errorf("--finish-by tomorrow: err %v, stderr %q", err, errOut)
 	}
 
@@ -85,15 +85,15 @@ func testSubmitFlags(t *testing.T, f *kubeFixture) {
 	if err := os.WriteFile(taxa, []byte("9606\n10090\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	f.mustCLI("submit", "--name", "taxa1", "--database", fxDB, "--queries", "q.fa", "--program", "blastp", "--blast-option=-taxidlist="+taxa)
+	f.mustCLI("submit", "--name", "taxa1", "--database", fxDB, "--queries", "s3://inputs/q.fa", "--program", "blastp", "--blast-option=-taxidlist="+taxa)
 	if o := f.get("default", "taxa1").Spec.BlastOptions; len(o) != 1 || o[0] != (v1alpha1.BlastOption{Name: "taxids", Value: "9606,10090"}) {
 		t.Errorf("-taxidlist: blast options %+v", o)
 	}
 
 	// Only what was given is sent: the rest are the server's defaults.
-	f.mustCLI("submit", "--name", "flags2", "--database", fxDB, "--queries", "q.fa", "--program", "blastn")
+	f.mustCLI("submit", "--name", "flags2", "--database", fxDB, "--queries", "s3://inputs/q.fa", "--program", "blastn")
 	sp = f.get("default", "flags2").Spec
-	if sp.Queries.Bucket != "" || sp.Queries.Key != "q.fa" || sp.Partitions.Count != 1 || sp.Partitions.Workers != 2 ||
+	if sp.Queries.Bucket != "inputs" || sp.Queries.Key != "q.fa" || sp.Partitions.Count != 1 || sp.Partitions.Workers != 2 ||
 		sp.Chunking.Letters == nil || *sp.Chunking.Letters != 1000000 || sp.Outfmt != "6" || sp.MaxTargetSeqs != 500 || sp.Suspend ||
 		sp.Partitions.Resources.Requests != nil || sp.Partitions.Resources.Limits != nil {
 		t.Errorf("defaults: %+v", sp)
@@ -185,7 +185,7 @@ func writeTemp(t *testing.T, data string) string {
 }
 
 func testSubmitDryRun(t *testing.T, f *kubeFixture) {
-	args := []string{"submit", "--name", "dry", "--database", fxDB, "--queries", "q.fa", "--program", "blastp", "--partitions", "2"}
+	args := []string{"submit", "--name", "dry", "--database", fxDB, "--queries", "s3://inputs/q.fa", "--program", "blastp", "--partitions", "2"}
 	out := f.mustCLI(append(args, "--dry-run")...)
 	var c v1alpha1.SearchCampaign
 	if err := yaml.Unmarshal([]byte(out), &c); err != nil || c.Kind != "SearchCampaign" || c.Spec.Partitions.Count != 2 || c.Spec.Output.Bucket != fxBucket {
@@ -210,7 +210,7 @@ func testSubmitDryRun(t *testing.T, f *kubeFixture) {
 
 // testSubmitRefused: the API server's own refusal, naming the field.
 func testSubmitRefused(t *testing.T, f *kubeFixture) {
-	base := []string{"submit", "--name", "bad", "--database", fxDB, "--queries", "q.fa"}
+	base := []string{"submit", "--name", "bad", "--database", fxDB, "--queries", "s3://inputs/q.fa"}
 	for _, tc := range []struct {
 		args []string
 		want []string
@@ -272,7 +272,8 @@ func testSubmitStores(t *testing.T, f *kubeFixture) {
 		args []string
 		want string
 	}{
-		{[]string{"--queries", "q.fa", "--queries-anonymous"}, "want s3://bucket/key on that store"},
+		{[]string{"--queries", "s3-typo/q.fa", "--queries-anonymous"}, "--queries s3-typo/q.fa: no such file here"},
+		{[]string{"--queries", "gs://b/q.fa", "--queries-anonymous"}, `--queries "gs://b/q.fa": want s3://bucket/key`},
 		{[]string{"--queries", "s3://b/q.fa", "--queries-anonymous", "--queries-credentials-secret", "s"}, "exclude each other"},
 		{[]string{"--queries", local, "--queries-endpoint", "https://s3.example.org"}, "is a file here"},
 	} {

@@ -26,6 +26,7 @@ func TestClusterCommands(t *testing.T) {
 		{"status/json", testStatusJSON},
 		{"status/watch", testStatusWatch},
 		{"status/watch-events", testStatusWatchEvents},
+		{"status/wait", testStatusWait},
 		{"suspend-resume", testSuspendResume},
 		{"delete", testDelete},
 		{"not-found", testNotFound},
@@ -34,6 +35,7 @@ func TestClusterCommands(t *testing.T) {
 		{"report", testReport},
 		{"logs/file", testLogsFile},
 		{"logs/pod", testLogsPod},
+		{"argo", testArgo},
 		{"kubeconfig", testKubeconfigErrors},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, f.with(t)) })

@@ -62,6 +62,20 @@ func testSubmitUpload(t *testing.T, f *kubeFixture) {
 		t.Errorf("bad queries uploaded: %v", err)
 	}
 
+	// A mistyped path is refused at once, naming it: only s3:// is remote
+	// (a bare key once became a campaign that failed later).
+	typo := filepath.Join(dir, "lcoal.fa")
+	if _, _, err := f.cli(args("up4", typo)...); err == nil || !strings.Contains(err.Error(), "--queries "+typo+": no such file here") ||
+		!strings.Contains(err.Error(), "s3://BUCKET/KEY") {
+		t.Errorf("mistyped --queries: %v, want an error naming the path", err)
+	}
+	if _, _, err := f.cli(args("up4", dir)...); err == nil || !strings.Contains(err.Error(), "--queries "+dir+": not a regular file") {
+		t.Errorf("--queries DIR: %v", err)
+	}
+	if err := f.c.Get(context.Background(), client.ObjectKey{Namespace: "default", Name: "up4"}, &c); !apierrors.IsNotFound(err) {
+		t.Errorf("a campaign with mistyped queries was created: %v", err)
+	}
+
 	// A dry run names the key and uploads nothing.
 	out, errOut, err := f.cli(args("up3", good, "--dry-run")...)
 	if err != nil || !strings.Contains(out, "campaigns/default/up3/queries/local.fa") || !strings.Contains(errOut, "would upload") {

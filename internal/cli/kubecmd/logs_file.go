@@ -8,7 +8,6 @@ import (
 	"os"
 	"time"
 
-	kubeflow "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
@@ -23,7 +22,7 @@ func (o *logsOptions) fromFile(ctx context.Context, w io.Writer, kc *kube, p par
 	f, err := os.Open(path)
 	if err != nil {
 		return fmt.Errorf("partition %d's launcher log (annotation %s on MPIJob %s): %w; "+
-			"the local runner writes it on the machine that runs blastfleet dev up, so run logs there", p.index, annotationLauncherLog, p.job.Name, err)
+			"the local runner writes it on the machine that runs blastfleet dev up, so run logs there", p.index, annotationLauncherLog, p.obj.GetName(), err)
 	}
 	defer f.Close()
 	if o.tail >= 0 {
@@ -45,7 +44,7 @@ func (o *logsOptions) fromFile(ctx context.Context, w io.Writer, kc *kube, p par
 		}
 		// Checked before reading: the last read then sees all the
 		// launcher wrote before it finished.
-		over := jobOver(ctx, kc, p.job)
+		over := jobOver(ctx, kc, p.obj)
 		if _, err := io.Copy(w, f); err != nil {
 			return fmt.Errorf("reading %s: %w", path, err)
 		}
@@ -55,18 +54,18 @@ func (o *logsOptions) fromFile(ctx context.Context, w io.Writer, kc *kube, p par
 	}
 }
 
-// jobOver reports whether the MPIJob finished or is gone; a failed read
-// is not the end (the API server may be restarting).
-func jobOver(ctx context.Context, kc *kube, job *kubeflow.MPIJob) bool {
-	var cur kubeflow.MPIJob
-	err := kc.c.Get(ctx, client.ObjectKeyFromObject(job), &cur)
-	if apierrors.IsNotFound(err) || (err == nil && cur.UID != job.UID) {
+// jobOver reports whether the partition's object finished or is gone; a
+// failed read is not the end (the API server may be restarting).
+func jobOver(ctx context.Context, kc *kube, job client.Object) bool {
+	cur := job.DeepCopyObject().(client.Object)
+	err := kc.c.Get(ctx, client.ObjectKeyFromObject(job), cur)
+	if apierrors.IsNotFound(err) || (err == nil && cur.GetUID() != job.GetUID()) {
 		return true
 	}
 	if err != nil {
 		return false
 	}
-	switch mpiJobState(&cur) {
+	switch partitionState(cur) {
 	case "Succeeded", "Failed", "Deleting":
 		return true
 	}

@@ -1,7 +1,6 @@
 package kubecmd
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -13,7 +12,7 @@ import (
 )
 
 type reportOptions struct {
-	output string
+	output, format string
 	storageFlags
 }
 
@@ -21,7 +20,7 @@ func newReportCmd() *cobra.Command {
 	o := &reportOptions{}
 	k := &kubeOptions{}
 	cmd := &cobra.Command{
-		Use:   "report NAME [-o FILE]",
+		Use:   "report NAME [--format html|json] [--output-file FILE]",
 		Short: "Write a campaign's HTML report: progress, a timeline of every rank, task times, failures",
 		Long: `Write a SearchCampaign's report as one self-contained HTML file (no network
 needed to view it): a summary of its progress and efficiency, a timeline of
@@ -36,20 +35,29 @@ partition's master writes under runs/. Credentials and endpoint are found
 as for "results": the AWS_* variables, or --from-secret, and --endpoint.
 
 The file is FILE (default NAME-report.html), written whole or not at all;
--o - writes the page to standard output.`,
+--output-file - writes the page to standard output.
+
+--format json writes the run summary instead, to standard output unless
+--output-file is given: the campaign's phase, queries, chunks, failed
+queries, sites and the runs' times, for scripts (docs/cli.md).`,
 		Example: `  blastfleet report human-vs-sprot --from-secret
-  blastfleet report human-vs-sprot --from-secret --endpoint http://127.0.0.1:9000 -o report.html
-  blastfleet report human-vs-sprot -o - > report.html`,
+  blastfleet report human-vs-sprot --from-secret --endpoint http://127.0.0.1:9000 --output-file report.html
+  blastfleet report human-vs-sprot --from-secret --format json | jq .queries`,
 		Args: cobra.ExactArgs(1),
 		RunE: kubeRun(k, o.run),
 	}
-	cmd.Flags().StringVarP(&o.output, "output", "o", "", "write to FILE (default NAME-report.html); - for standard output")
+	cli.AddOutputFileFlag(cmd, &o.output, "write to FILE (default NAME-report.html, or standard output for --format json); - for standard output")
+	cli.AddReportFormatFlag(cmd, &o.format)
 	o.storageFlags.addFlags(cmd)
 	k.addFlags(cmd)
 	return cmd
 }
 
 func (o *reportOptions) run(ctx context.Context, cmd *cobra.Command, kc *kube, args []string) error {
+	file, err := cli.ReportFile(o.format, o.output, campaignName(args[0]))
+	if err != nil {
+		return err
+	}
 	c, err := kc.getCampaign(ctx, args[0])
 	if err != nil {
 		return err
@@ -65,5 +73,5 @@ func (o *reportOptions) run(ctx context.Context, cmd *cobra.Command, kc *kube, a
 	if err != nil {
 		return storageError(fmt.Errorf("campaign %s: %w (object storage %s)", c.Name, err, cfg))
 	}
-	return cli.WriteReport(cmd, rep, cmp.Or(o.output, c.Name+"-report.html"))
+	return cli.WriteReport(cmd, rep, file, o.format)
 }

@@ -24,7 +24,7 @@ func newResultsCmd() *cobra.Command {
 	o := &resultsOptions{}
 	k := &kubeOptions{}
 	cmd := &cobra.Command{
-		Use:   "results NAME [-o FILE]",
+		Use:   "results NAME [--output-file FILE]",
 		Short: "Stream a complete campaign's merged result to a file or standard output",
 		Long: `Write a SearchCampaign's merged result, in query order, to standard output or
 FILE, reading the campaign's ledger straight from object storage (its
@@ -35,7 +35,9 @@ assembles the result (and which writers of the store cannot change): until
 it is recorded the command refuses. It changes nothing in the campaign.
 
 While chunks are missing the command refuses (exit 1) and names the missing
-chunks by their query ranges; with -o FILE no FILE is written then.
+chunks by their query ranges; with --output-file FILE no FILE is written
+then. (-o FILE, its old name, still works: deprecated, as -o names a
+format in kubectl.)
 Queries recorded as failed have no results; status lists them.
 
 Object storage is reached with the AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY
@@ -44,14 +46,14 @@ campaign's credentials Secret through the API server instead. The endpoint
 is --endpoint, else AWS_ENDPOINT_URL, else the campaign's
 spec.output.endpoint (which may be a name only the cluster resolves: then
 port-forward it and give --endpoint http://127.0.0.1:9000).`,
-		Example: `  blastfleet results human-vs-sprot -o human-vs-sprot.tsv
+		Example: `  blastfleet results human-vs-sprot --output-file human-vs-sprot.tsv
   blastfleet results human-vs-sprot --from-secret | sort -k1,1 | head
   kubectl -n minio port-forward svc/minio 9000 &
-  blastfleet results human-vs-sprot --from-secret --endpoint http://127.0.0.1:9000 -o hits.tsv`,
+  blastfleet results human-vs-sprot --from-secret --endpoint http://127.0.0.1:9000 --output-file hits.tsv`,
 		Args: cobra.ExactArgs(1),
 		RunE: kubeRun(k, o.run),
 	}
-	cmd.Flags().StringVarP(&o.output, "output", "o", "", "write to FILE instead of standard output")
+	cli.AddOutputFileFlag(cmd, &o.output, "write to FILE instead of standard output")
 	o.results.AddFlags(cmd.Flags())
 	o.storageFlags.addFlags(cmd)
 	k.addFlags(cmd)

@@ -3,6 +3,7 @@ package kubecmd
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"time"
@@ -17,8 +18,11 @@ import (
 )
 
 type statusOptions struct {
-	format string
-	watch  bool
+	format   string
+	watch    bool
+	wait     bool
+	exitCode bool
+	timeout  time.Duration
 }
 
 func newStatusCmd() *cobra.Command {
@@ -43,15 +47,28 @@ operator refreshes the status from the ledger every 15 s by default (every
 refreshes at least every 2 seconds, until the campaign is Complete (exit 0)
 or Failed (exit 1): on a terminal it redraws in place with a live progress
 bar; on a pipe or in a log it prints one line per change. -o json|yaml
-prints the SearchCampaign object (each change, with --watch).`,
+prints the SearchCampaign object (each change, with --watch).
+
+--wait is for scripts: it prints nothing until the campaign has an
+outcome, then shows it once and exits with that outcome's code: 0
+Complete, 2 Failed, 3 Complete but Degraded (queries failed after every
+retry), 4 Suspended, 5 --timeout passed first; 1 is any other error
+(docs/cli.md). --watch exits with the same codes for Complete and
+Failed. --exit-code without --wait exits with the code of the outcome
+the campaign has now, 6 if it has none yet.`,
 		Example: `  blastfleet status human-vs-sprot
   blastfleet status human-vs-sprot --watch
+  blastfleet status human-vs-sprot --wait --timeout 6h; echo "exit $?"
   blastfleet status human-vs-sprot -o json | jq .status.queries`,
 		Args: cobra.ExactArgs(1),
 		RunE: kubeRun(k, o.run),
 	}
 	cmd.Flags().StringVarP(&o.format, "output", "o", "", "output format: json or yaml (default: the detail view)")
 	cmd.Flags().BoolVarP(&o.watch, "watch", "w", false, "refresh until the campaign is Complete or Failed")
+	cmd.Flags().BoolVar(&o.wait, "wait", false, "wait quietly for the campaign's outcome and exit with its code (0 Complete, 2 Failed, 3 Degraded, 4 Suspended, 5 timeout)")
+	cmd.Flags().DurationVar(&o.timeout, "timeout", 0, "with --wait or --watch, give up after this long (exit 5); 0 waits for ever")
+	cmd.Flags().BoolVar(&o.exitCode, "exit-code", false, "exit with the code of the campaign's outcome so far (6: none yet)")
+	cmd.MarkFlagsMutuallyExclusive("wait", "watch")
 	k.addFlags(cmd)
 	return cmd
 }
@@ -60,6 +77,9 @@ func (o *statusOptions) run(ctx context.Context, cmd *cobra.Command, kc *kube, a
 	if err := cli.CheckFormat(o.format, "", "json", "yaml"); err != nil {
 		return err
 	}
+	if o.timeout < 0 || o.timeout > 0 && !o.wait && !o.watch {
+		return fmt.Errorf("--timeout %s: give a positive duration, with --wait or --watch", o.timeout)
+	}
 	c, err := kc.getCampaign(ctx, args[0])
 	if err != nil {
 		return err
@@ -67,10 +87,42 @@ func (o *statusOptions) run(ctx context.Context, cmd *cobra.Command, kc *kube, a
 	w := cmd.OutOrStdout()
 	tracker := &etaTracker{}
 	tracker.observe(time.Now(), c)
-	if !o.watch {
-		return o.show(ctx, w, kc, c, tracker)
+	if !o.watch && !o.wait {
+		if err := o.show(ctx, w, kc, c, tracker); err != nil || !o.exitCode {
+			return err
+		}
+		if done, err := o.finished(c, kc); done {
+			return err
+		}
+		return &cli.CodedError{Code: cli.ExitRunning, Err: fmt.Errorf("campaign %s is %s: no outcome yet", c.Name, phaseOf(c))}
 	}
-	return o.watchUntilDone(ctx, cmd, kc, c, tracker)
+	wctx := ctx
+	if o.timeout > 0 {
+		var cancel context.CancelFunc
+		wctx, cancel = context.WithTimeoutCause(ctx, o.timeout, errWaitTimeout)
+		defer cancel()
+	}
+	err = o.watchUntilDone(wctx, cmd, kc, c, tracker)
+	if errors.Is(context.Cause(wctx), errWaitTimeout) && cli.ExitCode(err) == cli.ExitError {
+		if o.wait { // the state it was left in, for the script's log
+			if last, gerr := kc.getCampaign(ctx, c.Name); gerr == nil {
+				_ = o.show(ctx, w, kc, last, tracker)
+			}
+		}
+		return &cli.CodedError{Code: cli.ExitTimeout, Err: fmt.Errorf("campaign %s has no outcome after --timeout %s", c.Name, o.timeout)}
+	}
+	return err
+}
+
+// errWaitTimeout is the cause of the context that --timeout ends.
+var errWaitTimeout = errors.New("--timeout passed")
+
+// phaseOf is the campaign's phase, Pending before the operator wrote one.
+func phaseOf(c *v1alpha1.SearchCampaign) v1alpha1.CampaignPhase {
+	if c.Status.Phase == "" {
+		return v1alpha1.CampaignPending
+	}
+	return c.Status.Phase
 }
 
 // show prints the campaign once, in the chosen format.
@@ -101,6 +153,7 @@ func (o *statusOptions) watchUntilDone(ctx context.Context, cmd *cobra.Command, 
 		key := watchKey(c, o.format)
 		changed := key != last
 		switch {
+		case o.wait: // quiet until the outcome
 		case redraw:
 			fmt.Fprint(w, "\x1b[H\x1b[2J") // redraw in place: ages and the ETA move on
 			if err := o.show(ctx, w, kc, c, tracker); err != nil {
@@ -118,9 +171,14 @@ func (o *statusOptions) watchUntilDone(ctx context.Context, cmd *cobra.Command, 
 			fmt.Fprintln(w, progressLine(c, tracker, time.Now()))
 		}
 		last = key
-		if done, err := finished(c, kc); done {
+		if done, err := o.finished(c, kc); done {
+			if o.wait {
+				if perr := o.show(ctx, w, kc, c, tracker); perr != nil {
+					return perr
+				}
+			}
 			if err == nil && o.format == "" {
-				cli.Hint(cmd.ErrOrStderr(), "campaign %s is Complete; get its result with: %s", c.Name, kc.suggest(c.Namespace, "results "+c.Name+" -o FILE"))
+				cli.Hint(cmd.ErrOrStderr(), "campaign %s is Complete; get its result with: %s", c.Name, kc.suggest(c.Namespace, "results "+c.Name+" --output-file FILE"))
 			}
 			return err
 		}
@@ -158,18 +216,31 @@ func (o *statusOptions) poll(ctx context.Context, cmd *cobra.Command, kc *kube, 
 	}
 }
 
-// finished reports whether the watch is over: Complete is success, Failed
-// an error carrying the operator's reason.
-func finished(c *v1alpha1.SearchCampaign, kc *kube) (bool, error) {
+// finished reports whether the campaign has an outcome, and its exit
+// code as an error: Complete is success; Failed, Complete but Degraded,
+// and Suspended (for --wait and --exit-code: a watch goes on, the user
+// may resume) are coded errors carrying the operator's reason.
+func (o *statusOptions) finished(c *v1alpha1.SearchCampaign, kc *kube) (bool, error) {
+	coded := func(code int, cond, what string) error {
+		why := "no reason recorded"
+		if cd := meta.FindStatusCondition(c.Status.Conditions, cond); cd != nil {
+			why = cd.Reason + ": " + cd.Message
+		}
+		return &cli.CodedError{Code: code, Err: fmt.Errorf("campaign %s %s: %s (details: %s)", c.Name, what, why, kc.suggest(c.Namespace, "status "+c.Name))}
+	}
 	switch c.Status.Phase {
 	case v1alpha1.CampaignComplete:
+		if meta.IsStatusConditionTrue(c.Status.Conditions, v1alpha1.ConditionDegraded) {
+			return true, coded(cli.ExitDegraded, v1alpha1.ConditionDegraded, "is Complete but Degraded")
+		}
 		return true, nil
 	case v1alpha1.CampaignFailed:
-		why := "no reason recorded"
-		if cond := meta.FindStatusCondition(c.Status.Conditions, v1alpha1.ConditionFailed); cond != nil {
-			why = cond.Reason + ": " + cond.Message
+		return true, coded(cli.ExitFailed, v1alpha1.ConditionFailed, "failed")
+	case v1alpha1.CampaignSuspended:
+		if o.wait || !o.watch {
+			return true, &cli.CodedError{Code: cli.ExitSuspended, Err: fmt.Errorf("campaign %s is Suspended (resume it with: %s)",
+				c.Name, kc.suggest(c.Namespace, "resume "+c.Name))}
 		}
-		return true, fmt.Errorf("campaign %s failed: %s (details: %s)", c.Name, why, kc.suggest(c.Namespace, "status "+c.Name))
 	}
 	return false, nil
 }

@@ -100,13 +100,18 @@ func TestSubmitParsing(t *testing.T) {
 	if _, err := parseBlastOption("-=3"); err == nil {
 		t.Error("an option without a name was accepted")
 	}
-	for in, want := range map[string]string{"s3://in/a/q.fa": "in a/q.fa", "inputs/q.fa": " inputs/q.fa", "/q.fa": " q.fa"} {
-		ref, err := queriesRef(in)
-		if got, _ := ref["bucket"].(string); err != nil || got+" "+ref["key"].(string) != want {
-			t.Errorf("queriesRef(%q) = %v, %v", in, ref, err)
+	if ref, err := queriesRef("s3://in/a/q.fa"); err != nil || ref["bucket"] != "in" || ref["key"] != "a/q.fa" {
+		t.Errorf("queriesRef(s3://in/a/q.fa) = %v, %v", ref, err)
+	}
+	// A path is a file here, which gets its key when uploaded: never a key.
+	for _, local := range []string{"inputs/q.fa", "/q.fa", "q.fa"} {
+		if ref, err := queriesRef(local); err != nil || len(ref) != 0 {
+			t.Errorf("queriesRef(%q) = %v, %v; want nothing until it is uploaded", local, ref, err)
 		}
 	}
-	if _, err := queriesRef("s3://bucket-only"); err == nil {
-		t.Error("s3://bucket-only was accepted as a queries object")
+	for _, bad := range []string{"s3://bucket-only", "gs://b/q.fa", "https://host/q.fa"} {
+		if _, err := queriesRef(bad); err == nil {
+			t.Errorf("%s was accepted as a queries object", bad)
+		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/duration"
 
 	"github.com/blastfleet/blastfleet/api/v1alpha1"
+	"github.com/blastfleet/blastfleet/internal/argowf"
 	"github.com/blastfleet/blastfleet/internal/cli"
 )
 
@@ -59,7 +60,7 @@ func (v *campaignView) printDetail(w io.Writer, now time.Time) {
 	line("ETA", "%s", eta(c, v.tracker, now))
 	line("Location", "%s", campaignLocation(c))
 	if s.Result != "" {
-		line("Result", "%s (%s)", s.Result, v.bin+" results "+c.Name+" -o FILE")
+		line("Result", "%s (%s)", s.Result, v.bin+" results "+c.Name+" --output-file FILE")
 		if s.ResultSHA256 != "" {
 			line("SHA-256", "%s (%s), checked when assembled; results checks what it writes against it", s.ResultSHA256, humanize.IBytes(uint64(s.ResultBytes)))
 		}
@@ -154,11 +155,15 @@ func (v *campaignView) printPartitions(w io.Writer, now time.Time) {
 	if len(v.parts) == 0 {
 		return
 	}
-	fmt.Fprintf(w, "Partition jobs (MPIJobs; launcher output: %s logs %s --partition N):\n", v.bin, v.c.Name)
+	if v.parts[0].kind() == argowf.Workflow.Kind {
+		fmt.Fprintf(w, "Partition jobs (Argo Workflows; a worker step's output: %s logs %s --partition N --worker W):\n", v.bin, v.c.Name)
+	} else {
+		fmt.Fprintf(w, "Partition jobs (MPIJobs; launcher output: %s logs %s --partition N):\n", v.bin, v.c.Name)
+	}
 	tw := newTable(w)
 	fmt.Fprintln(tw, "  NAME\tPARTITION\tRESTART\tSTATE\tAGE")
 	for _, p := range v.parts {
-		fmt.Fprintf(tw, "  %s\t%d\t%d\t%s\t%s\n", p.job.Name, p.index, p.restart, p.state, age(p.job.CreationTimestamp, now))
+		fmt.Fprintf(tw, "  %s\t%d\t%d\t%s\t%s\n", p.obj.GetName(), p.index, p.restart, p.state, age(p.obj.GetCreationTimestamp(), now))
 	}
 	tw.Flush()
 }

@@ -102,6 +102,11 @@ func (o *submitOptions) objects(ctx context.Context, cmd *cobra.Command, kc *kub
 	if err := o.spec.checkRequired(); err != nil {
 		return nil, err
 	}
+	if localQueries(o.spec.queries) {
+		if err := checkLocalQueries(o.spec.queries); err != nil {
+			return nil, err
+		}
+	}
 	if localQueries(o.spec.queries) && ownStore(f.Changed) {
 		return nil, fmt.Errorf("--queries %s is a file here, uploaded beside the campaign: the --queries-* flags are for queries already on another store", o.spec.queries)
 	}

@@ -30,7 +30,7 @@ type submitSpec struct {
 	chunkQueries                                                                  int32
 	partitions, workers, slots                                                    int32
 	minPartitions, maxPartitions                                                  int32
-	image, queue                                                                  string
+	image, queue, executor                                                        string
 	suspend                                                                       bool
 	deadline                                                                      time.Duration
 	finishBy                                                                      string
@@ -55,7 +55,7 @@ var queriesStoreFlags = []string{"queries-endpoint", "queries-region", "queries-
 // excludes: the file says it all.
 var submitSpecFlags = []string{
 	"name", "database", "queries", "program", "outfmt", "evalue", "top-hits", "transfer", "batching", "max-target-seqs", "blast-option",
-	"chunk-letters", "chunk-queries", "partitions", "workers", "slots", "image", "queue", "suspend", "deadline",
+	"chunk-letters", "chunk-queries", "partitions", "workers", "slots", "executor", "image", "queue", "suspend", "deadline",
 	"finish-by", "min-partitions", "max-partitions", "endpoint", "region", "bucket", "prefix", "credentials-secret",
 	"ca-configmap", "service-account", "queries-endpoint", "queries-region", "queries-credentials-secret", "queries-anonymous",
 	"queries-ca-configmap", "cpu", "cpu-limit", "memory",
@@ -65,7 +65,7 @@ func (s *submitSpec) addFlags(cmd *cobra.Command) {
 	f := cmd.Flags()
 	f.StringVar(&s.name, "name", "", "the campaign's name (a DNS-1035 label: it names the partitions' pods)")
 	f.StringVar(&s.database, "database", "", "the BlastDatabase to search, in the same namespace")
-	f.StringVar(&s.queries, "queries", "", "the query FASTA (gzip if it ends in .gz): s3://bucket/key, a key in the output bucket, or a file here, which is checked and uploaded beside the campaign")
+	f.StringVar(&s.queries, "queries", "", "the query FASTA (gzip if it ends in .gz): a file here, which is checked and uploaded beside the campaign, or s3://bucket/key, an object already in a bucket")
 	f.StringVar(&s.program, "program", "", "blastn, blastp, blastx, tblastn or tblastx")
 	f.StringVar(&s.outfmt, "outfmt", "", `output format: tabular 6, 7 or 10 with columns, e.g. "6 qseqid sseqid evalue bitscore", or a report: 0, 5, 11, 15, 16 (server default "6")`)
 	f.StringVar(&s.batching, "batching", "", "how queries are cut into BLAST+ batches: blast (BLAST+'s own, as one BLAST+ run of the file) or alone (each query alone, independent of its neighbours: one database scan per query) (server default blast)")
@@ -76,7 +76,8 @@ func (s *submitSpec) addFlags(cmd *cobra.Command) {
 	f.StringArrayVar(&s.blastOptions, "blast-option", nil, "further BLAST option, -name=value or -name for a flag, e.g. --blast-option=-word_size=11 (repeatable)")
 	f.Int64Var(&s.chunkLetters, "chunk-letters", 0, "cut chunks of about this many query letters (server default 1000000)")
 	f.Int32Var(&s.chunkQueries, "chunk-queries", 0, "cut chunks of this many queries")
-	f.Int32Var(&s.partitions, "partitions", 0, "partitions (MPIJobs) running at once (server default 1)")
+	f.Int32Var(&s.partitions, "partitions", 0, "partitions (MPIJobs, or Workflows with --executor argo) running at once (server default 1)")
+	f.StringVar(&s.executor, "executor", "", "what runs the partitions: mpijob (Kubeflow MPIJobs) or argo (Argo Workflows, where there is no MPI operator; not with --queue) (server default mpijob)")
 	f.Int32Var(&s.workers, "workers", 0, "worker pods per partition (server default 2)")
 	f.Int32Var(&s.slots, "slots", 0, "searching MPI ranks per worker pod; the master is a rank more (server default 1)")
 	s.resources.addFlags(f)
@@ -154,6 +155,7 @@ func (s *submitSpec) object(given given, namespace string, storage *v1alpha1.Obj
 	put("slots", int64(s.slots), "partitions", "slotsPerWorker")
 	put("min-partitions", int64(s.minPartitions), "partitions", "min")
 	put("max-partitions", int64(s.maxPartitions), "partitions", "max")
+	put("executor", s.executor, "executor")
 	put("image", s.image, "partitions", "image")
 	put("service-account", s.serviceAccount, "partitions", "serviceAccountName")
 	if err := s.resources.put(given, spec); err != nil {
@@ -272,15 +274,16 @@ func finishBy(v string) (map[string]any, error) {
 	return nil, fmt.Errorf("--finish-by %q: want an RFC 3339 time (2026-11-26T13:00:00Z) or a duration after the start (6h)", v)
 }
 
-// queriesRef turns s3://bucket/key or a bare key into spec.queries.
+// queriesRef turns s3://bucket/key into spec.queries; a file here gets
+// its key when it is uploaded (uploadQueries).
 func queriesRef(q string) (map[string]any, error) {
-	rest, isURL := strings.CutPrefix(q, "s3://")
-	if !isURL {
-		return map[string]any{"key": strings.TrimPrefix(q, "/")}, nil
+	if localQueries(q) {
+		return map[string]any{}, nil
 	}
+	rest, isS3 := strings.CutPrefix(q, "s3://")
 	bucket, key, _ := strings.Cut(rest, "/")
-	if bucket == "" || key == "" {
-		return nil, fmt.Errorf("--queries %q: want s3://bucket/key or a key in the output bucket", q)
+	if !isS3 || bucket == "" || key == "" {
+		return nil, fmt.Errorf("--queries %q: want s3://bucket/key for an object in a bucket, or a file here", q)
 	}
 	return map[string]any{"bucket": bucket, "key": key}, nil
 }

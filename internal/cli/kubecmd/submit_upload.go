@@ -3,8 +3,10 @@ package kubecmd
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/url"
 	"os"
 	"path"
@@ -21,15 +23,26 @@ import (
 	"github.com/blastfleet/blastfleet/internal/queries"
 )
 
-// localQueries reports whether --queries names a file on this machine
-// (which submit uploads) rather than a key in the output bucket: a path
-// that exists here and is not an s3:// URL.
-func localQueries(q string) bool {
-	if strings.HasPrefix(q, "s3://") {
-		return false
-	}
+// localQueries reports whether --queries names a file on this machine,
+// which submit uploads: anything but a URL. (A bare key once meant an
+// object in the output bucket, so a mistyped path made a campaign that
+// failed later, or read another object of that name.)
+func localQueries(q string) bool { return !strings.Contains(q, "://") }
+
+// checkLocalQueries refuses, naming the path, a --queries that is no
+// file here.
+func checkLocalQueries(q string) error {
 	fi, err := os.Stat(q)
-	return err == nil && fi.Mode().IsRegular()
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("--queries %s: no such file here (a file here is checked and uploaded beside the campaign; "+
+			"an object already in a bucket is named s3://BUCKET/KEY)", q)
+	case err != nil:
+		return fmt.Errorf("--queries: %w", err)
+	case !fi.Mode().IsRegular():
+		return fmt.Errorf("--queries %s: not a regular file; want a FASTA file (gzip if it ends in .gz)", q)
+	}
+	return nil
 }
 
 // uploadQueries validates a local query file as the planner will, then

@@ -58,7 +58,7 @@ func setSuspend(ctx context.Context, cmd *cobra.Command, kc *kube, name string, 
 	verb := map[bool]string{true: "suspended", false: "resumed"}[suspend]
 	w := cmd.OutOrStdout()
 	if c.Spec.Suspend == suspend {
-		fmt.Fprintf(w, "%s/%s already %s\n", campaignResource, name, verb)
+		fmt.Fprintf(w, "%s/%s already %s\n", campaignResource, c.Name, verb)
 		return nil
 	}
 	// A merge patch of this one field: nothing else the user or the
@@ -67,6 +67,6 @@ func setSuspend(ctx context.Context, cmd *cobra.Command, kc *kube, name string, 
 	if err := kc.c.Patch(ctx, c, client.RawPatch(client.Merge.Type(), patch), client.FieldOwner("blastfleet")); err != nil {
 		return fmt.Errorf("%s campaign %s: %w", map[bool]string{true: "suspending", false: "resuming"}[suspend], name, kc.explain(err))
 	}
-	fmt.Fprintf(w, "%s/%s %s\n", campaignResource, name, verb)
+	fmt.Fprintf(w, "%s/%s %s\n", campaignResource, c.Name, verb)
 	return nil
 }
