@@ -74,6 +74,9 @@ func TestReport(t *testing.T) {
 	if !strings.Contains(page, "270 core-seconds") {
 		t.Errorf("page lacks the runs' cost, 270 core-seconds")
 	}
+	if sum := r.Summary(); sum.Runs.CoreSeconds != 270 || sum.Runs.SiteCoreSeconds[""] != 270 {
+		t.Errorf("the JSON summary's cost: %v, by site %v; want 270", sum.Runs.CoreSeconds, sum.Runs.SiteCoreSeconds)
+	}
 	if m := externalRef.FindString(page); m != "" {
 		t.Errorf("page refers outside itself: %q", m)
 	}

@@ -56,6 +56,10 @@ type Summary struct {
 		CacheMisses        int64     `json:"cacheMisses"`
 		First              time.Time `json:"firstStarted,omitzero"`
 		Latest             time.Time `json:"latestUpdate,omitzero"`
+		// CoreSeconds is what the runs held, worker slots × wall time, in
+		// all and by site ("" for runs that named none).
+		CoreSeconds     float64            `json:"coreSeconds"`
+		SiteCoreSeconds map[string]float64 `json:"siteCoreSeconds,omitempty"`
 	} `json:"runs"`
 }
 
@@ -78,6 +82,7 @@ func (r *Report) Summary() *Summary {
 	t := sumRuns(r.Runs)
 	runs := &s.Runs
 	runs.Count, runs.Ranks = t.Runs, t.Ranks
+	runs.CoreSeconds, runs.SiteCoreSeconds = t.Cost.CoreSeconds, t.Cost.Sites
 	runs.States = map[string]int{}
 	for _, run := range r.Runs {
 		runs.States[run.State]++
