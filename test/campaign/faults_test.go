@@ -104,7 +104,7 @@ func TestKillPartition(t *testing.T) {
 		t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) {
 			loc := "s3://campaigns/" + campaignName(t)
 			st := e.plan(t, loc, 3)
-			a, b, died := killOneOfTwo(t, loc, newRand(seed), 3, 3)
+			a, b, died := killOneOfTwo(t, loc, newRand(seed), 3, 3, 2)
 			verify(t, st, verifyOpts{want: e.f.want, parts: []*partition{a, b}, needResult: true})
 			logTakeover(t, st, "A", died, b)
 		})
@@ -113,13 +113,14 @@ func TestKillPartition(t *testing.T) {
 
 // killOneOfTwo starts partitions A and B (npA and npB ranks) on the
 // campaign at loc, SIGKILLs A and everything under it at a random point
-// once B holds a lease, and waits for B to finish the campaign.
-func killOneOfTwo(t *testing.T, loc string, r *rand.Rand, npA, npB int) (a, b *partition, died time.Time) {
+// once B holds a lease (after at most maxK of A's commits), and waits for
+// B to finish the campaign.
+func killOneOfTwo(t *testing.T, loc string, r *rand.Rand, npA, npB, maxK int) (a, b *partition, died time.Time) {
 	t.Helper()
 	a = startPartition(t, loc, "A", npA, nil)
 	b = startPartition(t, loc, "B", npB, nil)
 	b.waitLeased(t, 1)
-	randomPoint(t, r, a, 2)
+	randomPoint(t, r, a, maxK)
 	a.killAll()
 	died = time.Now()
 	waitFor(t, 10*time.Second, "partition A to die", a.exited)

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/blastfleet/blastfleet/api/v1alpha1"
@@ -58,6 +60,7 @@ func TestOneNodeCluster(t *testing.T) {
 				return client.MatchingLabels{"training.kubeflow.org/job-name": name + "-p0-r0", "training.kubeflow.org/job-role": "launcher"}
 			})
 		})
+		t.Run("worker-pod-evicted", func(t *testing.T) { t.Parallel(); testWorkerEvicted(t, tg, f, db) })
 		t.Run("operator-pod-deleted", func(t *testing.T) {
 			t.Parallel()
 			testPodDeleted(t, tg, f, db, "operator", func(string) client.ListOption {
@@ -102,6 +105,37 @@ func testPodDeleted(t *testing.T, tg *target, f *fixture, db, what string, sel f
 	})
 	s := tg.verify(t, c, f, expect{maxAttempts: 3, problemsOK: what == "minio"})
 	t.Logf("%s: %d partitions replaced, %d chunk retries", name, c.Status.Partitions.Replaced, s.Retries)
+}
+
+// testWorkerEvicted evicts a worker pod (the Eviction API, as a node
+// drain or the scheduler's preemption does) once partition 0 holds a
+// lease after a commit. The pod's preStop hook SIGTERMs its ranks, and a
+// rank told to stop stops its master: what the partition held is
+// recorded stopped, not failed. The campaign completes with the
+// unsharded search's bytes and no failed attempt.
+func testWorkerEvicted(t *testing.T, tg *target, f *fixture, db string) {
+	name := tg.name("node-evicted")
+	c := tg.faultMidRun(t, name, db, func() {
+		var pods corev1.PodList
+		ctx := context.Background()
+		if err := tg.c.List(ctx, &pods, client.MatchingLabels{"training.kubeflow.org/job-name": name + "-p0-r0",
+			"training.kubeflow.org/job-role": "worker"}); err != nil || len(pods.Items) == 0 {
+			t.Fatalf("no worker pod to evict (%v)", err)
+		}
+		p := pods.Items[0]
+		ev := &policyv1.Eviction{ObjectMeta: metav1.ObjectMeta{Name: p.Name, Namespace: p.Namespace}}
+		if err := tg.c.SubResource("eviction").Create(ctx, &p, ev); err != nil {
+			t.Fatalf("evicting pod %s/%s: %v", p.Namespace, p.Name, err)
+		}
+		t.Logf("evicted pod %s/%s mid-run", p.Namespace, p.Name)
+	})
+	s := tg.verify(t, c, f, expect{maxAttempts: 3})
+	fa := c.Status.Chunks.FailedAttempts
+	t.Logf("%s: %d partitions replaced, %d chunk retries, %d stopped attempts, failed attempts %+v",
+		name, c.Status.Partitions.Replaced, s.Retries, c.Status.Chunks.StoppedAttempts, fa)
+	if fa.ExitCode+fa.Signal+fa.Error != 0 {
+		t.Errorf("failed attempts %+v after an eviction: a stop is not a failure", fa)
+	}
 }
 
 // kueueQueue is a ClusterQueue whose CPU quota admits one partition of

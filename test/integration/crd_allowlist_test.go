@@ -90,8 +90,8 @@ func TestCRDBlastOptionsMatchEngine(t *testing.T) {
 	rules := 0
 	for _, r := range option.XValidations {
 		m := list.FindStringSubmatch(r.Rule)
-		if m == nil {
-			continue
+		if m == nil || !strings.Contains(r.Message, "flag") && !strings.Contains(r.Message, "needs a value") {
+			continue // not a rule about flags (the taxid lists' length)
 		}
 		rules++
 		var crdFlags []string
