@@ -27,7 +27,7 @@ func (run *campaignRun) recordCost(ctx context.Context) {
 		log.FromContext(ctx).Info("reading the run records for the campaign's cost", "error", err.Error())
 		return
 	}
-	cost := runrecord.CostOf(runs)
+	cost := runrecord.CostOf(runs, run.now)
 	s.CoreSeconds = ptr.To(int64(math.Round(cost.CoreSeconds)))
 	for i := range s.Sites {
 		name := s.Sites[i].Name

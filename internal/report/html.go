@@ -65,7 +65,7 @@ func (r *Report) page() *page {
 		CSS:      template.CSS(pageCSS),
 		JS:       template.JS(pageJS),
 		Phases:   runrecord.Phases,
-		Totals:   sumRuns(r.Runs),
+		Totals:   sumRuns(r.Runs, r.Meta.Generated),
 		Progress: newProgress(r.Status.QueriesDone, r.Status.QueriesFailed, r.Status.Queries),
 		Timeline: buildTimeline(r.Runs),
 		Hist:     buildHistogram(r.Runs, slowest),
@@ -118,7 +118,7 @@ type Counts struct {
 
 // Counts counts runs, ranks and the failures the page lists.
 func (r *Report) Counts() Counts {
-	t := sumRuns(r.Runs)
+	t := sumRuns(r.Runs, r.Meta.Generated)
 	return Counts{Runs: t.Runs, Ranks: t.Ranks, Failures: buildFailures(r).Count()}
 }
 

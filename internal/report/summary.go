@@ -79,7 +79,7 @@ func (r *Report) Summary() *Summary {
 		s.Complete, s.FailedQueries, s.Sites = st.Complete, st.FailedQueries, st.Sites
 	}
 	s.Failures = buildFailures(r).Count()
-	t := sumRuns(r.Runs)
+	t := sumRuns(r.Runs, r.Meta.Generated)
 	runs := &s.Runs
 	runs.Count, runs.Ranks = t.Runs, t.Ranks
 	runs.CoreSeconds, runs.SiteCoreSeconds = t.Cost.CoreSeconds, t.Cost.Sites

@@ -49,8 +49,8 @@ func coreTime(s float64) string {
 	return fmt.Sprintf("%.0f core-seconds", s)
 }
 
-func sumRuns(runs []runrecord.RunRecord) totals {
-	t := totals{Cost: runrecord.CostOf(runs)}
+func sumRuns(runs []runrecord.RunRecord, now time.Time) totals {
+	t := totals{Cost: runrecord.CostOf(runs, now)}
 	states := map[string]int{}
 	for _, r := range runs {
 		t.Runs++

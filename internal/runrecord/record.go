@@ -96,15 +96,25 @@ func sortRuns(rs []RunRecord) {
 	slices.SortStableFunc(rs, func(a, b RunRecord) int { return a.Started.Compare(b.Started) })
 }
 
-// CoreSeconds is what the run held: its worker slots for its wall time
-// (from its start to its record's last update), 0 for a record without
-// a summary.
-func (r RunRecord) CoreSeconds() float64 {
-	if r.Summary == nil || r.Summary.Slots <= 0 || !r.Updated.After(r.Started) {
+// CoreSeconds is what the run held by now: its worker slots for its wall
+// time, from its start to its record's last update, or to now for a run
+// still going (its record updated within liveRecord); 0 for a record
+// without a summary.
+func (r RunRecord) CoreSeconds(now time.Time) float64 {
+	end := r.Updated
+	if r.State == RunRunning && now.After(end) && now.Sub(end) < liveRecord {
+		end = now
+	}
+	if r.Summary == nil || r.Summary.Slots <= 0 || !end.After(r.Started) {
 		return 0
 	}
-	return float64(r.Summary.Slots) * r.Updated.Sub(r.Started).Seconds()
+	return float64(r.Summary.Slots) * end.Sub(r.Started).Seconds()
 }
+
+// liveRecord bounds the age of a running run's record: the master
+// rewrites it every few seconds, so an older one is a run that died
+// without saying so, and its time ends at its last update.
+const liveRecord = 2 * time.Minute
 
 // Cost is what a campaign's partition runs held: core-seconds in all and
 // by site ("" for runs that named none).
@@ -113,11 +123,11 @@ type Cost struct {
 	Sites       map[string]float64
 }
 
-// CostOf adds up the runs' core-seconds.
-func CostOf(runs []RunRecord) Cost {
+// CostOf adds up the runs' core-seconds by now.
+func CostOf(runs []RunRecord, now time.Time) Cost {
 	c := Cost{Sites: map[string]float64{}}
 	for _, r := range runs {
-		s := r.CoreSeconds()
+		s := r.CoreSeconds(now)
 		c.CoreSeconds += s
 		c.Sites[r.Site] += s
 	}
