@@ -85,6 +85,11 @@ func start(argo bool) (*Env, error) {
 		}
 		crds = append(crds, a...)
 	}
+	return startCRDs(assets, crds)
+}
+
+// startCRDs starts the servers from assets with the CRDs in crds.
+func startCRDs(assets string, crds []string) (*Env, error) {
 	env := &envtest.Environment{
 		BinaryAssetsDirectory: assets,
 		CRDDirectoryPaths:     crds,
@@ -93,6 +98,9 @@ func start(argo bool) (*Env, error) {
 	}
 	cfg, err := env.Start()
 	if err != nil {
+		// The servers may be up already (a CRD the server refuses fails
+		// Start after it): they must not outlive the test.
+		_ = env.Stop()
 		return nil, fmt.Errorf("starting kube-apiserver and etcd from %s: %w", assets, err)
 	}
 	c, err := client.New(cfg, client.Options{Scheme: env.Scheme})
