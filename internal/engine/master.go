@@ -570,13 +570,14 @@ func (m *master) assign(w int, t scheduler.Task) error {
 	}
 	a := *b.assign
 	a.Task, a.Group, a.Shards, a.Groups = id, t.Group, m.groups[t.Group], len(b.groups)
-	if n := m.tailThreads(w, t); n != m.cfg.Threads {
+	expect := m.expectSeconds(t.Block, t.Group)
+	if n := m.tailThreads(w, expect); n != m.cfg.Threads {
 		a.Threads = n
 		m.sum.TailTasks++
 		m.cfg.Log.Info("the last task takes the idle slots of its host", "rank", w, "threads", n,
 			"queries", fmt.Sprintf("%s..%s", m.queries[b.first].ID, m.queries[b.end-1].ID), "group", t.Group)
 	}
-	m.busy(w, running{started: time.Now(), expect: m.expectSeconds(t.Block, t.Group)})
+	m.busy(w, running{started: time.Now(), expect: expect})
 	if m.firstTask.IsZero() && m.clock != nil {
 		m.firstTask = time.Now()
 		m.sum.FirstTaskSeconds = m.firstTask.Sub(m.clock.start).Seconds()

@@ -3,8 +3,6 @@ package engine
 import (
 	"os"
 	"time"
-
-	"github.com/blastfleet/blastfleet/internal/scheduler"
 )
 
 // At a search's end the last tasks are fewer than the workers: 7 protein
@@ -37,10 +35,11 @@ func hostName() string {
 	return h
 }
 
-// tailThreads is the -num_threads for task t sent to worker w: the worker's
-// own slots, or at the search's tail (no task unassigned, nothing more to
-// come) those and the slots of the workers on its host with nothing left.
-func (m *master) tailThreads(w int, t scheduler.Task) int {
+// tailThreads is the -num_threads for a task expected to take expect
+// seconds sent to worker w: the worker's own slots, or at the search's
+// tail (no task unassigned, nothing more to come) those and the slots of
+// the workers on its host with nothing left.
+func (m *master) tailThreads(w int, expect float64) int {
 	own := m.cfg.Threads
 	if m.cfg.Sim != nil || m.cfg.Schedule.static() || !m.drained || m.sched.Unassigned() > 0 || m.hosts[w] == "" || threadsSplitQueries(m.cfg) {
 		return own
@@ -50,7 +49,6 @@ func (m *master) tailThreads(w int, t scheduler.Task) int {
 			return own
 		}
 	}
-	expect := m.expectSeconds(t.Block, t.Group)
 	now := time.Now()
 	threads := own
 	for v := 1; v <= m.workers; v++ {

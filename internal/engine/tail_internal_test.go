@@ -49,7 +49,7 @@ func TestTailThreads(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			m := tailMaster(2)
 			c.edit(m)
-			if got := m.tailThreads(1, task); got != c.want {
+			if got := m.tailThreads(1, m.expectSeconds(task.Block, task.Group)); got != c.want {
 				t.Errorf("tailThreads = %d, want %d", got, c.want)
 			}
 		})

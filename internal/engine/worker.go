@@ -104,7 +104,7 @@ func runWorker(ctx context.Context, cfg *Config, tr transport.Transport) error {
 			continue
 		}
 		if e.Setup.Error != "" {
-			return w.stop(nil)
+			return w.stop(false)
 		}
 		setup = true
 	}
@@ -248,7 +248,7 @@ func (w *worker) handle(ctx context.Context, msg transport.Message) (done bool, 
 			delete(w.held, t)
 		}
 	case e.Stop != nil:
-		return true, w.stop(e.Stop)
+		return true, w.stop(false)
 	}
 	return false, nil
 }

@@ -8,12 +8,9 @@ import (
 )
 
 // stop ends the worker: a running task is cancelled, and the summary goes
-// to the master, which waits for it before finishing the output.
-func (w *worker) stop(s *stopMsg) error { return w.finish(false) }
-
-// finish cancels a running task and sends the summary; stopped says the
-// worker was told to stop, not asked by the master.
-func (w *worker) finish(stopped bool) error {
+// to the master, which waits for it before finishing the output; told
+// says the worker was told to stop (SIGTERM), not asked by the master.
+func (w *worker) stop(told bool) error {
 	if w.cancel != nil {
 		w.cancel()
 		<-w.results
@@ -26,7 +23,7 @@ func (w *worker) finish(stopped bool) error {
 		w.sum.Stores = storeReads(w.reads)
 	}
 	w.clock.finish(&w.sum)
-	return w.tr.Send(0, encode(&envelope{Summary: &w.sum, Stopped: stopped}))
+	return w.tr.Send(0, encode(&envelope{Summary: &w.sum, Stopped: told}))
 }
 
 // waitStop serves nothing but waits for the master's stop after a setup
@@ -41,7 +38,7 @@ func (w *worker) waitStop(ctx context.Context, cause error) error {
 				return cause
 			}
 			if e, err := decode(msg.Data); err == nil && e.Stop != nil {
-				_ = w.stop(e.Stop)
+				_ = w.stop(false)
 				return cause
 			}
 		}
@@ -76,7 +73,7 @@ func (w *worker) syncCacheMetrics() {
 // the run under mpirun: a rank exiting non-zero makes mpirun kill the
 // others, the master among them, before it could release its leases.
 func (w *worker) stopped(cause error) error {
-	_ = w.finish(true)
+	_ = w.stop(true)
 	t := time.NewTimer(stopSummaryWait)
 	defer t.Stop()
 	for {
