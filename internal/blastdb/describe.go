@@ -30,6 +30,8 @@ type Database struct {
 	Common []string
 	// TaxDB are taxdb.btd and taxdb.bti when the source had them.
 	TaxDB []string
+	// Masks are the masking algorithms applied to its sequences.
+	Masks []MaskAlgorithm
 	path  string // -db
 	bin   string // blastdbcmd
 	// statsSeqs and statsLetters are the alias file's STATS lines, if any.
@@ -79,7 +81,7 @@ func Describe(ctx context.Context, s *Staged, bin string) (*Database, error) {
 	if err != nil {
 		return nil, err
 	}
-	d.Type, d.Version, d.Sequences, d.Letters = info.typ, info.version, info.seqs, info.letters
+	d.Type, d.Version, d.Sequences, d.Letters, d.Masks = info.typ, info.version, info.seqs, info.letters, info.masks
 	if err := d.checkAlias(); err != nil {
 		return nil, err
 	}
@@ -136,6 +138,7 @@ type dbInfo struct {
 	version       int
 	seqs, letters int64
 	volumes       []string
+	masks         []MaskAlgorithm
 }
 
 func blastdbInfo(ctx context.Context, bin, db string) (*dbInfo, error) {
@@ -159,6 +162,9 @@ func blastdbInfo(ctx context.Context, bin, db string) (*dbInfo, error) {
 	in.version = 4
 	if v := versRe.FindSubmatch(out); v != nil {
 		in.version, _ = strconv.Atoi(string(v[1]))
+	}
+	if in.masks, err = parseMaskAlgorithms(string(out)); err != nil {
+		return nil, fmt.Errorf("%s -db %s -info: %w", bin, db, err)
 	}
 	_, vols, ok := bytes.Cut(out, []byte("Volumes:"))
 	if !ok {

@@ -1,7 +1,6 @@
 package blastdb
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os/exec"
@@ -20,18 +19,8 @@ type MaskAlgorithm struct {
 
 var maskLineRe = regexp.MustCompile(`^\s*(\d+)\s+(\S+)\s*(.*?)\s*$`)
 
-// MaskAlgorithms lists the masking algorithms blastdbcmd -info reports.
-func (d *Database) MaskAlgorithms(ctx context.Context) ([]MaskAlgorithm, error) {
-	cmd := d.Command(ctx, "-info")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		return nil, fmt.Errorf("%s -db %s -info: %w: %s", d.bin, d.path, err, strings.TrimSpace(stderr.String()))
-	}
-	return parseMaskAlgorithms(string(out))
-}
-
+// parseMaskAlgorithms reads the masking algorithms blastdbcmd -info
+// reports.
 func parseMaskAlgorithms(info string) ([]MaskAlgorithm, error) {
 	_, rest, ok := strings.Cut(info, "Available filtering algorithms")
 	if !ok {

@@ -206,6 +206,12 @@ func moveOrCopy(src, dst string, move bool) error {
 			return nil
 		}
 	}
+	return CopyFile(src, dst)
+}
+
+// CopyFile copies src to dst as a stream (a taxonomy database's file is
+// hundreds of MB).
+func CopyFile(src, dst string) error {
 	in, err := os.Open(src)
 	if err != nil {
 		return err

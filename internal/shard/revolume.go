@@ -40,10 +40,7 @@ func (j *job) revolume(ctx context.Context, work string, db *blastdb.Database, s
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	masks, err := db.MaskAlgorithms(ctx)
-	if err != nil {
-		return nil, err
-	}
+	masks := db.Masks
 	j.prog.printf("%s has %d volumes for %d shards: rebuilding it in smaller volumes (ids, titles, taxids, %d masking algorithms and the sequence order kept)",
 		db.Name, len(db.Volumes), shards, len(masks))
 	fasta, taxmap := filepath.Join(dir, "db.fa"), filepath.Join(dir, "taxids.txt")
@@ -73,7 +70,7 @@ func (j *job) revolume(ctx context.Context, work string, db *blastdb.Database, s
 	if len(maskFiles) > 0 {
 		args = append(args, "-mask_data", strings.Join(maskFiles, ","))
 	}
-	size := max(src.biggest/int64(revolumesPerShard*shards), 1024)
+	size := max(biggestFile(db)/int64(revolumesPerShard*shards), 1024)
 	for try := 0; ; try++ {
 		out := filepath.Join(dir, fmt.Sprintf("try%d", try))
 		if err := os.Mkdir(out, 0o755); err != nil {
@@ -103,12 +100,8 @@ func (j *job) makeVolumes(ctx context.Context, db *blastdb.Database, dir string,
 		return nil, fmt.Errorf("makeblastdb rebuilding %s in smaller volumes: %w: %s", db.Name, err, tail(out.Bytes()))
 	}
 	for _, name := range db.TaxDB {
-		b, err := os.ReadFile(filepath.Join(db.Dir, name))
-		if err != nil {
-			return nil, err
-		}
-		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
-			return nil, err
+		if err := blastdb.CopyFile(filepath.Join(db.Dir, name), filepath.Join(dir, name)); err != nil {
+			return nil, fmt.Errorf("copying %s beside the rebuild: %w", name, err)
 		}
 	}
 	return blastdb.Describe(ctx, &blastdb.Staged{Dir: dir, Name: db.Name}, j.o.Blastdbcmd)
@@ -121,12 +114,8 @@ func (j *job) checkRevolumed(ctx context.Context, db, nd *blastdb.Database, mask
 		return fmt.Errorf("rebuilding %s: %d sequences, %d letters (%s, version %d), the original %d, %d (%s, version %d)",
 			db.Name, nd.Sequences, nd.Letters, nd.Type, nd.Version, db.Sequences, db.Letters, db.Type, db.Version)
 	}
-	got, err := nd.MaskAlgorithms(ctx)
-	if err != nil {
-		return err
-	}
-	if fmt.Sprint(got) != fmt.Sprint(masks) {
-		return fmt.Errorf("rebuilding %s: masking algorithms %v, the original %v", db.Name, got, masks)
+	if fmt.Sprint(nd.Masks) != fmt.Sprint(masks) {
+		return fmt.Errorf("rebuilding %s: masking algorithms %v, the original %v", db.Name, nd.Masks, masks)
 	}
 	ext := ".nin"
 	if db.Type == manifest.Protein {
@@ -176,13 +165,12 @@ func convert2blastmask(makeblastdb string) string {
 func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }
 
 // fastaSource is what writeFASTA learnt of the database: whether its
-// seqids are parsed, whether any has a taxid (parsed) or the one taxid
-// of all (not parsed), and its largest sequence or header file's bytes.
+// seqids are parsed, and whether any has a taxid (parsed) or the one
+// taxid of all (not parsed).
 type fastaSource struct {
-	parsed  bool
-	taxids  bool
-	taxid   int64
-	biggest int64
+	parsed bool
+	taxids bool
+	taxid  int64
 }
 
 // writeFASTA writes every sequence of db in OID order with its deflines
@@ -275,16 +263,23 @@ func writeFASTA(ctx context.Context, db *blastdb.Database, fasta, taxmap string,
 	if src.taxid < 0 {
 		src.taxid = 0
 	}
+	return src, f.Close()
+}
+
+// biggestFile is the bytes of db's largest sequence or header file, the
+// files makeblastdb's -max_file_sz bounds.
+func biggestFile(db *blastdb.Database) int64 {
+	var biggest int64
 	for _, v := range db.Volumes {
 		for _, name := range v.Files {
 			if ext := filepath.Ext(name); ext == ".nsq" || ext == ".psq" || ext == ".nhr" || ext == ".phr" {
 				if st, err := os.Stat(filepath.Join(db.Dir, name)); err == nil {
-					src.biggest = max(src.biggest, st.Size())
+					biggest = max(biggest, st.Size())
 				}
 			}
 		}
 	}
-	return src, f.Close()
+	return biggest
 }
 
 // defline is one defline of the rebuilt FASTA from blastdbcmd's id,
