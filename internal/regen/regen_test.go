@@ -103,9 +103,21 @@ func TestReportEqualsWholeDatabase(t *testing.T) {
 				seq := r.text[strings.IndexByte(r.text, '\n')+1:]
 				letters += int64(len(strings.ReplaceAll(seq, "\n", "")))
 			}
+			// The database was built long before its shards, and they
+			// carry its date, as db shard's do: BLAST prints the newest
+			// volume's date, so shards built a minute after refdb
+			// would otherwise print a later one.
+			if err := blastvol.SetDate(filepath.Join(dir, "refdb"+indexExt(dbtype)), "Jan 2, 2024  3:04 PM"); err != nil {
+				t.Fatal(err)
+			}
 			h, err := blastvol.ReadHeader(filepath.Join(dir, "refdb"+indexExt(dbtype)))
 			if err != nil {
 				t.Fatal(err)
+			}
+			for k := 0; k < 3; k++ {
+				if err := blastvol.SetDate(filepath.Join(dir, "shard"+strconv.Itoa(k)+indexExt(dbtype)), h.Date); err != nil {
+					t.Fatal(err)
+				}
 			}
 			db := Database{Name: "refdb", Type: dbtype, Sequences: int64(len(recs)), Letters: letters, Date: h.Date}
 			// A subject as the shards hold it, from the id BLAST prints.
