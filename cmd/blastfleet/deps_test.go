@@ -6,22 +6,52 @@ import (
 	"testing"
 )
 
+const module = "github.com/blastfleet/blastfleet/internal/"
+
+// deps is what the package in dir links, from go list.
+func deps(t *testing.T, dir string) map[string]bool {
+	t.Helper()
+	out, err := exec.Command("go", "list", "-deps", dir).Output()
+	if err != nil {
+		t.Skipf("go list: %v", err)
+	}
+	linked := map[string]bool{}
+	for _, dep := range strings.Fields(string(out)) {
+		linked[dep] = true
+	}
+	return linked
+}
+
+// notLinked fails for every package of pkgs (below internal/) that dir's
+// binary links.
+func notLinked(t *testing.T, dir string, pkgs ...string) {
+	t.Helper()
+	linked := deps(t, dir)
+	for _, pkg := range pkgs {
+		if linked[module+pkg] {
+			t.Errorf("%s links %s", dir, module+pkg)
+		}
+	}
+}
+
 // The CLI reads what the engine writes (plans, ledgers, run records) but
 // never runs a campaign's search: it must not link the engine or its
 // machinery, so it stays small and builds without MPI. It may fetch
 // shards (internal/cache) and run BLAST per query (internal/regen): that
 // is how results regenerates a metadata campaign's output at home.
 func TestCLIDoesNotLinkTheEngine(t *testing.T) {
-	out, err := exec.Command("go", "list", "-deps", ".").Output()
-	if err != nil {
-		t.Skipf("go list: %v", err)
-	}
-	for _, pkg := range []string{"engine", "scheduler", "simulate", "transport", "mpi"} {
-		path := "github.com/blastfleet/blastfleet/internal/" + pkg
-		for _, dep := range strings.Fields(string(out)) {
-			if dep == path {
-				t.Errorf("the CLI links %s", path)
-			}
-		}
+	notLinked(t, ".", "engine", "scheduler", "simulate", "transport", "mpi")
+}
+
+// Neither the CLI nor the operator links the local stack, its stand-in
+// kubelet or a test harness: blastfleet dev runs blastfleet-dev.
+var devAndTestOnly = []string{"devstack", "localrunner", "cli/devcmd", "testenv", "testenv/testkit", "kubetest",
+	"dashcheck", "faultproxy", "synth", "refsearch", "blastdb/blastdbtest", "cli/clitest"}
+
+func TestCLIAndOperatorLinkNoStandIn(t *testing.T) {
+	notLinked(t, ".", devAndTestOnly...)
+	notLinked(t, "../manager", devAndTestOnly...)
+	if !deps(t, "../blastfleet-dev")[module+"devstack"] {
+		t.Error("blastfleet-dev does not link the local stack: this test's package names are stale")
 	}
 }

@@ -16,7 +16,7 @@ import (
 	"github.com/blastfleet/blastfleet/internal/cli"
 	"github.com/blastfleet/blastfleet/internal/cli/campaigncmd"
 	"github.com/blastfleet/blastfleet/internal/cli/dbcmd"
-	"github.com/blastfleet/blastfleet/internal/cli/devcmd"
+	"github.com/blastfleet/blastfleet/internal/cli/devexec"
 	"github.com/blastfleet/blastfleet/internal/cli/hpccmd"
 	"github.com/blastfleet/blastfleet/internal/cli/kubecmd"
 )
@@ -42,7 +42,7 @@ func newRootCmd(binary string) *cobra.Command {
 		newVersionCmd(),
 		dbcmd.New(opts),
 		campaigncmd.New(opts),
-		devcmd.New(),
+		devexec.New(),
 		hpccmd.New(opts, &kubecmd.Locator{}),
 	)
 	kubecmd.Add(root)

@@ -10,13 +10,15 @@ import (
 )
 
 // Config is what the supervisor runs. Up resolves it (Resolve fills the
-// defaults) and writes it to <dir>/config.json for "blastfleet dev serve".
+// defaults) and writes it to <dir>/config.json for "blastfleet-dev serve".
 type Config struct {
 	// Dir holds everything the stack writes. Absolute.
 	Dir string `json:"dir"`
-	// CLI (blastfleet: runs "dev serve", and the Jobs' commands), Engine
+	// Dev (blastfleet-dev: runs "serve", the supervisor), CLI
+	// (blastfleet: the Jobs' commands), Engine
 	// (blastfleet-engine, what the partitions' mpirun starts) and Manager
 	// (blastfleet-manager, the operator).
+	Dev     string `json:"dev"`
 	CLI     string `json:"cli"`
 	Engine  string `json:"engine"`
 	Manager string `json:"manager"`
@@ -86,6 +88,7 @@ func (c *Config) check() error {
 			errs = append(errs, fmt.Errorf("%s: %w", what, err))
 		}
 	}
+	need("blastfleet-dev", c.Dev)
 	need("blastfleet (the CLI)", c.CLI)
 	need("blastfleet-engine", c.Engine)
 	need("blastfleet-manager", c.Manager)

@@ -2,7 +2,7 @@
 // status": a whole blastfleet installation on one machine, on 127.0.0.1
 // only, for trying the product and for the end-to-end tests.
 //
-// One detached supervisor process ("blastfleet dev serve", started by Up
+// One detached supervisor process ("blastfleet-dev serve", started by Up
 // in a session of its own) owns every component as a child process:
 // etcd and kube-apiserver (with our CRDs, the MPIJob CRD and the
 // operator's RBAC installed), a MinIO server with a bucket and the

@@ -38,9 +38,12 @@ func Resolve(c *Config, binDir string, progress io.Writer) error {
 	for _, p := range []struct {
 		dst  *string
 		name string
-	}{{&c.CLI, "blastfleet"}, {&c.Engine, "blastfleet-engine"}, {&c.Manager, "blastfleet-manager"}} {
+	}{{&c.CLI, "blastfleet"}, {&c.Dev, "blastfleet-dev"}, {&c.Engine, "blastfleet-engine"}, {&c.Manager, "blastfleet-manager"}} {
 		if *p.dst == "" && binDir != "" {
 			*p.dst = filepath.Join(binDir, p.name)
+		}
+		if *p.dst == "" && p.name == "blastfleet-dev" && c.CLI != "" {
+			*p.dst = filepath.Join(filepath.Dir(c.CLI), p.name) // make build puts them side by side
 		}
 		if *p.dst != "" {
 			if _, err := os.Stat(*p.dst); err != nil {

@@ -15,7 +15,7 @@ import (
 const upTimeout = 5 * time.Minute
 
 // Up starts the stack described by cfg (Resolve it first) in a detached
-// supervisor ("<cfg.CLI> dev serve --dir <cfg.Dir>") and waits until it
+// supervisor ("<cfg.Dev> serve --dir <cfg.Dir>") and waits until it
 // is ready, printing each step to progress. If a stack already runs in
 // cfg.Dir it says so (already is true) and starts nothing. Processes a
 // crashed stack left behind are killed first.
@@ -55,7 +55,7 @@ func Up(ctx context.Context, cfg *Config, progress io.Writer) (st *State, alread
 	}
 	defer logf.Close()
 	fmt.Fprintf(logf, "--- devstack: supervisor starting at %s ---\n", time.Now().Format(time.RFC3339))
-	cmd := exec.Command(cfg.CLI, "dev", "serve", "--dir", cfg.Dir)
+	cmd := exec.Command(cfg.Dev, "serve", "--dir", cfg.Dir)
 	cmd.Env = append(os.Environ(), MarkerEnv+"="+cfg.Dir) // down finds it, and all it starts, by this
 	cmd.Stdout, cmd.Stderr = logf, logf
 	// Detached: a session of its own, so closing the terminal or Ctrl-C

@@ -36,8 +36,9 @@ func RequireTools(t testing.TB, names ...string) {
 	}
 }
 
-// Binaries are the built engine, CLI and operator.
-type Binaries struct{ Engine, CLI, Manager string }
+// Binaries are the built engine, CLI, operator and local stack
+// (blastfleet-dev, always beside the CLI: "blastfleet dev" runs it from there).
+type Binaries struct{ Engine, CLI, Manager, Dev string }
 
 var (
 	buildOnce sync.Once
@@ -79,9 +80,13 @@ func buildBinaries() (Binaries, error) {
 		}
 	}
 	if b.CLI != "" {
-		// make build puts the operator beside the CLI.
+		// make build puts the operator and the local stack beside the CLI.
 		if p := filepath.Join(filepath.Dir(b.CLI), "blastfleet-manager"); fileExists(p) {
 			b.Manager = p
+		}
+		b.Dev = filepath.Join(filepath.Dir(b.CLI), "blastfleet-dev")
+		if !fileExists(b.Dev) {
+			return b, fmt.Errorf("BLASTFLEET_CLI=%s has no blastfleet-dev beside it: make build builds both", b.CLI)
 		}
 	}
 	if b.Engine != "" && b.CLI != "" && b.Manager != "" {
@@ -115,6 +120,10 @@ func buildBinaries() (Binaries, error) {
 	if b.CLI == "" {
 		b.CLI = filepath.Join(buildDir, "blastfleet")
 		if err := build(b.CLI, "./cmd/blastfleet"); err != nil {
+			return b, err
+		}
+		b.Dev = filepath.Join(buildDir, "blastfleet-dev")
+		if err := build(b.Dev, "./cmd/blastfleet-dev"); err != nil {
 			return b, err
 		}
 	}

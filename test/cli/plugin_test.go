@@ -44,8 +44,9 @@ func newPlugin(t *testing.T, kubeconfig string) *plugin {
 	return &plugin{t: t, env: append(os.Environ(), "PATH="+dir+string(os.PathListSeparator)+os.Getenv("PATH"), "KUBECONFIG="+kubeconfig)}
 }
 
-// installCLI puts the CLI at path: $BLASTFLEET_CLI (make test builds it)
-// or a fresh CGO_ENABLED=0 build, as released.
+// installCLI puts the CLI at path: $BLASTFLEET_CLI (make test builds it,
+// and blastfleet-dev beside it) or fresh CGO_ENABLED=0 builds of both, as
+// released.
 func installCLI(t *testing.T, path string) {
 	t.Helper()
 	if bin := os.Getenv("BLASTFLEET_CLI"); bin != "" {
@@ -58,11 +59,13 @@ func installCLI(t *testing.T, path string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command("go", "build", "-o", path, "./cmd/blastfleet")
-	cmd.Dir = root
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build ./cmd/blastfleet: %v\n%s", err, out)
+	for pkg, out := range map[string]string{"./cmd/blastfleet": path, "./cmd/blastfleet-dev": filepath.Join(filepath.Dir(path), "blastfleet-dev")} {
+		cmd := exec.Command("go", "build", "-o", out, pkg)
+		cmd.Dir = root
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if log, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("go build %s: %v\n%s", pkg, err, log)
+		}
 	}
 }
 
@@ -152,5 +155,21 @@ func TestKubectlPlugin(t *testing.T) {
 	_, errOut, code = p.kubectl("blastfleet", "get")
 	if code != 1 || !strings.Contains(errOut, "no kubeconfig found") || !strings.Contains(errOut, `"kubectl blastfleet dev up"`) {
 		t.Errorf("no kubeconfig: exit %d, stderr %q", code, errOut)
+	}
+}
+
+// "kubectl blastfleet dev" runs blastfleet-dev, the local stack's own
+// program, with every flag as given, its exit code, and its suggestions
+// naming the command the user ran.
+func TestDevRunsItsOwnProgram(t *testing.T) {
+	p := newPlugin(t, filepath.Join(t.TempDir(), "kubeconfig"))
+	empty := t.TempDir()
+	_, errOut, code := p.kubectl("blastfleet", "dev", "status", "--dir", empty)
+	if code != 1 || !strings.Contains(errOut, "no local stack in "+empty) || !strings.Contains(errOut, "kubectl blastfleet dev up --dir") {
+		t.Errorf("dev status on no stack: exit %d, stderr %q", code, errOut)
+	}
+	out, _, code := p.kubectl("blastfleet", "dev", "--help")
+	if code != 0 || !strings.Contains(out, "blastfleet-dev [command]") || !strings.Contains(out, "up ") {
+		t.Errorf("dev --help: exit %d\n%s", code, out)
 	}
 }

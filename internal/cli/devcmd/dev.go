@@ -1,6 +1,6 @@
-// Package devcmd is the blastfleet CLI's dev commands: dev up, down,
-// status and env run and show the local stack (internal/devstack), and
-// the hidden dev serve is the process dev up starts.
+// Package devcmd is blastfleet-dev's commands ("blastfleet dev" runs
+// it): up, down, status and env run and show the local stack
+// (internal/devstack), and the hidden serve is the process up starts.
 package devcmd
 
 import (
@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 
 	"github.com/spf13/cobra"
+
+	"github.com/blastfleet/blastfleet/internal/cli/devexec"
 )
 
 // devDirEnv overrides the default directory of the local stack.
@@ -53,6 +55,28 @@ func (o *devOptions) dirArg() string {
 		return ""
 	}
 	return " --dir " + shellQuote(d)
+}
+
+// NewRoot is blastfleet-dev's root command: the dev commands.
+func NewRoot() *cobra.Command {
+	cmd := New()
+	cmd.Use = "blastfleet-dev"
+	cmd.SilenceErrors = true // main prints the error once
+	cmd.PersistentPreRun = func(c *cobra.Command, _ []string) { c.SilenceUsage = true }
+	return cmd
+}
+
+// caller is how the user runs the CLI, for the commands we suggest:
+// blastfleet dev passes it (devexec.CallerEnv); a test tree's root is the
+// CLI itself.
+func caller(cmd *cobra.Command) string {
+	if root := cmd.Root(); root.Name() != "blastfleet-dev" {
+		return root.CommandPath()
+	}
+	if c := os.Getenv(devexec.CallerEnv); c != "" {
+		return c
+	}
+	return "blastfleet"
 }
 
 // New groups the dev commands, which run the local stack.

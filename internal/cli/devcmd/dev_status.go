@@ -49,7 +49,7 @@ func (o *devStatusOptions) run(cmd *cobra.Command, _ []string) error {
 	}
 	rep, err := devstack.Status(cmd.Context(), dir)
 	if errors.Is(err, devstack.ErrNoStack) {
-		return fmt.Errorf("no local stack in %s: start one with %s dev up%s", dir, cmd.Root().CommandPath(), o.dirArg())
+		return fmt.Errorf("no local stack in %s: start one with %s dev up%s", dir, caller(cmd), o.dirArg())
 	}
 	if err != nil {
 		return err

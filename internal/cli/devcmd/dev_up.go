@@ -104,7 +104,7 @@ func (o *devUpOptions) run(cmd *cobra.Command, _ []string) error {
 	if err != nil {
 		return err
 	}
-	bin := cmd.Root().CommandPath()
+	bin := caller(cmd)
 	if already {
 		fmt.Fprintf(cmd.OutOrStdout(), "The local stack in %s is up already (since %s); nothing started.\n\n",
 			dir, st.ReadyAt.Format(time.DateTime))

@@ -41,7 +41,7 @@ func UpStack(t *testing.T, o StackOptions) *devstack.State {
 	t.Helper()
 	bins := testenv.BuiltBinaries(t)
 	cfg := &devstack.Config{
-		Dir: t.TempDir(), CLI: bins.CLI, Engine: bins.Engine, Manager: bins.Manager,
+		Dir: t.TempDir(), CLI: bins.CLI, Dev: bins.Dev, Engine: bins.Engine, Manager: bins.Manager,
 		LedgerPollInterval: devstack.Duration(time.Second),
 		Env:                []string{"PATH=" + o.PATH},
 		MaxLifetime:        devstack.Duration(o.Lifetime), WatchPID: os.Getpid(),
