@@ -33,7 +33,7 @@ func planJob(c *v1alpha1.SearchCampaign, spec search.Spec, db *v1alpha1.BlastDat
 		"--max-attempts", strconv.Itoa(int(s.RetryPolicy.MaxAttempts)),
 		"--max-abandoned", strconv.Itoa(int(maxAbandoned(s.RetryPolicy))),
 		"--lease-seconds", strconv.Itoa(int(s.RetryPolicy.LeaseSeconds)),
-		"--renew-seconds", strconv.Itoa(renewSeconds(s.RetryPolicy.LeaseSeconds)),
+		"--renew-seconds", strconv.Itoa(ledger.RenewSecondsFor(int(s.RetryPolicy.LeaseSeconds))),
 		"--skew-seconds", strconv.Itoa(int(s.RetryPolicy.ClockSkewSeconds)),
 		"--output", loc,
 	}
@@ -85,12 +85,6 @@ func planJob(c *v1alpha1.SearchCampaign, spec search.Spec, db *v1alpha1.BlastDat
 	}
 	restrictPod(&job.Spec.Template.Spec)
 	return job
-}
-
-// renewSeconds renews a lease five times per lease period, at least every
-// 2 seconds apart.
-func renewSeconds(lease int32) int {
-	return max(2, int(lease)/5)
 }
 
 // maxAbandoned is the policy's, or for a campaign stored before the field

@@ -147,9 +147,14 @@ const (
 	DefaultMaxAbandoned = 10
 	DefaultMaxStopped   = 20
 	DefaultLeaseSeconds = 300
-	DefaultRenewSeconds = 60
+	DefaultRenewSeconds = DefaultLeaseSeconds / 5
 	DefaultSkewSeconds  = 30
 )
+
+// RenewSecondsFor is how often a partition renews leases of lease seconds
+// unless told otherwise: five times per lease, at least 2 seconds apart,
+// so a lease survives four lost renewals.
+func RenewSecondsFor(lease int) int { return max(2, lease/5) }
 
 // WithDefaults is p with every zero field at its default, as the ledger
 // reads it.
@@ -169,7 +174,7 @@ func (p Policy) withDefaults() Policy {
 		p.LeaseSeconds = DefaultLeaseSeconds
 	}
 	if p.RenewSeconds == 0 {
-		p.RenewSeconds = DefaultRenewSeconds
+		p.RenewSeconds = RenewSecondsFor(p.LeaseSeconds)
 	}
 	if p.SkewSeconds == 0 {
 		p.SkewSeconds = DefaultSkewSeconds

@@ -94,7 +94,7 @@ database at the recorded locations.`,
 	f.IntVar(&o.maxAbandoned, "max-abandoned", ledger.DefaultMaxAbandoned, "attempts per chunk that may end without a word (partition died, lease expired) before it is split; stopped attempts count toward --max-stopped only")
 	f.IntVar(&o.maxStopped, "max-stopped", 0, "attempts per chunk that may be stopped (SIGTERM) before it is split, to isolate a query whose own search gets its partition stopped every time (0: 20, or twice --max-abandoned)")
 	f.IntVar(&o.leaseSeconds, "lease-seconds", ledger.DefaultLeaseSeconds, "how long a chunk's lease lasts unless renewed")
-	f.IntVar(&o.renewSeconds, "renew-seconds", ledger.DefaultRenewSeconds, "how often a partition renews its leases (under --lease-seconds)")
+	f.IntVar(&o.renewSeconds, "renew-seconds", 0, "how often a partition renews its leases, under --lease-seconds (default a fifth of it, at least 2)")
 	f.IntVar(&o.skewSeconds, "skew-seconds", ledger.DefaultSkewSeconds, "clock skew tolerated between machines: an expired lease is taken over only this much later")
 	for _, name := range []string{"queries", "database", "output", "program"} {
 		_ = cmd.MarkFlagRequired(name) // cannot fail: the flags exist
@@ -132,7 +132,7 @@ func (o *campaignPlanOptions) validate() (search.Spec, error) {
 	for _, fl := range []struct {
 		name  string
 		value int
-	}{{"max-attempts", o.maxAttempts}, {"max-abandoned", o.maxAbandoned}, {"lease-seconds", o.leaseSeconds}, {"renew-seconds", o.renewSeconds}, {"skew-seconds", o.skewSeconds}} {
+	}{{"max-attempts", o.maxAttempts}, {"max-abandoned", o.maxAbandoned}, {"lease-seconds", o.leaseSeconds}, {"skew-seconds", o.skewSeconds}} {
 		// The ledger reads 0 as "the default", so 0 cannot be asked for.
 		if fl.value < 1 {
 			add(fmt.Errorf("--%s must be ≥ 1, not %d", fl.name, fl.value))
@@ -140,6 +140,9 @@ func (o *campaignPlanOptions) validate() (search.Spec, error) {
 	}
 	if o.maxStopped < 0 {
 		add(fmt.Errorf("--max-stopped must be ≥ 0 (0: the default), not %d", o.maxStopped))
+	}
+	if o.renewSeconds < 0 {
+		add(fmt.Errorf("--renew-seconds must be ≥ 1 (0: a fifth of --lease-seconds), not %d", o.renewSeconds))
 	}
 	if o.renewSeconds >= 1 && o.renewSeconds >= o.leaseSeconds {
 		add(fmt.Errorf("--renew-seconds %d must be under --lease-seconds %d", o.renewSeconds, o.leaseSeconds))
