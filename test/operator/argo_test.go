@@ -83,6 +83,7 @@ func (h *harness) setWorkflowStatus(wf *unstructured.Unstructured, status map[st
 // replaced as a failed MPIJob is, and the campaign completing from the
 // ledger. No MPIJob is created.
 func TestArgoExecutor(t *testing.T) {
+	t.Parallel() // its own API server, MinIO and operator
 	h := newArgoHarness(t)
 	h.readyDatabase("sprot", v1alpha1.DatabaseProtein)
 	h.putQueries("wf")
@@ -186,6 +187,7 @@ func TestArgoExecutor(t *testing.T) {
 // queue, an executor changed after creation, and an unknown executor;
 // without the field the campaign is an MPIJob one.
 func TestArgoExecutorValidation(t *testing.T) {
+	t.Parallel() // its own API server, MinIO and operator
 	h := newArgoHarness(t)
 	ctx := context.Background()
 	c := h.campaign("queued", "sprot", 1)
@@ -227,6 +229,7 @@ func TestArgoExecutorValidation(t *testing.T) {
 // executor argo waits with a condition naming the cause (not Failed:
 // installing Argo and restarting the operator lets it run).
 func TestArgoExecutorUnavailable(t *testing.T) {
+	t.Parallel() // its own API server, MinIO and operator
 	h := newHarness(t)
 	h.readyDatabase("sprot", v1alpha1.DatabaseProtein)
 	h.putQueries("noargo")
@@ -273,6 +276,7 @@ func (h *harness) workflow(name string) *unstructured.Unstructured {
 // and a failed Workflow fails the database naming the step. spec.builder
 // job keeps the Jobs.
 func TestDatabasePipelineWorkflow(t *testing.T) {
+	t.Parallel() // its own API server, MinIO and operator
 	h := newArgoHarness(t)
 	ctx := context.Background()
 	st := h.store("")

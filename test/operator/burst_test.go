@@ -28,6 +28,7 @@ var burstPolicy = burst.Policy{MinWindow: time.Second, Margin: 0.1, MinInterval:
 // saying why in an event and the OnSchedule condition; once the site
 // catches up, the partitions added are removed again (down to min).
 func TestBurstToDeadline(t *testing.T) {
+	t.Parallel() // its own API server, MinIO and operator
 	h := newHarness(t)
 	h.readyDatabase("sprot", v1alpha1.DatabaseProtein)
 	h.putQueries("burst")

@@ -26,6 +26,7 @@ import (
 // under mpirun, all executed by the local runner. The result must equal
 // blastp of the unsharded database.
 func TestEndToEnd(t *testing.T) {
+	t.Parallel() // its own API server, MinIO and operator
 	h, dir := newRunningHarness(t)
 	ctx := context.Background()
 

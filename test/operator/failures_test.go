@@ -20,6 +20,7 @@ import (
 // TestMissingQueries: a campaign whose queries object does not exist ends
 // Failed, naming the field and the object, before anything runs.
 func TestMissingQueries(t *testing.T) {
+	t.Parallel() // its own API server, MinIO and operator
 	h := newHarness(t)
 	h.readyDatabase("sprot", v1alpha1.DatabaseProtein)
 	h.create(h.campaign("noqueries", "sprot", 1))
@@ -35,6 +36,7 @@ func TestMissingQueries(t *testing.T) {
 
 // TestWrongDatabaseType: blastn against a protein database fails at once.
 func TestWrongDatabaseType(t *testing.T) {
+	t.Parallel() // its own API server, MinIO and operator
 	h := newHarness(t)
 	h.readyDatabase("sprot", v1alpha1.DatabaseProtein)
 	c := h.campaign("wrongtype", "sprot", 1)
@@ -49,6 +51,7 @@ func TestWrongDatabaseType(t *testing.T) {
 // TestRestartBudget: partitions are replaced until the budget is used up,
 // then the campaign fails with the last partition's reason.
 func TestRestartBudget(t *testing.T) {
+	t.Parallel() // its own API server, MinIO and operator
 	h := newHarness(t)
 	h.readyDatabase("sprot", v1alpha1.DatabaseProtein)
 	h.putQueries("budget")
@@ -74,6 +77,7 @@ func TestRestartBudget(t *testing.T) {
 // chunking and retry policy gets the schema's defaults (omitzero), not
 // zeros.
 func TestTypedClientDefaults(t *testing.T) {
+	t.Parallel() // its own API server, MinIO and operator
 	h := newHarness(t)
 	c := h.campaign("typed", "sprot", 1)
 	c.Spec.Partitions, c.Spec.RetryPolicy, c.Spec.Chunking = v1alpha1.Partitions{}, v1alpha1.RetryPolicy{}, v1alpha1.Chunking{}
@@ -94,6 +98,7 @@ func TestTypedClientDefaults(t *testing.T) {
 // refuses the search, the campaign fails with InvalidSearch and BLAST's
 // words, and its partitions are wound down, not replaced.
 func TestInvalidSearch(t *testing.T) {
+	t.Parallel() // its own API server, MinIO and operator
 	h := newHarness(t)
 	h.readyDatabase("sprot", v1alpha1.DatabaseProtein)
 	h.putQueries("invalid")
@@ -125,6 +130,7 @@ func TestInvalidSearch(t *testing.T) {
 // database is not the one it was planned against, the campaign fails with
 // DatabaseChanged (not InvalidSearch), saying why.
 func TestDatabaseChanged(t *testing.T) {
+	t.Parallel() // its own API server, MinIO and operator
 	h := newHarness(t)
 	h.readyDatabase("sprot", v1alpha1.DatabaseProtein)
 	h.putQueries("changed")
@@ -147,6 +153,7 @@ func TestDatabaseChanged(t *testing.T) {
 // StorageUnavailable (a store that is down); a missing Secret with the
 // reason and message of an unlabelled one.
 func TestStorageReasons(t *testing.T) {
+	t.Parallel() // its own API server, MinIO and operator
 	h := newHarness(t)
 	h.readyDatabase("sprot", v1alpha1.DatabaseProtein)
 	h.create(&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "wrong-keys", Namespace: h.ns, Labels: map[string]string{v1alpha1.CredentialsLabel: "true"}},
@@ -175,6 +182,7 @@ func TestStorageReasons(t *testing.T) {
 // fail the campaign: it ends Complete with the other queries' result, a
 // Degraded condition naming the query, and status.failedQueries.
 func TestFailedQueryDegrades(t *testing.T) {
+	t.Parallel() // its own API server, MinIO and operator
 	h := newHarness(t)
 	h.readyDatabase("sprot", v1alpha1.DatabaseProtein)
 	h.putQueries("degraded")

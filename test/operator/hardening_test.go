@@ -25,6 +25,7 @@ import (
 // splitting down to failed single queries and the campaign ending
 // Complete with an empty result (issue 30, finding 6).
 func TestPlanChanged(t *testing.T) {
+	t.Parallel() // its own API server, MinIO and operator
 	h := newHarness(t)
 	h.readyDatabase("sprot", v1alpha1.DatabaseProtein)
 	for _, tc := range []struct {
@@ -106,6 +107,7 @@ func (h *harness) whileOperatorDown(name string, change func()) {
 // keys (its cached handle is opened again) instead of reporting
 // LedgerUnreachable until it restarts (issue 30, finding 11).
 func TestLedgerKeyRotation(t *testing.T) {
+	t.Parallel() // its own API server, MinIO and operator
 	h := newHarness(t)
 	h.readyDatabase("sprot", v1alpha1.DatabaseProtein)
 	h.putQueries("rotate")
@@ -167,6 +169,7 @@ func (h *harness) slowTenant(ns, name string) *faultproxy.Proxy {
 // being planned, run and completed by the one shared operator (issue 30,
 // finding 2: campaigns were reconciled one at a time, with no deadline).
 func TestSlowStoreDoesNotStallOthers(t *testing.T) {
+	t.Parallel() // its own API server, MinIO and operator
 	h := newHarness(t)
 	h.slowTenant("tenant-slow", "stuck")
 	h.readyDatabase("sprot", v1alpha1.DatabaseProtein)
@@ -183,6 +186,7 @@ func TestSlowStoreDoesNotStallOthers(t *testing.T) {
 // nothing end at their deadline, and the campaign says so, instead of
 // holding a reconcile worker for ever (issue 30, finding 2).
 func TestSlowStoreTimesOut(t *testing.T) {
+	t.Parallel() // its own API server, MinIO and operator
 	h := newHarness(t)
 	h.stopOperator()
 	h.bounds = controllers.StoreBounds{RequestTimeout: time.Second, ReconcileTimeout: 3 * time.Second, MaxConcurrentReconciles: 1}
@@ -209,6 +213,7 @@ func TestSlowStoreTimesOut(t *testing.T) {
 // refused, naming the object and the limit, instead of being read into
 // the shared operator's memory (issue 30, finding 2).
 func TestPlanTooLarge(t *testing.T) {
+	t.Parallel() // its own API server, MinIO and operator
 	h := newHarness(t)
 	h.readyDatabase("sprot", v1alpha1.DatabaseProtein)
 	h.putQueries("huge")

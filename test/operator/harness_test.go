@@ -3,7 +3,9 @@ package operator
 import (
 	"context"
 	"fmt"
+	"io"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -93,11 +95,15 @@ func newHarnessSTS(t testing.TB, env *kubetest.Env, p policy.Policy, m *testenv.
 	h.c = h.env.Client
 	h.minio.MakeBucket(t, bucket)
 	h.create(testkit.MinIOSecret(h.minio, h.ns, secretName))
-	ctrl.SetLogger(zap.New(zap.UseDevMode(true), zap.WriteTo(testWriter{t})))
+	quietGlobalLog.Do(func() { ctrl.SetLogger(zap.New(zap.WriteTo(io.Discard))) })
 	h.startOperator()
 	t.Cleanup(h.stopOperator)
 	return h
 }
+
+// quietGlobalLog: controller-runtime wants a global logger set once; the
+// operators of parallel tests log to their own tests (Options.Logger).
+var quietGlobalLog sync.Once
 
 type testWriter struct{ t testing.TB }
 
@@ -111,6 +117,8 @@ func (w testWriter) Write(p []byte) (int, error) {
 func (h *harness) startOperator() {
 	h.t.Helper()
 	mgr, err := ctrl.NewManager(h.env.Config, ctrl.Options{
+		// Its own log: tests run in parallel, each with its operator.
+		Logger:                 zap.New(zap.UseDevMode(true), zap.WriteTo(testWriter{h.t})),
 		Scheme:                 h.env.Scheme,
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",

@@ -17,6 +17,7 @@ import (
 // created suspended; they count as queued; once Kueue admits one (clears
 // suspend, injects a node selector) the operator never writes it again.
 func TestKueue(t *testing.T) {
+	t.Parallel() // its own API server, MinIO and operator
 	h := newHarness(t)
 	ctx := context.Background()
 	h.readyDatabase("sprot", v1alpha1.DatabaseProtein)

@@ -27,6 +27,7 @@ import (
 // a failed partition, an operator restart, scaling, suspend and resume,
 // and completion read from a real ledger in MinIO.
 func TestCampaignLifecycle(t *testing.T) {
+	t.Parallel() // its own API server, MinIO and operator
 	h := newHarness(t)
 	ctx := context.Background()
 	h.readyDatabase("sprot", v1alpha1.DatabaseProtein)
@@ -225,6 +226,7 @@ const windDown = 3 * time.Second
 // result assembled, partitions still running get the wind-down to exit
 // on their own, then are stopped.
 func TestStopsPartitionsWhenAssembled(t *testing.T) {
+	t.Parallel() // its own API server, MinIO and operator
 	h := newHarness(t)
 	ctx := context.Background()
 	h.readyDatabase("sprot", v1alpha1.DatabaseProtein)

@@ -19,6 +19,7 @@ import (
 // pod in the namespace cannot reach a worker's sshd or a rank's MPI
 // socket (issue 30, finding 16).
 func TestPartitionNetworkPolicy(t *testing.T) {
+	t.Parallel() // its own API server, MinIO and operator
 	h := newHarness(t)
 	h.readyDatabase("sprot", v1alpha1.DatabaseProtein)
 	h.putQueries("fenced")

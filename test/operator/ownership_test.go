@@ -20,6 +20,7 @@ import (
 // never reconcile one campaign and the laxer policy cannot win (issue 30,
 // finding 5). Once the label goes, it takes the namespace back at once.
 func TestNamespaceOwnedByAnotherRelease(t *testing.T) {
+	t.Parallel() // its own API server, MinIO and operator
 	h := newHarness(t)
 	h.stopOperator()
 	h.nsSelector = controllers.DefaultNamespaceSelector

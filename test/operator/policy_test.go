@@ -82,6 +82,7 @@ func (h *harness) noJobs(name string) {
 // more partitions and keeps the one it has. A database's image is checked
 // the same way.
 func TestPolicyRefusesImageAndPlacement(t *testing.T) {
+	t.Parallel() // its own API server, MinIO and operator
 	h := newHarnessWith(t, policy.Policy{
 		RequireCredentialsLabel: true,
 		Images:                  []string{"registry.example/blastfleet/*"},
@@ -168,6 +169,7 @@ func (h *harness) waitDatabaseReason(name, reason, want string) {
 // address the list does not name) wait with PolicyViolation naming the
 // field, before the operator reaches the store or creates anything.
 func TestPolicyRefusesEndpoint(t *testing.T) {
+	t.Parallel() // its own API server, MinIO and operator
 	h := newHarnessWith(t, policy.Policy{RequireCredentialsLabel: true, Endpoints: []string{"minio.storage.svc", "0.0.0.0/0"}})
 	h.readyDatabase("sprot", v1alpha1.DatabaseProtein)
 	h.putQueries("local")
@@ -192,6 +194,7 @@ func TestPolicyRefusesEndpoint(t *testing.T) {
 // plans. Without the rule (--require-credentials-label=false) the label
 // is not needed.
 func TestCredentialsSecretOptIn(t *testing.T) {
+	t.Parallel() // its own API server, MinIO and operator
 	h := newHarness(t)
 	h.readyDatabase("sprot", v1alpha1.DatabaseProtein)
 	sec := testkit.MinIOSecret(h.minio, h.ns, "unlabelled")

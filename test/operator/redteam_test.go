@@ -88,6 +88,7 @@ const redTeamMaxObject = 1 << 20
 // asserts the refusal where it must happen, with the field or object it
 // names.
 func TestRedTeam(t *testing.T) {
+	t.Parallel() // its own API server, MinIO and operator
 	start := time.Now()
 	h := newHarnessWith(t, redTeamPolicy)
 	h.stopOperator()

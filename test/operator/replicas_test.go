@@ -75,6 +75,7 @@ func (h *harness) finishJob(job *batchv1.Job, ok bool, msg string) {
 // the database Ready and Degraded; a campaign's ranks get the Ready
 // replica, and only it, as a flag and its store's variables.
 func TestDatabaseReplicas(t *testing.T) {
+	t.Parallel() // its own API server, MinIO and operator
 	h := newHarness(t)
 	ctx := context.Background()
 	h.create(testkit.MinIOSecret(h.minio, h.ns, "replica-credentials"))

@@ -22,6 +22,7 @@ import (
 // runs (the cache is on disk, and holds that shard), with a warning event
 // saying how much would hold it in memory.
 func TestWorkerMemory(t *testing.T) {
+	t.Parallel() // its own API server, MinIO and operator
 	h := newHarness(t)
 	h.readyDatabase("sprot", v1alpha1.DatabaseProtein)
 	for _, tc := range []struct {

@@ -39,6 +39,7 @@ import (
 // credentials and CA, and the result equals blastp of the unsharded
 // database. Until the ConfigMap exists the database waits, naming it.
 func TestSeparateStores(t *testing.T) {
+	t.Parallel() // its own API server, MinIO and operator
 	h, dir := newRunningHarness(t)
 	ctx := context.Background()
 	db, queries := synthProteins(t, synth.Options{Seed: 11, Families: 8, Members: 5, MinLen: 80, MaxLen: 180, Queries: 7, Unrelated: 10})
@@ -138,6 +139,7 @@ func TestSeparateStores(t *testing.T) {
 // goes on once it is labelled; a service account outside the list is
 // refused before the planning Job exists.
 func TestStorePolicies(t *testing.T) {
+	t.Parallel() // its own API server, MinIO and operator
 	h := newHarnessWith(t, policy.Policy{RequireCredentialsLabel: true, ServiceAccounts: []string{"blast-irsa"}})
 	ctx := context.Background()
 	h.readyDatabase("db", v1alpha1.DatabaseProtein)
