@@ -20,9 +20,7 @@ type wire struct {
 	TopHits       string            `json:"topHits"`
 	// Transfer is absent (full) in plans before metadata transfer.
 	Transfer string `json:"transfer,omitempty"`
-	// Batching is always written; a plan without it was made when each
-	// query was searched alone, and is still searched so.
-	Batching *string `json:"batching,omitempty"`
+	Batching string `json:"batching"`
 }
 
 type wireFormat struct {
@@ -31,7 +29,6 @@ type wireFormat struct {
 }
 
 // option is {"name": "word_size", "value": "11"}; a flag has no value.
-// Plans written before the spec was typed hold "-name=value" instead.
 type option struct {
 	Name  string  `json:"name"`
 	Value *string `json:"value,omitempty"`
@@ -54,7 +51,7 @@ func (s Spec) MarshalJSON() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	w.Batching = (*string)(&b)
+	w.Batching = string(b)
 	for _, o := range s.Options {
 		opt := option{Name: o.Name}
 		if o.Value != "" {
@@ -104,23 +101,15 @@ func (s *Spec) UnmarshalJSON(b []byte) error {
 	if s.Metadata, err = ParseTransfer(w.Transfer); err != nil {
 		add("transfer", err)
 	}
-	s.Batching = blast.BatchingAlone
-	if w.Batching != nil {
-		if s.Batching, err = blast.ParseBatching(*w.Batching); err != nil {
-			add("batching", err)
-		}
+	if w.Batching == "" {
+		add("batching", errors.New("missing: blast or alone"))
+	} else if s.Batching, err = blast.ParseBatching(w.Batching); err != nil {
+		add("batching", err)
 	}
 	return errors.Join(errs...)
 }
 
 func decodeOption(raw json.RawMessage) (blast.Option, error) {
-	if len(raw) > 0 && raw[0] == '"' {
-		var arg string
-		if err := json.Unmarshal(raw, &arg); err != nil {
-			return blast.Option{}, err
-		}
-		return blast.ParseOption(arg)
-	}
 	var o option
 	if err := json.Unmarshal(raw, &o); err != nil {
 		return blast.Option{}, err
@@ -132,16 +121,8 @@ func decodeOption(raw json.RawMessage) (blast.Option, error) {
 	return blast.CheckOption(o.Name, v, o.Value != nil)
 }
 
-// decodeFormat reads {"code": 6, "columns": [...]}, or the "6 col ..."
-// string of plans written before.
+// decodeFormat reads {"code": 6, "columns": [...]}.
 func decodeFormat(raw json.RawMessage) (*blast.Format, error) {
-	if len(raw) > 0 && raw[0] == '"' {
-		var arg string
-		if err := json.Unmarshal(raw, &arg); err != nil {
-			return nil, err
-		}
-		return blast.ParseFormat(arg)
-	}
 	var f wireFormat
 	if err := json.Unmarshal(raw, &f); err != nil {
 		return nil, err

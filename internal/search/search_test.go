@@ -82,17 +82,20 @@ func TestJSON(t *testing.T) {
 		t.Errorf("decoded %+v (%v), want %+v", back, err, s)
 	}
 
-	// A plan written before the spec was typed reads the same, but for
-	// its batching: a plan without one was made when each query was
-	// searched alone, and is still searched so.
-	const legacy = `{"program":"blastn","outfmt":"6 qseqid sseqid evalue","maxTargetSeqs":50,"evalue":1e-5,` +
-		`"options":["-word_size=11","-dust=no","-ungapped"],"topHits":"auto"}`
-	var old Spec
+	// A search without its batching, or with an option or format as a
+	// command line's string, is refused naming the field.
+	for field, bad := range map[string]string{
+		"batching":   strings.Replace(want, `,"batching":"blast"`, "", 1),
+		"options[0]": strings.Replace(want, `{"name":"word_size","value":"11"}`, `"-word_size=11"`, 1),
+		"outfmt":     strings.Replace(want, `{"code":6,"columns":["qseqid","sseqid","evalue"]}`, `"6 qseqid sseqid evalue"`, 1),
+	} {
+		var got Spec
+		if err := json.Unmarshal([]byte(bad), &got); err == nil || !strings.Contains(err.Error(), "search."+field) {
+			t.Errorf("%s: decoding %s: %v, want an error naming search.%s", field, bad, err, field)
+		}
+	}
 	alone := s
 	alone.Batching = blast.BatchingAlone
-	if err := json.Unmarshal([]byte(legacy), &old); err != nil || !reflect.DeepEqual(old, alone) {
-		t.Errorf("legacy plan decoded %+v (%v), want %+v", old, err, alone)
-	}
 	b, err = json.Marshal(alone)
 	if err != nil || !strings.Contains(string(b), `"batching":"alone"`) {
 		t.Errorf("batching alone encoded as %s (%v)", b, err)
