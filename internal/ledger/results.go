@@ -27,7 +27,9 @@ type assembledRecord struct {
 	// (empty in records written before it was kept).
 	SHA256  string   `json:"sha256,omitempty"`
 	Results []string `json:"results"` // the chunk results composed, in order
-	Token   string   `json:"token"`
+	// Header is the header put in front of them (SetHeader), if any.
+	Header string `json:"header,omitempty"`
+	Token  string `json:"token"`
 }
 
 // AssembledResult is the campaign's assembled result, as its done marker
@@ -68,6 +70,20 @@ func (l *Ledger) assemble(ctx context.Context) (string, error) {
 	}
 	rec := assembledRecord{Key: ResultKey, Token: newToken()}
 	whole := sha256.New()
+	var results []string
+	for _, lf := range leaves {
+		results = append(results, lf.outcome.ResultKey)
+	}
+	header, err := l.assembleHeader(ctx, results)
+	if err != nil {
+		return "", err
+	}
+	srcs := []string{}
+	if len(header) > 0 {
+		whole.Write(header)
+		rec.Header, rec.Size = headerKey, int64(len(header))
+		srcs = append(srcs, headerKey)
+	}
 	for _, lf := range leaves {
 		if err := l.verifyResult(ctx, lf, whole, true); err != nil {
 			return "", err
@@ -76,10 +92,10 @@ func (l *Ledger) assemble(ctx context.Context) (string, error) {
 		rec.Size += lf.outcome.Size
 	}
 	rec.SHA256 = hex.EncodeToString(whole.Sum(nil))
-	if len(rec.Results) == 0 { // every query failed: an empty result
+	if srcs = append(srcs, rec.Results...); len(srcs) == 0 { // every query failed: an empty result
 		err = l.st.Put(ctx, ResultKey, strings.NewReader(""), 0)
 	} else {
-		err = l.st.Compose(ctx, ResultKey, rec.Results)
+		err = l.st.Compose(ctx, ResultKey, srcs)
 	}
 	if err != nil {
 		return "", fmt.Errorf("assembling results: %w", err)
@@ -120,7 +136,7 @@ func (l *Ledger) checkComposed(ctx context.Context, rec assembledRecord) error {
 	if sum := hex.EncodeToString(h.Sum(nil)); n != rec.Size || sum != rec.SHA256 {
 		_ = l.st.Delete(ctx, ResultKey)
 		return fmt.Errorf("the assembled result %s has %d bytes with sha256 %s, its %d verified parts %d bytes with %s; deleted, assembly will be retried",
-			l.st.URL(ResultKey), n, sum, len(rec.Results), rec.Size, rec.SHA256)
+			l.st.URL(ResultKey), n, sum, len(rec.Results)+min(len(rec.Header), 1), rec.Size, rec.SHA256)
 	}
 	return nil
 }
