@@ -38,6 +38,9 @@ type AssembledResult struct {
 	Key    string
 	Size   int64
 	SHA256 string // empty for results assembled before it was recorded
+	// Header is the key of the header in front of the chunks' results
+	// (SetHeader), if any.
+	Header string
 }
 
 // complete returns the committed leaves in query order, or an
@@ -155,7 +158,7 @@ func (l *Ledger) AssembledResult(ctx context.Context) (*AssembledResult, error) 
 	if err := json.Unmarshal(data, &rec); err != nil {
 		return nil, fmt.Errorf("%s: %w", l.st.URL(assembledKey), err)
 	}
-	return &AssembledResult{Key: rec.Key, Size: rec.Size, SHA256: rec.SHA256}, nil
+	return &AssembledResult{Key: rec.Key, Size: rec.Size, SHA256: rec.SHA256, Header: rec.Header}, nil
 }
 
 // StreamResults writes the committed results to w in query order, checking
@@ -182,7 +185,7 @@ func (l *Ledger) StreamResults(ctx context.Context, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	n, sum, err := l.copyResults(ctx, leaves, w, true)
+	n, sum, err := l.copyResults(ctx, asm, leaves, w, true)
 	if err != nil {
 		return err
 	}
@@ -215,17 +218,17 @@ func (l *Ledger) ReadResults(ctx context.Context, w io.Writer, want *Expected) e
 	if err != nil {
 		return err
 	}
+	asm, err := l.AssembledResult(ctx)
+	if err != nil {
+		return err
+	}
 	if want == nil {
-		asm, err := l.AssembledResult(ctx)
-		if err != nil {
-			return err
-		}
 		if asm == nil || asm.SHA256 == "" {
 			return fmt.Errorf("%s holds no record of the whole result's SHA-256 to check the results against (not assembled yet: retry once the campaign is)", l.st.URL(assembledKey))
 		}
 		want = &Expected{SHA256: asm.SHA256, Size: asm.Size, From: "the assembled result's record " + l.st.URL(assembledKey)}
 	}
-	n, sum, err := l.copyResults(ctx, leaves, w, false)
+	n, sum, err := l.copyResults(ctx, asm, leaves, w, false)
 	if err != nil {
 		return err
 	}
@@ -235,12 +238,24 @@ func (l *Ledger) ReadResults(ctx context.Context, w io.Writer, want *Expected) e
 	return nil
 }
 
-// copyResults copies the leaves' results to w, checking each, and returns
-// the bytes and SHA-256 of the whole; void says whether a bad result is
-// voided for redoing.
-func (l *Ledger) copyResults(ctx context.Context, leaves []leaf, w io.Writer, void bool) (int64, string, error) {
+// copyResults copies the leaves' results to w, after the assembled
+// result's header if it has one (asm may be nil: not assembled), checking
+// each, and returns the bytes and SHA-256 of the whole; void says whether
+// a bad result is voided for redoing.
+func (l *Ledger) copyResults(ctx context.Context, asm *AssembledResult, leaves []leaf, w io.Writer, void bool) (int64, string, error) {
 	h := sha256.New()
 	var n int64
+	if asm != nil && asm.Header != "" {
+		rc, err := l.st.Get(ctx, asm.Header)
+		if err != nil {
+			return 0, "", fmt.Errorf("reading the result's header: %w", err)
+		}
+		n, err = io.Copy(io.MultiWriter(w, h), rc)
+		rc.Close()
+		if err != nil {
+			return 0, "", fmt.Errorf("reading the result's header: %w", err)
+		}
+	}
 	for _, lf := range leaves {
 		if err := l.verifyResult(ctx, lf, io.MultiWriter(w, h), void); err != nil {
 			return n, "", err
