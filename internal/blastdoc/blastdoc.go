@@ -143,7 +143,8 @@ func Footer(code int, footer []byte, n int) []byte {
 // Piece is what query k (from 1) of a run of n contributes to the run's
 // report: the header if it is the first, the separator if not, its
 // renumbered body, and the footer if it is the last. The run's report is
-// its pieces in query order.
+// its pieces in query order. SAM's (17) piece is the query's alignment
+// lines alone (SAMPieces; the run's header is SAMHeader).
 func Piece(code int, doc []byte, k, n int) ([]byte, error) {
 	if code == samCode {
 		p, err := SAMPieces(doc, k, 1)

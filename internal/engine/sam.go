@@ -5,7 +5,6 @@ import (
 	"io"
 	"path"
 	"path/filepath"
-	"strings"
 
 	"github.com/blastfleet/blastfleet/internal/blast"
 	"github.com/blastfleet/blastfleet/internal/blastdoc"
@@ -31,9 +30,9 @@ func (m *master) setupSAM(ctx context.Context, dbName string) error {
 	if err != nil {
 		return err
 	}
-	queries := path.Base(cfg.Queries)
-	if !output.IsObject(cfg.Queries) && !strings.HasPrefix(cfg.Queries, "s3://") {
-		queries = filepath.Base(cfg.Queries)
+	queries := filepath.Base(cfg.Queries)
+	if output.IsObject(cfg.Queries) {
+		queries = path.Base(cfg.Queries)
 	}
 	argv := blast.Invocation{Program: cfg.Program, DB: dbName, Query: queries, Format: cfg.Format, Report: true,
 		MaxTargetSeqs: cfg.MaxTargetSeqs, Evalue: cfg.Evalue, Options: cfg.Options}.Argv()
