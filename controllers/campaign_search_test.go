@@ -55,7 +55,9 @@ func TestCampaignSearch(t *testing.T) {
 			c.Spec.BlastOptions = []v1alpha1.BlastOption{{Name: "num_threads", Value: "2"}}
 		},
 			"slotsPerWorker"},
-		{"outfmt", func(c *v1alpha1.SearchCampaign) { c.Spec.Outfmt = "17" }, "spec.outfmt"},
+		{"outfmt", func(c *v1alpha1.SearchCampaign) { c.Spec.Outfmt = "18" }, "spec.outfmt"},
+		{"sam for blastp", func(c *v1alpha1.SearchCampaign) { c.Spec.Program, c.Spec.Outfmt = "blastp", "17" }, "SAM for blastn only"},
+		{"sam as metadata", func(c *v1alpha1.SearchCampaign) { c.Spec.Outfmt, c.Spec.Transfer = "17", "metadata" }, "--transfer full"},
 		{"transfer", func(c *v1alpha1.SearchCampaign) { c.Spec.Transfer = "some" }, "spec.transfer"},
 		{"evalue", func(c *v1alpha1.SearchCampaign) { c.Spec.Evalue = "tiny" }, `spec.evalue "tiny"`},
 		{"max target seqs", func(c *v1alpha1.SearchCampaign) { c.Spec.MaxTargetSeqs = 0 }, "--max-target-seqs"},

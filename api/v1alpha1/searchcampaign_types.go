@@ -14,6 +14,8 @@ import (
 // +kubebuilder:validation:XValidation:rule="has(self.blastOptions) == has(oldSelf.blastOptions) && (!has(self.blastOptions) || self.blastOptions == oldSelf.blastOptions)",message="blastOptions is immutable: the campaign's plan fixes it",fieldPath=".blastOptions"
 // +kubebuilder:validation:XValidation:rule="has(self.queueName) == has(oldSelf.queueName) && (!has(self.queueName) || self.queueName == oldSelf.queueName)",message="queueName is immutable: partitions are queued, or not, from the start",fieldPath=".queueName"
 // +kubebuilder:validation:XValidation:rule="!has(self.executor) || self.executor != 'argo' || !has(self.queueName)",message="queueName needs executor mpijob: Kueue admits MPIJobs, not Argo Workflows",fieldPath=".queueName"
+// +kubebuilder:validation:XValidation:rule="!has(self.outfmt) || self.outfmt != '17' || self.program == 'blastn'",message="outfmt 17 (SAM) needs program blastn: BLAST+ prints SAM for blastn only",fieldPath=".outfmt"
+// +kubebuilder:validation:XValidation:rule="!has(self.outfmt) || self.outfmt != '17' || !has(self.transfer) || self.transfer != 'metadata'",message="outfmt 17 (SAM) needs transfer full: its header is made when the whole output is written",fieldPath=".outfmt"
 type SearchCampaignSpec struct {
 	// DatabaseRef names the BlastDatabase, in the same namespace, to
 	// search. The campaign waits until it is Ready.
@@ -35,14 +37,15 @@ type SearchCampaignSpec struct {
 	// "6 qseqid sseqid evalue bitscore" (tab-separated), 10 for the same
 	// comma-separated ("10 std stitle"), 7 for tabular with comments
 	// ("7 std"); or a report: 0 (pairwise), 5 (XML), 11 (BLAST archive),
-	// 15 (JSON), 16 (XML2).
+	// 15 (JSON), 16 (XML2), 17 (SAM, blastn only; its @PG line records
+	// the equivalent blastn command line, docs/concepts.md).
 	// Columns are BLAST+'s tabular column names or std. Tabular lines are
 	// merged; reports are regenerated query by query, each BLAST's own
 	// (docs/concepts.md).
 	// +optional
 	// +kubebuilder:default="6"
 	// +kubebuilder:validation:MaxLength=512
-	// +kubebuilder:validation:Pattern=`^((6|7|10)( +(std|qseqid|qgi|qacc|qaccver|qlen|sseqid|sallseqid|sgi|sallgi|sacc|saccver|sallacc|slen|qstart|qend|sstart|send|qseq|sseq|evalue|bitscore|score|length|pident|nident|mismatch|positive|gapopen|gaps|ppos|frames|qframe|sframe|btop|staxid|ssciname|scomname|sblastname|sskingdom|staxids|sscinames|scomnames|sblastnames|sskingdoms|stitle|salltitles|sstrand|qcovs|qcovhsp|qcovus))*|0|5|11|15|16)$`
+	// +kubebuilder:validation:Pattern=`^((6|7|10)( +(std|qseqid|qgi|qacc|qaccver|qlen|sseqid|sallseqid|sgi|sallgi|sacc|saccver|sallacc|slen|qstart|qend|sstart|send|qseq|sseq|evalue|bitscore|score|length|pident|nident|mismatch|positive|gapopen|gaps|ppos|frames|qframe|sframe|btop|staxid|ssciname|scomname|sblastname|sskingdom|staxids|sscinames|scomnames|sblastnames|sskingdoms|stitle|salltitles|sstrand|qcovs|qcovhsp|qcovus))*|0|5|11|15|16|17)$`
 	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="outfmt is immutable: the campaign's plan fixes it"
 	Outfmt string `json:"outfmt,omitempty"`
 

@@ -37,7 +37,7 @@ var mergeColumns = []string{"qseqid", "sseqid", "evalue", "bitscore", "score", "
 type Format struct {
 	// 6: tab-separated; 10: comma-separated (CSV); a report format:
 	// 0 pairwise, 5 XML, 7 tabular with comments, 11 BLAST archive,
-	// 15 JSON, 16 XML2.
+	// 15 JSON, 16 XML2, 17 SAM (blastn only).
 	Code    int
 	User    []string // as BLAST prints them for the user's request (deduplicated)
 	Request []string // User followed by missing merge columns
@@ -59,10 +59,16 @@ func ParseFormat(s string) (*Format, error) {
 }
 
 // supported says which formats are.
-const supported = "supported formats are 0 (pairwise), 5 (XML), 6 (tabular), 7 (tabular with comments), 10 (CSV), 11 (BLAST archive), 15 (JSON) and 16 (XML2)"
+const supported = "supported formats are 0 (pairwise), 5 (XML), 6 (tabular), 7 (tabular with comments), 10 (CSV), 11 (BLAST archive), 15 (JSON), 16 (XML2) and 17 (SAM, blastn only)"
 
 // ReportCodes are the formats regenerated query by query.
 var ReportCodes = []int{0, 5, 7, 11, 15, 16}
+
+// SAM is -outfmt 17, which BLAST+ prints for blastn only. It is
+// regenerated as the reports are; its header, which lists the queries
+// with hits of the whole run, is made once the run's queries are
+// written (package blastdoc).
+const SAM = 17
 
 // Regenerated reports whether the format is a report, made by searching
 // each query again against a database of its hits (docs/concepts.md),
@@ -84,7 +90,7 @@ func NewFormat(code int, cols []string) (*Format, error) {
 	f := &Format{Code: code}
 	switch {
 	case code == 6 || code == 10 || code == 7:
-	case slices.Contains(ReportCodes, code):
+	case slices.Contains(ReportCodes, code) || code == SAM:
 		if len(cols) > 0 {
 			return nil, fmt.Errorf("outfmt %d takes no columns (only 6, 7 and 10 do), got %q", code, strings.Join(cols, " "))
 		}

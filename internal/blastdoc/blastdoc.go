@@ -143,8 +143,16 @@ func Footer(code int, footer []byte, n int) []byte {
 // Piece is what query k (from 1) of a run of n contributes to the run's
 // report: the header if it is the first, the separator if not, its
 // renumbered body, and the footer if it is the last. The run's report is
-// its pieces in query order.
+// its pieces in query order. SAM's (17) piece is the query's alignment
+// lines alone (SAMPieces; the run's header is SAMHeader).
 func Piece(code int, doc []byte, k, n int) ([]byte, error) {
+	if code == samCode {
+		p, err := SAMPieces(doc, k, 1)
+		if err != nil {
+			return nil, err
+		}
+		return p[0], nil
+	}
 	p, err := Split(code, doc)
 	if err != nil {
 		return nil, err
@@ -174,8 +182,12 @@ func piece(code int, p Parts, body []byte, from, k, n int) []byte {
 // batches; a batch searched by itself numbers them from 1, and its
 // pieces are renumbered. The archive (11) of a batch is one document
 // that interleaves its queries: it is the batch's first piece, renumbered,
-// and the others are empty.
+// and the others are empty. SAM's (17) pieces are the queries' alignment
+// lines, without a header (SAMPieces).
 func Pieces(code int, doc []byte, first, n, total int) ([][]byte, error) {
+	if code == samCode {
+		return SAMPieces(doc, first, n)
+	}
 	pieces := make([][]byte, n)
 	if code == 11 {
 		if _, err := Split(code, doc); err != nil {

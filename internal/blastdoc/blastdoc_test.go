@@ -159,21 +159,30 @@ func TestSplitRefusesOtherReports(t *testing.T) {
 	}
 }
 
+// familyDB builds mydb, a nucleotide database of 3 families of 8
+// subjects mutated at rate, in a new directory, with BLAST+ (skipped
+// without it); r goes on drawing from seed.
+func familyDB(t *testing.T, seed int64, rate float64) (r *rand.Rand, dir string, db []string) {
+	t.Helper()
+	if _, err := exec.LookPath("blastn"); err != nil {
+		t.Skip("BLAST+ not installed")
+	}
+	r = rand.New(rand.NewSource(seed))
+	dir = t.TempDir()
+	db = family(r, "ACGT", 3, 8, 500, rate, "s")
+	if err := os.WriteFile(filepath.Join(dir, "db.fa"), []byte(strings.Join(db, "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run(t, dir, "makeblastdb", "-in", "db.fa", "-dbtype", "nucl", "-parse_seqids", "-out", "mydb", "-title", "my db")
+	return r, dir, db
+}
+
 // TestPiecesOfBatches: for every framed format and the archive, BLAST+'s
 // report of a query file searched in batches equals the pieces of each
 // batch's own report (the batch's queries searched by themselves, as one
 // batch), numbered as in the whole run.
 func TestPiecesOfBatches(t *testing.T) {
-	if _, err := exec.LookPath("blastn"); err != nil {
-		t.Skip("BLAST+ not installed")
-	}
-	r := rand.New(rand.NewSource(8))
-	dir := t.TempDir()
-	db := family(r, "ACGT", 3, 8, 500, 0.06, "s")
-	if err := os.WriteFile(filepath.Join(dir, "db.fa"), []byte(strings.Join(db, "")), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	run(t, dir, "makeblastdb", "-in", "db.fa", "-dbtype", "nucl", "-parse_seqids", "-out", "mydb", "-title", "my db")
+	r, dir, _ := familyDB(t, 8, 0.06)
 	// Seven queries of 300 letters in batches of 1000 letters: 4 and 3,
 	// a query without hits in the second.
 	qs := family(r, "ACGT", 3, 2, 300, 0.05, "q")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"time"
 
@@ -71,6 +72,9 @@ type master struct {
 	batchStart map[int]bool
 
 	source unitSource
+	// samHeader makes a SAM output's header from its body (sam.go); nil
+	// for other formats.
+	samHeader func(io.Reader) ([]byte, error)
 	// Storage work beside the loop: leasing and failure records in one
 	// lane, output commits, aborts and run records in the other, so a
 	// slow commit does not hold up the next lease.
@@ -304,8 +308,10 @@ func (m *master) setupBLAST(ctx context.Context) (string, error) {
 			"database", cfg.Database)
 	}
 	var sum string
-	m.queries, m.letters, sum, err = loadQueries(ctx, cfg.Queries, cfg.Program)
-	return sum, err
+	if m.queries, m.letters, sum, err = loadQueries(ctx, cfg.Queries, cfg.Program); err != nil {
+		return "", err
+	}
+	return sum, m.setupSAM(ctx, db.Name)
 }
 
 func (m *master) broadcast(e *envelope) {

@@ -14,7 +14,7 @@ import (
 	"github.com/blastfleet/blastfleet/internal/regen"
 )
 
-// Reports (-outfmt 0, 5, 7, 15, 16) cannot be merged line by line. Their
+// Reports (-outfmt 0, 5, 7, 15, 16; and SAM, 17, sam.go) cannot be merged line by line. Their
 // blocks are searched as tabular blocks are, for the merge columns; once
 // a block is merged its kept subjects are known, and one more task, a
 // regeneration, searches each of its BLAST+ batches again against just

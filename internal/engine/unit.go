@@ -184,6 +184,13 @@ func (m *master) maybeFinish(ctx context.Context, u *unit) error {
 				return m.fail(ctx, u, fmt.Errorf("finishing output %s: %w", u.target.Location, err), nil)
 			}
 		}
+		if m.samHeader != nil && m.cfg.Campaign == nil {
+			if err := output.Prepend(sctx, m.cfg.Output, m.samHeader); err != nil {
+				return func() error {
+					return m.fail(ctx, u, fmt.Errorf("putting the SAM header in front of %s: %w", m.cfg.Output, err), nil)
+				}
+			}
+		}
 		err := m.source.commit(sctx, m, u)
 		return func() error {
 			m.source.committed(m, u, err)
@@ -404,7 +411,7 @@ type taken struct {
 type singleSource struct{}
 
 func (singleSource) take(ctx context.Context, m *master) taken {
-	u, err := m.newUnit(ctx, 0, len(m.queries), m.cfg.Output, false)
+	u, err := m.newUnit(ctx, 0, len(m.queries), m.outputLocation(), false)
 	return taken{unit: u, last: true, err: err}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"sync"
@@ -94,6 +95,8 @@ type Ledger struct {
 	mu    sync.Mutex
 	cache map[string]cached
 	seen  map[string]observation // lease versions, by lease object key
+	// header makes the assembled result's header (SetHeader); nil: none.
+	header func(io.Reader) ([]byte, error)
 }
 
 // observation is when this handle first saw a version of a lease object

@@ -27,7 +27,9 @@ type assembledRecord struct {
 	// (empty in records written before it was kept).
 	SHA256  string   `json:"sha256,omitempty"`
 	Results []string `json:"results"` // the chunk results composed, in order
-	Token   string   `json:"token"`
+	// Header is the header put in front of them (SetHeader), if any.
+	Header string `json:"header,omitempty"`
+	Token  string `json:"token"`
 }
 
 // AssembledResult is the campaign's assembled result, as its done marker
@@ -36,6 +38,9 @@ type AssembledResult struct {
 	Key    string
 	Size   int64
 	SHA256 string // empty for results assembled before it was recorded
+	// Header is the key of the header in front of the chunks' results
+	// (SetHeader), if any.
+	Header string
 }
 
 // complete returns the committed leaves in query order, or an
@@ -68,6 +73,20 @@ func (l *Ledger) assemble(ctx context.Context) (string, error) {
 	}
 	rec := assembledRecord{Key: ResultKey, Token: newToken()}
 	whole := sha256.New()
+	var results []string
+	for _, lf := range leaves {
+		results = append(results, lf.outcome.ResultKey)
+	}
+	header, err := l.assembleHeader(ctx, results)
+	if err != nil {
+		return "", err
+	}
+	srcs := []string{}
+	if len(header) > 0 {
+		whole.Write(header)
+		rec.Header, rec.Size = headerKey, int64(len(header))
+		srcs = append(srcs, headerKey)
+	}
 	for _, lf := range leaves {
 		if err := l.verifyResult(ctx, lf, whole, true); err != nil {
 			return "", err
@@ -76,10 +95,10 @@ func (l *Ledger) assemble(ctx context.Context) (string, error) {
 		rec.Size += lf.outcome.Size
 	}
 	rec.SHA256 = hex.EncodeToString(whole.Sum(nil))
-	if len(rec.Results) == 0 { // every query failed: an empty result
+	if srcs = append(srcs, rec.Results...); len(srcs) == 0 { // every query failed: an empty result
 		err = l.st.Put(ctx, ResultKey, strings.NewReader(""), 0)
 	} else {
-		err = l.st.Compose(ctx, ResultKey, rec.Results)
+		err = l.st.Compose(ctx, ResultKey, srcs)
 	}
 	if err != nil {
 		return "", fmt.Errorf("assembling results: %w", err)
@@ -120,7 +139,7 @@ func (l *Ledger) checkComposed(ctx context.Context, rec assembledRecord) error {
 	if sum := hex.EncodeToString(h.Sum(nil)); n != rec.Size || sum != rec.SHA256 {
 		_ = l.st.Delete(ctx, ResultKey)
 		return fmt.Errorf("the assembled result %s has %d bytes with sha256 %s, its %d verified parts %d bytes with %s; deleted, assembly will be retried",
-			l.st.URL(ResultKey), n, sum, len(rec.Results), rec.Size, rec.SHA256)
+			l.st.URL(ResultKey), n, sum, len(rec.Results)+min(len(rec.Header), 1), rec.Size, rec.SHA256)
 	}
 	return nil
 }
@@ -139,7 +158,7 @@ func (l *Ledger) AssembledResult(ctx context.Context) (*AssembledResult, error) 
 	if err := json.Unmarshal(data, &rec); err != nil {
 		return nil, fmt.Errorf("%s: %w", l.st.URL(assembledKey), err)
 	}
-	return &AssembledResult{Key: rec.Key, Size: rec.Size, SHA256: rec.SHA256}, nil
+	return &AssembledResult{Key: rec.Key, Size: rec.Size, SHA256: rec.SHA256, Header: rec.Header}, nil
 }
 
 // StreamResults writes the committed results to w in query order, checking
@@ -166,7 +185,7 @@ func (l *Ledger) StreamResults(ctx context.Context, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	n, sum, err := l.copyResults(ctx, leaves, w, true)
+	n, sum, err := l.copyResults(ctx, asm, leaves, w, true)
 	if err != nil {
 		return err
 	}
@@ -199,17 +218,17 @@ func (l *Ledger) ReadResults(ctx context.Context, w io.Writer, want *Expected) e
 	if err != nil {
 		return err
 	}
+	asm, err := l.AssembledResult(ctx)
+	if err != nil {
+		return err
+	}
 	if want == nil {
-		asm, err := l.AssembledResult(ctx)
-		if err != nil {
-			return err
-		}
 		if asm == nil || asm.SHA256 == "" {
 			return fmt.Errorf("%s holds no record of the whole result's SHA-256 to check the results against (not assembled yet: retry once the campaign is)", l.st.URL(assembledKey))
 		}
 		want = &Expected{SHA256: asm.SHA256, Size: asm.Size, From: "the assembled result's record " + l.st.URL(assembledKey)}
 	}
-	n, sum, err := l.copyResults(ctx, leaves, w, false)
+	n, sum, err := l.copyResults(ctx, asm, leaves, w, false)
 	if err != nil {
 		return err
 	}
@@ -219,12 +238,24 @@ func (l *Ledger) ReadResults(ctx context.Context, w io.Writer, want *Expected) e
 	return nil
 }
 
-// copyResults copies the leaves' results to w, checking each, and returns
-// the bytes and SHA-256 of the whole; void says whether a bad result is
-// voided for redoing.
-func (l *Ledger) copyResults(ctx context.Context, leaves []leaf, w io.Writer, void bool) (int64, string, error) {
+// copyResults copies the leaves' results to w, after the assembled
+// result's header if it has one (asm may be nil: not assembled), checking
+// each, and returns the bytes and SHA-256 of the whole; void says whether
+// a bad result is voided for redoing.
+func (l *Ledger) copyResults(ctx context.Context, asm *AssembledResult, leaves []leaf, w io.Writer, void bool) (int64, string, error) {
 	h := sha256.New()
 	var n int64
+	if asm != nil && asm.Header != "" {
+		rc, err := l.st.Get(ctx, asm.Header)
+		if err != nil {
+			return 0, "", fmt.Errorf("reading the result's header: %w", err)
+		}
+		n, err = io.Copy(io.MultiWriter(w, h), rc)
+		rc.Close()
+		if err != nil {
+			return 0, "", fmt.Errorf("reading the result's header: %w", err)
+		}
+	}
 	for _, lf := range leaves {
 		if err := l.verifyResult(ctx, lf, io.MultiWriter(w, h), void); err != nil {
 			return n, "", err

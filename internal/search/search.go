@@ -93,6 +93,9 @@ func (r Request) Parse() (Spec, error) {
 	if err := s.checkRegeneration(); err != nil {
 		add(err)
 	}
+	if err := s.checkSAM(); err != nil {
+		add(err)
+	}
 	if s.Batching, err = blast.ParseBatching(r.Batching); err != nil {
 		add(err)
 	}
@@ -130,6 +133,22 @@ func (s Spec) checkRegeneration() error {
 	return nil
 }
 
+// checkSAM refuses SAM (-outfmt 17) where BLAST+ does not print it
+// (programs other than blastn) and where its header, made when the whole
+// output is written, cannot be: metadata regenerated at home.
+func (s Spec) checkSAM() error {
+	if s.Format == nil || s.Format.Code != blast.SAM {
+		return nil
+	}
+	if s.Program != "" && s.Program != blast.Blastn {
+		return fmt.Errorf("--outfmt 17 (SAM): BLAST+ prints SAM for blastn only, not %s", s.Program)
+	}
+	if s.Metadata {
+		return fmt.Errorf("--outfmt 17 (SAM) with --transfer metadata is not supported: use --transfer full")
+	}
+	return nil
+}
+
 // Transfer is --transfer's value for s.
 func (s Spec) Transfer() string {
 	if s.Metadata {
@@ -141,7 +160,7 @@ func (s Spec) Transfer() string {
 // Validate checks a Spec built in code (a test's, a benchmark's) as Parse
 // checks flags.
 func (s Spec) Validate() error {
-	errs := []error{s.checkRegeneration()}
+	errs := []error{s.checkRegeneration(), s.checkSAM()}
 	if _, err := blast.ParseProgram(string(s.Program)); err != nil {
 		errs = append(errs, fmt.Errorf("--program: %w", err))
 	}

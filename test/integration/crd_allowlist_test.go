@@ -117,7 +117,7 @@ func TestCRDOutfmtMatchesEngine(t *testing.T) {
 		t.Fatalf("outfmt pattern %q is not ^((6|7|10)( +(col|col|...))*|code|code...)$", pattern)
 	}
 	var reports []string
-	for _, c := range blast.ReportCodes {
+	for _, c := range append(slices.Clone(blast.ReportCodes), blast.SAM) {
 		if c != 7 {
 			reports = append(reports, strconv.Itoa(c))
 		}
@@ -136,12 +136,12 @@ func TestCRDOutfmtMatchesEngine(t *testing.T) {
 	// The pattern as the API server applies it (Go's regexp).
 	re := regexp.MustCompile(pattern)
 	for _, ok := range []string{"6", "6 std", "6 qseqid sseqid evalue bitscore", "6 " + strings.Join(blast.OutfmtColumns(), " "), "10", "10 std stitle",
-		"0", "5", "7", "7 std", "7 qseqid sseqid evalue", "15", "16"} {
+		"0", "5", "7", "7 std", "7 qseqid sseqid evalue", "15", "16", "17"} {
 		if !re.MatchString(ok) {
 			t.Errorf("outfmt %q does not match", ok)
 		}
 	}
-	for _, bad := range []string{"", "11 std", "17", "5 std", "0 qseqid", "1", "100", "6 qseqidx", "6 qseqid,sseqid", "6 ", " 6", "05", "150"} {
+	for _, bad := range []string{"", "11 std", "17 std", "18", "5 std", "0 qseqid", "1", "100", "6 qseqidx", "6 qseqid,sseqid", "6 ", " 6", "05", "150"} {
 		if re.MatchString(bad) {
 			t.Errorf("outfmt %q matches", bad)
 		}

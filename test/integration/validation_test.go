@@ -122,6 +122,7 @@ func TestSpecValidation(t *testing.T) {
 		{"resources: requests alone, memory in bytes", campaign("sized-bytes").withResources(map[string]any{"cpu": int64(1), "memory": int64(3 << 30)}, nil)},
 		{"resources: a memory limit alone", campaign("sized-limit").withResources(nil, map[string]any{"memory": "8Gi"})},
 		{"outfmt with columns", campaign("columns").withOutfmt("6 std qlen slen  qcovhsp")},
+		{"outfmt 17 (SAM) for blastn", campaign("sam").withProgram("blastn").withOutfmt("17")},
 		{"evalue forms", campaign("evalue").withEvalue("1.5E-10")},
 		{"evalue without leading digit", campaign("evalue-dot").withEvalue(".001")},
 		{"topHits overfetch=8", campaign("overfetch").withTopHits("overfetch=8")},
@@ -259,7 +260,11 @@ func TestSpecValidation(t *testing.T) {
 			[]string{"metadata.name must be a DNS-1035 label"}},
 
 		// search parameters
-		{"outfmt 17 (SAM)", campaign("sam").withOutfmt("17"),
+		{"outfmt 17 (SAM) for blastp", campaign("sam-blastp").withProgram("blastp").withOutfmt("17"),
+			[]string{"spec.outfmt", "outfmt 17 (SAM) needs program blastn: BLAST+ prints SAM for blastn only"}},
+		{"outfmt 17 (SAM) as metadata", campaign("sam-metadata").withProgram("blastn").withOutfmt("17").withSet("spec.transfer", "metadata"),
+			[]string{"spec.outfmt", "outfmt 17 (SAM) needs transfer full"}},
+		{"outfmt 18", campaign("fmt18").withOutfmt("18"),
 			[]string{"spec.outfmt", "should match"}},
 		{"outfmt 5 with columns", campaign("fmt5").withOutfmt("5 qseqid"),
 			[]string{"spec.outfmt", "should match"}},
