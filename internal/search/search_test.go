@@ -109,7 +109,7 @@ func TestJSON(t *testing.T) {
 			`search.options[0]: -ungapped takes no value`},
 		{"refused", `{"program":"blastn","outfmt":{"code":6},"maxTargetSeqs":5,"options":[{"name":"out","value":"/x"}],"topHits":"auto"}`,
 			`search.options[0]: -out is not allowed`},
-		{"format", `{"program":"blastn","outfmt":{"code":17},"maxTargetSeqs":5,"topHits":"auto"}`, `search.outfmt`},
+		{"format", `{"program":"blastn","outfmt":{"code":18},"maxTargetSeqs":5,"topHits":"auto"}`, `search.outfmt`},
 		{"program", `{"program":"blastz","outfmt":{"code":6},"maxTargetSeqs":5,"topHits":"auto"}`, `search.program`},
 		{"cut-offs", `{"program":"blastn","outfmt":{"code":6},"maxTargetSeqs":0,"topHits":"auto"}`, `--max-target-seqs`},
 	} {
