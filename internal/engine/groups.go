@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/blastfleet/blastfleet/internal/blast"
 	"github.com/blastfleet/blastfleet/internal/manifest"
 )
 
@@ -97,3 +98,46 @@ func groupAlias(dir string, m *manifest.Manifest, g int, shards []int, filtered 
 
 // dbStats are the sequences and letters BLAST's statistics count.
 type dbStats struct{ seqs, letters int64 }
+
+// wholeGroup is the one shard group of a program that searches the whole
+// database in each task (blast.Program.WholeDatabase): every shard, in id
+// order, through one alias. A --group-bytes or --cache-bytes smaller than
+// the database cannot hold it, and is refused.
+func wholeGroup(m *manifest.Manifest, p blast.Program, groupBytes, cacheBytes int64) ([][]int, error) {
+	var total int64
+	ids := make([]int, len(m.Shards))
+	for i, s := range m.Shards {
+		total += s.Bytes()
+		ids[i] = s.ID
+	}
+	for _, lim := range []struct {
+		flag  string
+		bytes int64
+	}{{"--group-bytes", groupBytes}, {"--cache-bytes", cacheBytes}} {
+		if lim.bytes > 0 && lim.bytes < total {
+			return nil, fmt.Errorf("--program %s searches the whole database in one task, but %s %d is smaller than the database (%d bytes)", p, lim.flag, lim.bytes, total)
+		}
+	}
+	return [][]int{ids}, nil
+}
+
+// checkProfiles refuses a database of the wrong kind for the program:
+// rpsblast and rpstblastn search profiles (makeprofiledb's .rps files),
+// and the other programs sequences.
+func checkProfiles(m *manifest.Manifest, p blast.Program, location string) error {
+	profiles := false
+	for _, s := range m.Shards {
+		for _, f := range s.Files {
+			if strings.HasSuffix(f.Name, ".rps") {
+				profiles = true
+			}
+		}
+	}
+	switch {
+	case p.Profile() && !profiles:
+		return fmt.Errorf("--program %s searches a profile database built by makeprofiledb (with .rps files), but %s holds sequences", p, location)
+	case !p.Profile() && profiles:
+		return fmt.Errorf("--program %s searches sequences, but %s is a profile database (makeprofiledb's): search it with rpsblast or rpstblastn", p, location)
+	}
+	return nil
+}
