@@ -58,6 +58,10 @@ func CheckProgramOptions(p Program, opts []Option) error {
 	return nil
 }
 
+// OptionPrograms returns the programs that take option name: nil for an
+// option every program takes.
+func OptionPrograms(name string) []Program { return programOptions[name] }
+
 func joinPrograms(ps []Program) string {
 	names := make([]string, len(ps))
 	for i, p := range ps {
