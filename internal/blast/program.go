@@ -23,6 +23,15 @@ const (
 // Programs lists the supported programs.
 var Programs = []Program{Blastn, Blastp, Blastx, Tblastn, Tblastx, Rpsblast, Rpstblastn, Psiblast}
 
+// ProgramList names the programs for help texts: "blastn, …, or psiblast".
+func ProgramList() string {
+	names := make([]string, len(Programs))
+	for i, p := range Programs {
+		names[i] = string(p)
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}
+
 // ParseProgram validates a program name.
 func ParseProgram(s string) (Program, error) {
 	for _, p := range Programs {

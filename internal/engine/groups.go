@@ -120,24 +120,3 @@ func wholeGroup(m *manifest.Manifest, p blast.Program, groupBytes, cacheBytes in
 	}
 	return [][]int{ids}, nil
 }
-
-// checkProfiles refuses a database of the wrong kind for the program:
-// rpsblast and rpstblastn search profiles (makeprofiledb's .rps files),
-// and the other programs sequences.
-func checkProfiles(m *manifest.Manifest, p blast.Program, location string) error {
-	profiles := false
-	for _, s := range m.Shards {
-		for _, f := range s.Files {
-			if strings.HasSuffix(f.Name, ".rps") {
-				profiles = true
-			}
-		}
-	}
-	switch {
-	case p.Profile() && !profiles:
-		return fmt.Errorf("--program %s searches a profile database built by makeprofiledb (with .rps files), but %s holds sequences", p, location)
-	case !p.Profile() && profiles:
-		return fmt.Errorf("--program %s searches sequences, but %s is a profile database (makeprofiledb's): search it with rpsblast or rpstblastn", p, location)
-	}
-	return nil
-}

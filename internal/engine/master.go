@@ -287,10 +287,7 @@ func (m *master) setupBLAST(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", m.refuseDatabase(ctx, err)
 	}
-	if string(db.Type) != cfg.Program.DBType() {
-		return "", fmt.Errorf("--program %s searches a %s database, but %s is %s", cfg.Program, cfg.Program.DBType(), cfg.Database, db.Type)
-	}
-	if err := checkProfiles(db, cfg.Program, cfg.Database); err != nil {
+	if err := db.CheckProgram(cfg.Program, cfg.Database); err != nil {
 		return "", err
 	}
 	if cfg.Program.WholeDatabase() {
