@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/blastfleet/blastfleet/internal/blast"
-	"github.com/blastfleet/blastfleet/internal/fasta"
 	"github.com/blastfleet/blastfleet/internal/refsearch"
 	"github.com/blastfleet/blastfleet/internal/synth"
 	"github.com/blastfleet/blastfleet/internal/testenv"
@@ -46,12 +45,7 @@ func TestProfileProgramsBatchRule(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	recs := readFASTA(t, dbFasta)
-	var seeds []*fasta.Record
-	for i := 0; i < len(recs); i += 6 {
-		seeds = append(seeds, recs[i])
-	}
-	profiles, err := refsearch.MakeProfileDB(ctx, seqDB, writeRecords(t, dir, "seeds.fa", seeds), dir, "profiles")
+	profiles, err := refsearch.MakeProfileDB(ctx, seqDB, dbFasta, 6, dir, "profiles")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,6 @@ import (
 
 	"github.com/blastfleet/blastfleet/internal/blast"
 	"github.com/blastfleet/blastfleet/internal/engine"
-	"github.com/blastfleet/blastfleet/internal/fasta"
 	"github.com/blastfleet/blastfleet/internal/objstore"
 	"github.com/blastfleet/blastfleet/internal/refsearch"
 	"github.com/blastfleet/blastfleet/internal/shard"
@@ -32,29 +31,12 @@ func profileFixture(t *testing.T, f *fixture) (location, path string) {
 	t.Helper()
 	testenv.RequireTools(t, "psiblast", "makeprofiledb", "blastdbcmd", blast.Rpsblast.Command(), "rpstblastn")
 	ctx := context.Background()
-	data, err := os.ReadFile(f.fasta)
-	if err != nil {
-		t.Fatal(err)
-	}
-	recs, err := fasta.ReadAll(bytes.NewReader(data), f.fasta, fasta.Protein)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var seeds bytes.Buffer
-	for i := 0; i < len(recs); i += profileFamilies().Members {
-		if err := fasta.Write(&seeds, recs[i]); err != nil {
-			t.Fatal(err)
-		}
-	}
-	seedFile := filepath.Join(f.dir, "seeds.fa")
-	if err := os.WriteFile(seedFile, seeds.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
 	dir := filepath.Join(f.dir, "profiles")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if path, err = refsearch.MakeProfileDB(ctx, f.unsharded, seedFile, dir, "fams"); err != nil {
+	var err error
+	if path, err = refsearch.MakeProfileDB(ctx, f.unsharded, f.fasta, profileFamilies().Members, dir, "fams"); err != nil {
 		t.Fatal(err)
 	}
 	location = filepath.Join(f.dir, "profile-shards")

@@ -13,20 +13,26 @@ import (
 )
 
 // MakeProfileDB builds a profile database, as rpsblast and rpstblastn
-// search, in dir under name and returns its path: one profile per record
-// of the FASTA file seeds, in their order, each the PSSM psiblast builds
-// for the seed in two iterations against the sequence database db. Seeds
-// are named by their ids (psiblast -parse_deflines), which makeprofiledb
-// wants unique. The same inputs give the same profiles.
-func MakeProfileDB(ctx context.Context, db, seeds, dir, name string) (string, error) {
-	f, err := os.Open(seeds)
+// search, in dir under name and returns its path: one profile per every-th
+// record of the FASTA file seqs (the first of each run of that many, as a
+// family's first member where families come in runs), in their order,
+// each the PSSM psiblast builds for that seed in two iterations against
+// the sequence database db. Profiles are named by their seeds' ids
+// (psiblast -parse_deflines), which makeprofiledb wants unique. The same
+// inputs give the same profiles.
+func MakeProfileDB(ctx context.Context, db, seqs string, every int, dir, name string) (string, error) {
+	f, err := os.Open(seqs)
 	if err != nil {
 		return "", err
 	}
 	defer f.Close()
-	recs, err := fasta.ReadAll(f, seeds, fasta.Protein)
+	all, err := fasta.ReadAll(f, seqs, fasta.Protein)
 	if err != nil {
 		return "", err
+	}
+	var recs []*fasta.Record
+	for i := 0; i < len(all); i += max(every, 1) {
+		recs = append(recs, all[i])
 	}
 	work := filepath.Join(dir, name+"-pssm")
 	if err := os.MkdirAll(work, 0o755); err != nil {
