@@ -98,7 +98,7 @@ the --sim-* flags), to measure strategies and --schedule with many ranks.`,
 	fl.StringVar(&f.database, "database", "", "sharded database: DIR or s3://bucket/prefix holding manifest.json")
 	fl.StringArrayVar(&f.databaseReplicas, "database-replica", nil, "another store holding the database's build, checked against its manifest before use: DIR or s3://bucket/prefix, the N-th reaching its store with BLASTFLEET_REPLICA<N>_* (repeatable; default: the replicas recorded in the manifest whose variables are set)")
 	fl.StringVar(&f.queries, "queries", "", "query FASTA (plain or gzip): a path or s3://bucket/key")
-	fl.StringVar(&f.program, "program", "", "blastn, blastp, blastx, tblastn or tblastx")
+	fl.StringVar(&f.program, "program", "", blast.ProgramList())
 	fl.StringVar(&f.outfmt, "outfmt", "6", `output format: tabular with columns, e.g. "6 qseqid sseqid evalue bitscore" (tab-separated) or "10 std stitle" (CSV), or a report: 0, 5, 7, 11, 15, 16, 17 (SAM, blastn only)`)
 	fl.StringVar(&f.output, "output", "", "where the merged result goes: FILE or s3://bucket/key")
 	fl.IntVar(&f.maxTargetSeqs, "max-target-seqs", blast.DefaultMaxTargetSeqs, "keep at most this many subjects per query, applied globally after the merge")

@@ -84,3 +84,19 @@ func TestOutfmtColumns(t *testing.T) {
 		}
 	}
 }
+
+func TestCheckProgramOptions(t *testing.T) {
+	iter := []Option{{Name: "num_iterations", Value: "3"}}
+	if err := CheckProgramOptions(Psiblast, iter); err != nil {
+		t.Errorf("psiblast -num_iterations: %v", err)
+	}
+	for _, p := range []Program{Blastp, Rpsblast, Blastn} {
+		err := CheckProgramOptions(p, iter)
+		if err == nil || !strings.Contains(err.Error(), "-num_iterations is an option of psiblast only, not of "+string(p)) {
+			t.Errorf("%s -num_iterations: %v", p, err)
+		}
+	}
+	if err := CheckProgramOptions(Blastp, []Option{{Name: "word_size", Value: "3"}}); err != nil {
+		t.Errorf("blastp -word_size: %v", err)
+	}
+}

@@ -69,17 +69,26 @@ var blastnBatchLetters = map[string]int{
 }
 
 // defaultBatchLetters are BLAST+ 2.12's own sizes (GetQueryBatchSize).
+// rpsblast's and rpstblastn's were measured: 100-letter queries cut with
+// BATCH_SIZE 9901 and 10000 print what plain runs print, 10001 does not
+// (the gapped K of the reports' footers follows the batch), so B is in
+// (9900, 10000], GetQueryBatchSize's default of 10000.
 var defaultBatchLetters = map[Program]int{
-	Blastp:  10000,
-	Blastx:  10002,
-	Tblastx: 10002,
-	Tblastn: 20000,
+	Blastp:     10000,
+	Blastx:     10002,
+	Tblastx:    10002,
+	Tblastn:    20000,
+	Rpsblast:   10000,
+	Rpstblastn: 10000,
 }
 
 // BatchLetters is B for a search: how many letters BLAST+ reads into a
 // batch for program p with options opts (its -task), under batching b.
 func BatchLetters(p Program, opts []Option, b Batching) int {
-	if b == BatchingAlone {
+	if b == BatchingAlone || p == Psiblast {
+		// psiblast reads and searches one query at a time (its output
+		// is the same under any BATCH_SIZE, measured with 1 and 3
+		// iterations): each query is its own batch.
 		return Alone
 	}
 	if p == Blastn {

@@ -226,23 +226,9 @@ func writeRecords(t *testing.T, dir, name string, recs []*fasta.Record) string {
 // codon per amino acid, so translated searches find the proteins' hits.
 func backTranslate(t *testing.T, fa []byte) []byte {
 	t.Helper()
-	codon := map[byte]string{'A': "GCT", 'C': "TGT", 'D': "GAT", 'E': "GAA", 'F': "TTT", 'G': "GGT", 'H': "CAT",
-		'I': "ATT", 'K': "AAA", 'L': "CTG", 'M': "ATG", 'N': "AAT", 'P': "CCG", 'Q': "CAG", 'R': "CGT",
-		'S': "AGC", 'T': "ACC", 'V': "GTG", 'W': "TGG", 'Y': "TAT"}
-	var out bytes.Buffer
-	for _, line := range bytes.SplitAfter(fa, []byte("\n")) {
-		if len(line) == 0 || line[0] == '>' {
-			out.Write(line)
-			continue
-		}
-		for _, aa := range bytes.TrimSpace(line) {
-			c, ok := codon[aa]
-			if !ok {
-				t.Fatalf("no codon for %q", aa)
-			}
-			out.WriteString(c)
-		}
-		out.WriteByte('\n')
+	out, err := synth.BackTranslate(fa)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return out.Bytes()
+	return out
 }

@@ -52,6 +52,9 @@ func TestBatchLetters(t *testing.T) {
 		{Blastn, task("dc-megablast"), BatchingBLAST, blastnBatchLetters["dc-megablast"]},
 		{Blastn, task("blastn"), BatchingBLAST, blastnBatchLetters["blastn"]},
 		{Blastp, nil, BatchingAlone, 1},
+		{Rpsblast, nil, BatchingBLAST, 10000},
+		{Rpstblastn, nil, BatchingBLAST, 10000},
+		{Psiblast, nil, BatchingBLAST, Alone},
 	} {
 		if got := BatchLetters(c.p, c.opts, c.b); got != c.want {
 			t.Errorf("BatchLetters(%s, %v, %q) = %d, want %d", c.p, c.opts, c.b, got, c.want)

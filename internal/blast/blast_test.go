@@ -447,6 +447,9 @@ func TestProgram(t *testing.T) {
 		{Blastx, "prot", "nucl", true},
 		{Tblastn, "nucl", "prot", true},
 		{Tblastx, "nucl", "nucl", false},
+		{Rpsblast, "prot", "prot", true},
+		{Rpstblastn, "prot", "nucl", true},
+		{Psiblast, "prot", "prot", true},
 	}
 	for _, tt := range tests {
 		got, err := ParseProgram(string(tt.p))
@@ -458,8 +461,16 @@ func TestProgram(t *testing.T) {
 				tt.p.DBType(), tt.p.QueryType(), tt.p.LengthDependentEvalues())
 		}
 	}
-	if _, err := ParseProgram("psiblast"); err == nil || !strings.Contains(err.Error(), "blastn, blastp") {
-		t.Errorf("ParseProgram(psiblast) error %v", err)
+	if _, err := ParseProgram("deltablast"); err == nil || !strings.Contains(err.Error(), "blastn, blastp") {
+		t.Errorf("ParseProgram(deltablast) error %v", err)
+	}
+	// Only the profile programs search profiles; they and psiblast search
+	// the whole database in each task.
+	for _, p := range Programs {
+		profile := p == Rpsblast || p == Rpstblastn
+		if p.Profile() != profile || p.WholeDatabase() != (profile || p == Psiblast) {
+			t.Errorf("%s: Profile %v WholeDatabase %v", p, p.Profile(), p.WholeDatabase())
+		}
 	}
 }
 
@@ -526,5 +537,28 @@ func TestVersionMissingProgram(t *testing.T) {
 	_, err := Version(context.Background(), "blastfleet-no-such-program")
 	if err == nil || !strings.Contains(err.Error(), "is BLAST+ installed?") {
 		t.Errorf("Version of a missing program: %v", err)
+	}
+}
+
+// psiblast's note that a query converged stays where psiblast printed it:
+// after the query's last line, below a blank line.
+func TestParseConvergedNote(t *testing.T) {
+	f := mustFormat(t, "6 qseqid sseqid evalue bitscore")
+	row := func(q, s string) string { return q + "\t" + s + "\t1e-5\t50.0\t101\t300\n" }
+	out := row("q1", "s1") + row("q1", "s1") + "\nSearch has CONVERGED!\n" + row("q2", "s2")
+	lines, err := Parse([]byte(out), f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text string
+	for _, l := range lines {
+		text += string(l.Text)
+	}
+	want := "q1\ts1\t1e-5\t50.0\nq1\ts1\t1e-5\t50.0\n\nSearch has CONVERGED!\nq2\ts2\t1e-5\t50.0\n"
+	if len(lines) != 3 || text != want {
+		t.Errorf("%d lines, text %q, want 3 lines, %q", len(lines), text, want)
+	}
+	if _, err := Parse([]byte("\nSearch has CONVERGED!\n"+row("q1", "s1")), f); err == nil {
+		t.Error("a note before any hit: no error")
 	}
 }

@@ -2,6 +2,7 @@ package blast
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -37,6 +38,36 @@ var allowed = map[string]optionKind{
 	// the statistics BLAST computes for the filtered database (package
 	// taxfilter), and refuses it on a database without a taxid index.
 	"taxids": valued, "negative_taxids": valued,
+	// psiblast's iterations; its only program (programOptions).
+	"num_iterations": valued,
+}
+
+// programOptions are options only some programs take: BLAST+ refuses
+// them elsewhere, and the SearchCampaign CRD says so at admission.
+var programOptions = map[string][]Program{
+	"num_iterations": {Psiblast},
+}
+
+// CheckProgramOptions says which of opts program p does not take.
+func CheckProgramOptions(p Program, opts []Option) error {
+	for _, o := range opts {
+		if ps, ok := programOptions[o.Name]; ok && !slices.Contains(ps, p) {
+			return fmt.Errorf("-%s is an option of %s only, not of %s", o.Name, joinPrograms(ps), p)
+		}
+	}
+	return nil
+}
+
+// OptionPrograms returns the programs that take option name: nil for an
+// option every program takes.
+func OptionPrograms(name string) []Program { return programOptions[name] }
+
+func joinPrograms(ps []Program) string {
+	names := make([]string, len(ps))
+	for i, p := range ps {
+		names[i] = string(p)
+	}
+	return strings.Join(names, ", ")
 }
 
 // refused explains the options users most often try that we cannot pass.

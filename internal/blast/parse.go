@@ -17,11 +17,18 @@ type Line struct {
 	Text     []byte // the user's columns, joined by the format's separator, with a trailing newline
 }
 
+// convergedNote is what psiblast prints in tabular output, after a blank
+// line, below the hits of a query whose iterations converged.
+var convergedNote = []byte("Search has CONVERGED!")
+
 // Parse splits BLAST's tabular output into lines, keeping only the user's
-// columns in Text. Lines starting with '#' are skipped.
+// columns in Text. Lines starting with '#' are skipped. psiblast's note
+// that a query's search converged is kept, with its blank line, at the end
+// of the Text of the query's last line, where psiblast prints it.
 func Parse(out []byte, f *Format) ([]Line, error) {
 	var lines []Line
 	nUser := len(f.User)
+	blank := false
 	for n := 1; len(out) > 0; n++ {
 		raw := out
 		if i := bytes.IndexByte(out, '\n'); i >= 0 {
@@ -29,6 +36,16 @@ func Parse(out []byte, f *Format) ([]Line, error) {
 		} else {
 			out = nil
 		}
+		if bytes.Equal(raw, convergedNote) {
+			if !blank || len(lines) == 0 || f.Regenerated() {
+				return nil, fmt.Errorf("blast output line %d: %q after no query's hits", n, raw)
+			}
+			last := &lines[len(lines)-1]
+			last.Text = append(append(append(last.Text, '\n'), raw...), '\n')
+			blank = false
+			continue
+		}
+		blank = len(raw) == 0
 		if len(raw) == 0 || raw[0] == '#' {
 			continue
 		}

@@ -56,6 +56,11 @@ func Preflight(ctx context.Context, program Program, opts []Option) error {
 	if out, err := exec.CommandContext(ctx, "makeblastdb", args...).CombinedOutput(); err != nil {
 		return fmt.Errorf("checking the search with BLAST+: makeblastdb: %w: %s", err, out)
 	}
+	if program.Profile() {
+		if err := profileDB(ctx, db); err != nil {
+			return err
+		}
+	}
 	format, err := ParseFormat("6")
 	if err != nil {
 		return err
@@ -113,4 +118,24 @@ func (e *RefusedError) Error() string {
 func Refuses(err error) bool {
 	var re *RefusedError
 	return errors.As(err, &re)
+}
+
+// profileDB turns the one-sequence database db into a profile database of
+// that sequence's PSSM, in place: psiblast writes the PSSM of the sequence
+// searched against itself, makeprofiledb builds the profiles.
+func profileDB(ctx context.Context, db string) error {
+	pssm, list := db+".smp", db+".pn"
+	steps := [][]string{
+		{"psiblast", "-query", db + ".fa", "-db", db, "-num_iterations", "1", "-out_pssm", pssm, "-save_pssm_after_last_round"},
+		{"makeprofiledb", "-in", list, "-out", db},
+	}
+	if err := os.WriteFile(list, []byte(pssm+"\n"), 0o644); err != nil {
+		return err
+	}
+	for _, argv := range steps {
+		if out, err := exec.CommandContext(ctx, argv[0], argv[1:]...).CombinedOutput(); err != nil {
+			return fmt.Errorf("checking the search with BLAST+: %s: %w: %s", argv[0], err, out)
+		}
+	}
+	return nil
 }

@@ -11,7 +11,8 @@ import (
 )
 
 func TestPreflight(t *testing.T) {
-	testenv.RequireTools(t, "blastn", "blastp", "blastx", "tblastn", "tblastx", "makeblastdb")
+	testenv.RequireTools(t, "blastn", "blastp", "blastx", "tblastn", "tblastx", "rpstblastn", "psiblast", "makeblastdb", "makeprofiledb")
+	testenv.RequireTools(t, Rpsblast.Command())
 	ctx := context.Background()
 	for _, p := range Programs {
 		if err := Preflight(ctx, p, nil); err != nil {
@@ -27,6 +28,8 @@ func TestPreflight(t *testing.T) {
 		{Blastn, []Option{{"ungapped", ""}}},
 		{Blastp, []Option{{"taxids", "9606,10090"}}},
 		{Blastn, []Option{{"negative_taxids", "9606"}}},
+		{Psiblast, []Option{{"num_iterations", "3"}}},
+		{Rpsblast, []Option{{"comp_based_stats", "0"}}},
 	}
 	for _, c := range ok {
 		if err := Preflight(ctx, c.program, c.opts); err != nil {
@@ -44,6 +47,7 @@ func TestPreflight(t *testing.T) {
 		{Blastp, []Option{{"gapopen", "99"}, {"gapextend", "99"}}, "not supported for BLOSUM62"},
 		{Blastn, []Option{{"task", "blastp"}}, "task"},
 		{Blastn, []Option{{"taxids", "9606"}, {"negative_taxids", "10090"}}, "taxids"},
+		{Rpstblastn, []Option{{"word_size", "1"}}, "word_size"},
 	}
 	for _, c := range bad {
 		err := Preflight(ctx, c.program, c.opts)

@@ -54,7 +54,7 @@ func (inv Invocation) Argv() []string {
 	if inv.Report {
 		outfmt = inv.Format.ReportArg()
 	}
-	argv := []string{string(inv.Program), "-db", inv.DB, "-query", inv.Query, "-outfmt", outfmt}
+	argv := []string{inv.Program.Command(), "-db", inv.DB, "-query", inv.Query, "-outfmt", outfmt}
 	if inv.MaxTargetSeqs > 0 {
 		argv = append(argv, "-max_target_seqs", strconv.Itoa(inv.MaxTargetSeqs))
 	}

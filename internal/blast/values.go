@@ -67,6 +67,7 @@ var (
 		"off_diagonal_range":   nonNegInt,
 		"query_loc":            {regexp.MustCompile(`^[0-9]+-[0-9]+$`), "a range \"start-stop\"", "1-100", "1..100"},
 		"mt_mode":              enumRule("0", "1"),
+		"num_iterations":       nonNegInt,
 		"taxids":               taxidList,
 		"negative_taxids":      taxidList,
 	}

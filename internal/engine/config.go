@@ -112,6 +112,10 @@ func (c *Config) checkReplicas() error {
 // shardTargetSeqs is -max_target_seqs for one shard group's search.
 func (c *Config) shardTargetSeqs(dbSequences int64, groups int) int {
 	switch {
+	case c.Program.WholeDatabase():
+		// One search of the whole database: BLAST's own cut is the
+		// answer, kept verbatim by the merge.
+		return c.MaxTargetSeqs
 	case c.TopHits.Exact:
 		// Untruncated: every subject of the database may be reported.
 		return int(max(dbSequences, int64(c.MaxTargetSeqs)))

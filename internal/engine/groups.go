@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/blastfleet/blastfleet/internal/blast"
 	"github.com/blastfleet/blastfleet/internal/manifest"
 )
 
@@ -97,3 +98,25 @@ func groupAlias(dir string, m *manifest.Manifest, g int, shards []int, filtered 
 
 // dbStats are the sequences and letters BLAST's statistics count.
 type dbStats struct{ seqs, letters int64 }
+
+// wholeGroup is the one shard group of a program that searches the whole
+// database in each task (blast.Program.WholeDatabase): every shard, in id
+// order, through one alias. A --group-bytes or --cache-bytes smaller than
+// the database cannot hold it, and is refused.
+func wholeGroup(m *manifest.Manifest, p blast.Program, groupBytes, cacheBytes int64) ([][]int, error) {
+	var total int64
+	ids := make([]int, len(m.Shards))
+	for i, s := range m.Shards {
+		total += s.Bytes()
+		ids[i] = s.ID
+	}
+	for _, lim := range []struct {
+		flag  string
+		bytes int64
+	}{{"--group-bytes", groupBytes}, {"--cache-bytes", cacheBytes}} {
+		if lim.bytes > 0 && lim.bytes < total {
+			return nil, fmt.Errorf("--program %s searches the whole database in one task, but %s %d is smaller than the database (%d bytes)", p, lim.flag, lim.bytes, total)
+		}
+	}
+	return [][]int{ids}, nil
+}

@@ -215,7 +215,7 @@ func (m *master) setup(ctx context.Context) error {
 	var sum string
 	var err error
 	m.mergeOpts = merge.Options{MaxTargetSeqs: cfg.MaxTargetSeqs, Evalue: cfg.Evalue,
-		LengthDependentEvalues: cfg.Program.LengthDependentEvalues()}
+		LengthDependentEvalues: cfg.Program.LengthDependentEvalues(), Verbatim: cfg.Program.WholeDatabase()}
 	if cfg.Sim != nil {
 		sum, err = m.setupSim(ctx)
 	} else {
@@ -291,10 +291,15 @@ func (m *master) setupBLAST(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", m.refuseDatabase(ctx, err)
 	}
-	if string(db.Type) != cfg.Program.DBType() {
-		return "", fmt.Errorf("--program %s searches a %s database, but %s is %s", cfg.Program, cfg.Program.DBType(), cfg.Database, db.Type)
+	if err := db.CheckProgram(cfg.Program, cfg.Database); err != nil {
+		return "", err
 	}
-	if m.groups, err = shardGroups(db, cfg.GroupBytes, cfg.CacheBytes); err != nil {
+	if cfg.Program.WholeDatabase() {
+		m.groups, err = wholeGroup(db, cfg.Program, cfg.GroupBytes, cfg.CacheBytes)
+	} else {
+		m.groups, err = shardGroups(db, cfg.GroupBytes, cfg.CacheBytes)
+	}
+	if err != nil {
 		return "", err
 	}
 	m.shards = len(db.Shards)

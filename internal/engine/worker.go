@@ -272,7 +272,7 @@ func (w *worker) start(ctx context.Context, a *assignMsg) {
 // built the database, that a refusal here may be this site's alone (an
 // option newer than its BLAST+), not the search's; "" otherwise.
 func (w *worker) olderBLAST(ctx context.Context) string {
-	here, err := blast.Version(ctx, string(w.cfg.Program))
+	here, err := blast.Version(ctx, w.cfg.Program.Command())
 	if err != nil || !blast.OlderVersion(here, w.db.BlastVersion) {
 		return ""
 	}

@@ -46,6 +46,11 @@ type Options struct {
 	// Otherwise runs of tied subjects within a source are re-ordered by
 	// their database ordinals.
 	InOrder bool
+	// Verbatim: one search of the whole database holds each query's
+	// whole answer, cut by BLAST itself (a whole-database program, as
+	// psiblast, whose output repeats subjects once per iteration): its
+	// lines are kept as BLAST printed them, in its order.
+	Verbatim bool
 }
 
 // tied reports whether BLAST would have ordered the two subjects by
@@ -83,6 +88,12 @@ func (o *Options) compare(a, b *Hit) int {
 // any order.
 func Merge(hits []Hit, o Options) []Hit {
 	sorted := slices.Clone(hits)
+	if o.Verbatim {
+		slices.SortFunc(sorted, func(a, b Hit) int {
+			return cmp.Or(cmp.Compare(a.Source, b.Source), cmp.Compare(a.Index, b.Index))
+		})
+		return sorted
+	}
 	if o.Evalue > 0 {
 		// BLAST applied the cut-off per shard with the whole database's
 		// statistics; this re-applies it to the printed values, with slack

@@ -444,3 +444,20 @@ func TestMergeInOrderKeepsSourceOrder(t *testing.T) {
 		t.Errorf("not InOrder: subjects %v, want ties re-broken by ordinal [8 3]", s)
 	}
 }
+
+// A whole-database program's lines stay as BLAST printed them: psiblast
+// repeats a subject once per iteration, with other E-values, and a cut
+// would count it twice.
+func TestMergeVerbatim(t *testing.T) {
+	iter1 := []Hit{hit(0, 0, 5, 1e-50, 300), hit(0, 1, 2, 1e-10, 90)}
+	iter2 := []Hit{hit(0, 2, 2, 1e-60, 320), hit(0, 3, 5, 1e-55, 310)}
+	in := append(append([]Hit{}, iter2...), iter1...)
+	got := Merge(in, Options{Verbatim: true, MaxTargetSeqs: 1, Evalue: 1e-20})
+	want := []ref{{0, 0}, {0, 1}, {0, 2}, {0, 3}}
+	if !slices.Equal(refs(got), want) {
+		t.Errorf("verbatim merge = %v, want BLAST's order %v", refs(got), want)
+	}
+	if n := len(Merge(in, Options{MaxTargetSeqs: 1})); n == 4 {
+		t.Errorf("the ordinary merge kept all %d lines: the case does not tell verbatim apart", n)
+	}
+}

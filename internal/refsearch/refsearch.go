@@ -83,7 +83,7 @@ func search(ctx context.Context, dir, program, db, queries, outfmt string, args 
 // searchEnv is search with env added to the environment.
 func searchEnv(ctx context.Context, dir string, env []string, program, db, queries, outfmt string, args ...string) ([]byte, error) {
 	argv := append([]string{"-db", db, "-query", queries, "-outfmt", outfmt}, args...)
-	cmd := exec.CommandContext(ctx, program, argv...)
+	cmd := exec.CommandContext(ctx, blast.Program(program).Command(), argv...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), append(env, "BLAST_USAGE_REPORT=false")...)
 	var stderr bytes.Buffer

@@ -99,7 +99,25 @@ func (r Request) Parse() (Spec, error) {
 	if s.Batching, err = blast.ParseBatching(r.Batching); err != nil {
 		add(err)
 	}
+	if s.Program != "" {
+		add(s.checkProgram())
+	}
 	return s, errors.Join(errs...)
+}
+
+// checkProgram refuses options of other programs, and regenerated output
+// for the programs that search the whole database in one task:
+// regeneration searches only the subjects hit, which changes psiblast's
+// iterations and rpsblast's statistics.
+func (s Spec) checkProgram() error {
+	var errs []error
+	if err := blast.CheckProgramOptions(s.Program, s.Options); err != nil {
+		errs = append(errs, fmt.Errorf("--blast-option: %w", err))
+	}
+	if s.Program.WholeDatabase() && (s.Metadata || (s.Format != nil && s.Format.Regenerated())) {
+		errs = append(errs, fmt.Errorf("--program %s writes tabular output only (--outfmt 6 or 10, --transfer full): regenerated output re-searches only the subjects hit, which changes its answer", s.Program))
+	}
+	return errors.Join(errs...)
 }
 
 // ParseTransfer reads --transfer: full (or empty) or metadata.
@@ -163,6 +181,8 @@ func (s Spec) Validate() error {
 	errs := []error{s.checkRegeneration(), s.checkSAM()}
 	if _, err := blast.ParseProgram(string(s.Program)); err != nil {
 		errs = append(errs, fmt.Errorf("--program: %w", err))
+	} else {
+		errs = append(errs, s.checkProgram())
 	}
 	if s.Format == nil {
 		errs = append(errs, errors.New("--outfmt is required"))

@@ -47,6 +47,12 @@ func TestParse(t *testing.T) {
 		{"max target seqs", func(r *Request) { r.MaxTargetSeqs = 0 }, []string{"--max-target-seqs"}},
 		{"evalue", func(r *Request) { r.Evalue = -1 }, []string{"--evalue"}},
 		{"all at once", func(r *Request) { r.Program, r.MaxTargetSeqs = "x", 0 }, []string{"--program", "--max-target-seqs"}},
+		{"another program's option", func(r *Request) { r.Options = []string{"-num_iterations=3"} },
+			[]string{"-num_iterations is an option of psiblast only, not of blastn"}},
+		{"psiblast report", func(r *Request) { r.Program, r.Options, r.Outfmt = "psiblast", nil, "0" },
+			[]string{"--program psiblast writes tabular output only"}},
+		{"rpsblast metadata", func(r *Request) { r.Program, r.Options, r.Transfer = "rpsblast", nil, TransferMetadata },
+			[]string{"--program rpsblast writes tabular output only"}},
 	} {
 		r := good
 		c.edit(&r)
@@ -59,6 +65,20 @@ func TestParse(t *testing.T) {
 			if !strings.Contains(err.Error(), w) {
 				t.Errorf("%s: error %q does not name %q", c.name, err, w)
 			}
+		}
+	}
+}
+
+// The whole-database programs take tabular output and their own options.
+func TestParseWholeDatabasePrograms(t *testing.T) {
+	for _, p := range []string{"psiblast", "rpsblast", "rpstblastn"} {
+		r := good
+		r.Program, r.Options = p, nil
+		if p == "psiblast" {
+			r.Options = []string{"-num_iterations=3"}
+		}
+		if _, err := r.Parse(); err != nil {
+			t.Errorf("%s: %v", p, err)
 		}
 	}
 }

@@ -155,6 +155,10 @@ func TestSpecValidation(t *testing.T) {
 		{"four replicas", database("r-four").withReplica("a", "bucket-a", "dbs").withReplica("b", "bucket-b", "dbs").
 			withReplica("c", "bucket-c", "dbs").withReplica("d", "bucket-d", "dbs")},
 		{"a replica on the pods' identity", database("r-identity").withReplicaStorage("irsa", map[string]any{"bucket": "dbs-replica"})},
+		// the whole-database programs, in tabular output
+		{"rpsblast", campaign("rps").withProgram("rpsblast").withOutfmt("6 std qlen")},
+		{"rpstblastn, comma-separated", campaign("rpstn").withProgram("rpstblastn").withOutfmt("10")},
+		{"psiblast iterating", campaign("psi").withProgram("psiblast").withOption("num_iterations", "3")},
 	}
 	for _, tc := range accepted {
 		t.Run("accepts/"+tc.name, func(t *testing.T) {
@@ -215,6 +219,16 @@ func TestSpecValidation(t *testing.T) {
 			[]string{"spec.blastOptions[0].value", "should match"}},
 		{"num_threads (a campaign's threads are its slots)", campaign("threads").withSlotsPerWorker(4).withOption("num_threads", "4"),
 			[]string{"spec.blastOptions[0].name", `Unsupported value: "num_threads"`}},
+		{"num_iterations for blastp", campaign("blastp-iter").withOption("num_iterations", "3"),
+			[]string{"spec.blastOptions", "-num_iterations is an option of psiblast only"}},
+		{"num_iterations not a number", campaign("psi-iter").withProgram("psiblast").withOption("num_iterations", "all"),
+			[]string{"spec.blastOptions[0]", "-num_iterations does not take all"}},
+		{"psiblast pairwise report", campaign("psi-report").withProgram("psiblast").withOutfmt("0"),
+			[]string{"spec.outfmt", "psiblast, rpsblast and rpstblastn write tabular output only"}},
+		{"rpsblast with comments (7 is regenerated)", campaign("rps-7").withProgram("rpsblast").withOutfmt("7 std"),
+			[]string{"spec.outfmt", "tabular output only: outfmt 6 or 10"}},
+		{"rpstblastn, metadata transfer", campaign("rpstn-meta").withProgram("rpstblastn").withSet("spec.transfer", "metadata"),
+			[]string{"spec.transfer", "transfer metadata regenerates it"}},
 
 		// partitions and names
 		{"zero partitions", campaign("zero").withPartitions(0, 2),

@@ -82,7 +82,7 @@ database at the recorded locations.`,
 	f.StringVar(&o.name, "name", "", "campaign name: 1 to 63 letters, digits, '-' or '_' (default: the last element of --output)")
 	f.IntVar(&o.chunkLetters, "chunk-letters", 0, "cut chunks of about this many query letters")
 	f.IntVar(&o.chunkQueries, "chunk-queries", 0, "cut chunks of this many queries")
-	f.StringVar(&o.program, "program", "", "blastn, blastp, blastx, tblastn or tblastx (required)")
+	f.StringVar(&o.program, "program", "", blast.ProgramList()+" (required)")
 	f.StringVar(&o.outfmt, "outfmt", "6", `output format: tabular with columns, e.g. "6 qseqid sseqid evalue bitscore" (tab-separated) or "10 std stitle" (CSV), or a report: 0, 5, 7, 11, 15, 16, 17 (SAM, blastn only)`)
 	f.IntVar(&o.maxTargetSeqs, "max-target-seqs", blast.DefaultMaxTargetSeqs, "keep at most this many subjects per query, applied globally after the merge")
 	f.Float64Var(&o.evalue, "evalue", 0, "E-value cut-off (default: BLAST's, 10)")

@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/blastfleet/blastfleet/api/v1alpha1"
+	"github.com/blastfleet/blastfleet/internal/blast"
 	"github.com/blastfleet/blastfleet/internal/cli"
 	"github.com/blastfleet/blastfleet/internal/search"
 )
@@ -66,7 +67,7 @@ func (s *submitSpec) addFlags(cmd *cobra.Command) {
 	f.StringVar(&s.name, "name", "", "the campaign's name (a DNS-1035 label: it names the partitions' pods)")
 	f.StringVar(&s.database, "database", "", "the BlastDatabase to search, in the same namespace")
 	f.StringVar(&s.queries, "queries", "", "the query FASTA (gzip if it ends in .gz): a file here, which is checked and uploaded beside the campaign, or s3://bucket/key, an object already in a bucket")
-	f.StringVar(&s.program, "program", "", "blastn, blastp, blastx, tblastn or tblastx")
+	f.StringVar(&s.program, "program", "", blast.ProgramList())
 	f.StringVar(&s.outfmt, "outfmt", "", `output format: tabular 6, 7 or 10 with columns, e.g. "6 qseqid sseqid evalue bitscore", or a report: 0, 5, 11, 15, 16, 17 (SAM, blastn only) (server default "6")`)
 	f.StringVar(&s.batching, "batching", "", "how queries are cut into BLAST+ batches: blast (BLAST+'s own, as one BLAST+ run of the file) or alone (each query alone, independent of its neighbours: one database scan per query) (server default blast)")
 	f.StringVar(&s.transfer, "transfer", "", "what partitions commit: full, or metadata (the ids of each query's hits; blastfleet results regenerates the output) (server default full)")
