@@ -21,10 +21,11 @@ all: build
 deps:
 	@hack/install-deps.sh
 
-## build: bin/blastfleet (CLI) and bin/blastfleet-engine (MPI program)
+## build: bin/blastfleet (CLI), bin/kubectl_complete-blastfleet (its kubectl plugin completion) and bin/blastfleet-engine (MPI program)
 build:
 	@mkdir -p $(BIN)
 	CGO_ENABLED=0 $(GO) build -o $(BIN)/blastfleet ./cmd/blastfleet
+	install -m 0755 hack/kubectl_complete-blastfleet $(BIN)/kubectl_complete-blastfleet
 	CGO_ENABLED=0 $(GO) build -o $(BIN)/blastfleet-manager ./cmd/manager
 	$(GO) build -tags $(ENGINE_TAGS) -o $(BIN)/blastfleet-engine ./cmd/engine
 

@@ -30,6 +30,11 @@ import (
 // offer a --kubeconfig it would ignore.
 type kubeOptions struct {
 	kubeconfig, context, namespace string
+	// as, asGroups and asUID impersonate, and requestTimeout bounds each
+	// request to the API server, as kubectl's flags of the same names.
+	as, asUID      string
+	asGroups       []string
+	requestTimeout string
 }
 
 func (k *kubeOptions) addFlags(cmd *cobra.Command) {
@@ -37,6 +42,11 @@ func (k *kubeOptions) addFlags(cmd *cobra.Command) {
 	f.StringVar(&k.kubeconfig, "kubeconfig", "", "path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)")
 	f.StringVar(&k.context, "context", "", "the kubeconfig context to use (default: its current context)")
 	f.StringVarP(&k.namespace, "namespace", "n", "", "the namespace (default: the context's, else default)")
+	f.StringVar(&k.as, "as", "", "username to impersonate for the operation (a user or a service account, system:serviceaccount:NS:NAME)")
+	f.StringArrayVar(&k.asGroups, "as-group", nil, "group to impersonate for the operation; repeat it for several groups")
+	f.StringVar(&k.asUID, "as-uid", "", "UID to impersonate for the operation")
+	f.StringVar(&k.requestTimeout, "request-timeout", "0", `how long to wait for one request to the API server before giving up: a duration (1s, 2m, 3h) or seconds; "0" waits as long as it takes`)
+	k.addCompletions(cmd)
 }
 
 // kube is a connection to one cluster and namespace.
@@ -55,11 +65,10 @@ type kube struct {
 // connect loads the kubeconfig the way kubectl does and makes the clients.
 // API warnings go to errOut as kubectl prints them.
 func (k *kubeOptions) connect(cmd *cobra.Command) (*kube, error) {
-	rules := clientcmd.NewDefaultClientConfigLoadingRules()
-	rules.ExplicitPath = k.kubeconfig
-	overrides := &clientcmd.ConfigOverrides{CurrentContext: k.context}
-	overrides.Context.Namespace = k.namespace
-	cc := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, overrides)
+	if _, err := clientcmd.ParseTimeout(k.requestTimeout); err != nil {
+		return nil, fmt.Errorf("--request-timeout %q: want a duration (1s, 2m, 3h) or whole seconds; 0 waits as long as it takes", k.requestTimeout)
+	}
+	cc := k.clientConfig()
 	bin := cmd.Root().CommandPath()
 	cfg, err := cc.ClientConfig()
 	if err != nil {
@@ -86,6 +95,19 @@ func (k *kubeOptions) connect(cmd *cobra.Command) (*kube, error) {
 		}
 	}
 	return &kube{c: c, cfg: cfg, namespace: ns, nsGiven: k.namespace != "", context: ctxName, bin: bin}, nil
+}
+
+// clientConfig is the kubeconfig as the flags override it: kubectl's
+// loading rules, context, namespace, impersonation and request timeout.
+func (k *kubeOptions) clientConfig() clientcmd.ClientConfig {
+	rules := clientcmd.NewDefaultClientConfigLoadingRules()
+	rules.ExplicitPath = k.kubeconfig
+	overrides := &clientcmd.ConfigOverrides{CurrentContext: k.context, Timeout: k.requestTimeout}
+	overrides.Context.Namespace = k.namespace
+	overrides.AuthInfo.Impersonate = k.as
+	overrides.AuthInfo.ImpersonateGroups = k.asGroups
+	overrides.AuthInfo.ImpersonateUID = k.asUID
+	return clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, overrides)
 }
 
 // watchCampaign signals each change of campaign c that the API server

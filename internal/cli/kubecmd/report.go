@@ -50,6 +50,7 @@ queries, sites and the runs' times, for scripts (docs/cli.md).`,
 	cli.AddReportFormatFlag(cmd, &o.format)
 	o.storageFlags.addFlags(cmd)
 	k.addFlags(cmd)
+	k.completeCampaigns(cmd, false)
 	return cmd
 }
 
