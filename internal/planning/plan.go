@@ -40,6 +40,9 @@ func Make(ctx context.Context, r Request) (*ledger.Plan, *manifest.Manifest, err
 	if string(m.Type) != p.DBType() {
 		return nil, nil, fmt.Errorf("--program %s searches a %s database, but --database %s is %s", p, p.DBType(), r.Database, m.Type)
 	}
+	if err := readTaxidList(ctx, &r.Search); err != nil {
+		return nil, nil, err
+	}
 	if err := checkTaxFilter(ctx, r.Database, m, r.Search.Options); err != nil {
 		return nil, nil, err
 	}

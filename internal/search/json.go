@@ -23,6 +23,9 @@ type wire struct {
 	// Batching is always written; a plan without it was made when each
 	// query was searched alone, and is still searched so.
 	Batching *string `json:"batching,omitempty"`
+	// TaxidList is where the taxids of -taxids (or -negative_taxids)
+	// were read from, when a list object.
+	TaxidList *TaxidList `json:"taxidList,omitempty"`
 }
 
 type wireFormat struct {
@@ -46,7 +49,7 @@ func (s Spec) MarshalJSON() ([]byte, error) {
 		return nil, err
 	}
 	w := wire{Program: string(s.Program), Outfmt: outfmt, MaxTargetSeqs: s.MaxTargetSeqs,
-		Evalue: s.Evalue, Options: []json.RawMessage{}, TopHits: s.TopHits.Arg()}
+		Evalue: s.Evalue, Options: []json.RawMessage{}, TopHits: s.TopHits.Arg(), TaxidList: s.TaxidList}
 	if s.Metadata {
 		w.Transfer = TransferMetadata
 	}
@@ -103,6 +106,10 @@ func (s *Spec) UnmarshalJSON(b []byte) error {
 	}
 	if s.Metadata, err = ParseTransfer(w.Transfer); err != nil {
 		add("transfer", err)
+	}
+	s.TaxidList = w.TaxidList
+	if err := s.checkTaxidList(); err != nil {
+		add("taxidList", err)
 	}
 	s.Batching = blast.BatchingAlone
 	if w.Batching != nil {

@@ -110,12 +110,24 @@ func (o *submitOptions) objects(ctx context.Context, cmd *cobra.Command, kc *kub
 	if localQueries(o.spec.queries) && ownStore(f.Changed) {
 		return nil, fmt.Errorf("--queries %s is a file here, uploaded beside the campaign: the --queries-* flags are for queries already on another store", o.spec.queries)
 	}
-	obj, err := o.spec.object(f.Changed, kc.namespace, databaseStorageIf(ctx, kc, &o.spec, cmd))
+	spec := o.spec
+	rest, list, err := splitTaxidLists(o.spec.blastOptions)
 	if err != nil {
 		return nil, err
 	}
+	spec.blastOptions = rest
+	obj, err := spec.object(f.Changed, kc.namespace, databaseStorageIf(ctx, kc, &o.spec, cmd))
+	if err != nil {
+		return nil, err
+	}
+	dryRun := o.dryRun != "none"
 	if localQueries(o.spec.queries) {
-		if err := uploadQueries(ctx, obj, o.spec.queries, o.spec.program, o.dryRun != "none", cmd.ErrOrStderr()); err != nil {
+		if err := uploadQueries(ctx, obj, o.spec.queries, o.spec.program, dryRun, cmd.ErrOrStderr()); err != nil {
+			return nil, err
+		}
+	}
+	if list != nil {
+		if err := list.put(ctx, obj, dryRun, cmd.ErrOrStderr()); err != nil {
 			return nil, err
 		}
 	}

@@ -14,7 +14,6 @@ import (
 
 	"github.com/blastfleet/blastfleet/api/v1alpha1"
 	"github.com/blastfleet/blastfleet/internal/cli"
-	"github.com/blastfleet/blastfleet/internal/search"
 )
 
 // submitSpec is a campaign described by flags. Only the flags the user
@@ -290,12 +289,9 @@ func queriesRef(q string) (map[string]any, error) {
 
 // parseBlastOption reads "-name=value" or "-name" (dashes optional). The
 // name and value are checked by the API server against the allowlist.
+// (-taxidlist and -negative_taxidlist are taken out before: they name a
+// file, see splitTaxidLists.)
 func parseBlastOption(s string) (map[string]any, error) {
-	// -taxidlist=FILE names a file here: its taxids go as -taxids.
-	s, err := search.ExpandTaxidList(s)
-	if err != nil {
-		return nil, err
-	}
 	name, value, hasValue := strings.Cut(strings.TrimLeft(s, "-"), "=")
 	if name == "" {
 		return nil, fmt.Errorf("--blast-option %q: want -name=value, or -name for a flag such as -ungapped", s)
