@@ -52,8 +52,9 @@ func testCompletion(t *testing.T, f *kubeFixture) {
 }
 
 // testImpersonation: --as and --as-group reach the API server, which
-// judges the impersonated user (who has no rights here), and
-// --request-timeout bounds each request.
+// judges the impersonated user (who has no rights here),
+// --request-timeout bounds each request, and --server overrides the
+// kubeconfig's server.
 func testImpersonation(t *testing.T, f *kubeFixture) {
 	f.campaign("default", "imp")
 	_, _, err := f.cli("get", "imp", "--as", "alice", "--as-group", "lab", "--as-group", "readers")
@@ -71,5 +72,10 @@ func testImpersonation(t *testing.T, f *kubeFixture) {
 	}
 	if out := f.mustCLI("status", "imp", "--request-timeout", "30s"); !strings.Contains(out, "imp") {
 		t.Errorf("status --request-timeout 30s:\n%s", out)
+	}
+	// The rest of kubectl's connection flags (cli-runtime's): --server
+	// overrides the kubeconfig's.
+	if _, _, err := f.cli("get", "imp", "--server", "https://127.0.0.1:1"); err == nil || !strings.Contains(err.Error(), "cannot reach the API server at https://127.0.0.1:1") {
+		t.Errorf("get --server https://127.0.0.1:1: %v", err)
 	}
 }
