@@ -21,10 +21,11 @@ all: build
 deps:
 	@hack/install-deps.sh
 
-## build: bin/blastfleet (CLI), bin/blastfleet-dev (the local stack), bin/blastfleet-manager (operator) and bin/blastfleet-engine (MPI program)
+## build: bin/blastfleet (CLI), bin/kubectl_complete-blastfleet (its kubectl plugin completion), bin/blastfleet-dev (the local stack), bin/blastfleet-manager (operator) and bin/blastfleet-engine (MPI program)
 build:
 	@mkdir -p $(BIN)
 	CGO_ENABLED=0 $(GO) build -o $(BIN)/blastfleet ./cmd/blastfleet
+	install -m 0755 hack/kubectl_complete-blastfleet $(BIN)/kubectl_complete-blastfleet
 	CGO_ENABLED=0 $(GO) build -o $(BIN)/blastfleet-dev ./cmd/blastfleet-dev
 	CGO_ENABLED=0 $(GO) build -o $(BIN)/blastfleet-manager ./cmd/manager
 	$(GO) build -tags $(ENGINE_TAGS) -o $(BIN)/blastfleet-engine ./cmd/engine

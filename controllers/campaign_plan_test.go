@@ -1,6 +1,7 @@
 package controllers
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -61,5 +62,38 @@ func TestPlanMismatchComparesWholeSearch(t *testing.T) {
 				t.Errorf("mismatch %q, want it to name %s", msg, tc.field)
 			}
 		})
+	}
+}
+
+// A campaign's taxid list object goes to the planning Job by location,
+// and the plan that read its ids into -taxids is still the campaign's;
+// another list, or none, is not.
+func TestPlanMismatchTaxidList(t *testing.T) {
+	db := &v1alpha1.BlastDatabase{Status: v1alpha1.BlastDatabaseStatus{Location: "s3://b/databases/ns/nt"}}
+	c := searchCampaign()
+	c.Spec.TaxidList = &v1alpha1.TaxidList{ObjectReference: v1alpha1.ObjectReference{Key: "campaigns/ns/run/lists/taxa.txt"}}
+	spec, err := campaignSearch(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "--blast-option=-taxidlist=" + objectURL(c.Spec.Output, c.Spec.TaxidList.ObjectReference)
+	if args := planJob(c, spec, db, "s3://b/campaigns/ns/run", "worker:test").Spec.Template.Spec.Containers[0].Args; !slices.Contains(args, want) {
+		t.Errorf("planning Job args %q lack %s", args, want)
+	}
+	if err := spec.ReadTaxidList(strings.NewReader("9606\n10090\n")); err != nil {
+		t.Fatal(err)
+	}
+	plan := &ledger.Plan{Queries: ledger.Queries{Location: queriesURL(c)}, Database: ledger.Database{Location: db.Status.Location}, Search: spec}
+	if msg := planMismatch(plan, c, db); msg != "" {
+		t.Fatalf("the campaign's own plan mismatches: %s", msg)
+	}
+	other := c.DeepCopy()
+	other.Spec.TaxidList.Negative = true
+	none := c.DeepCopy()
+	none.Spec.TaxidList = nil
+	for name, c := range map[string]*v1alpha1.SearchCampaign{"negative": other, "none": none} {
+		if msg := planMismatch(plan, c, db); !strings.Contains(msg, "search.options") {
+			t.Errorf("%s: mismatch %q, want it to name search.options", name, msg)
+		}
 	}
 }

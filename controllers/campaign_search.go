@@ -45,6 +45,10 @@ func campaignSearch(c *v1alpha1.SearchCampaign) (search.Spec, error) {
 		}
 		spec.Options = append(spec.Options, opt)
 	}
+	if l := s.TaxidList; l != nil {
+		// Read into the plan by the planning Job.
+		spec.TaxidList = &search.TaxidList{Location: objectURL(s.Output, l.ObjectReference), Negative: l.Negative}
+	}
 	if len(errs) == 0 {
 		if err := spec.Validate(); err != nil {
 			errs = append(errs, fmt.Errorf("spec: %w", err))

@@ -12,6 +12,8 @@ import (
 //
 // +kubebuilder:validation:XValidation:rule="has(self.evalue) == has(oldSelf.evalue) && (!has(self.evalue) || self.evalue == oldSelf.evalue)",message="evalue is immutable: the campaign's plan fixes it",fieldPath=".evalue"
 // +kubebuilder:validation:XValidation:rule="has(self.blastOptions) == has(oldSelf.blastOptions) && (!has(self.blastOptions) || self.blastOptions == oldSelf.blastOptions)",message="blastOptions is immutable: the campaign's plan fixes it",fieldPath=".blastOptions"
+// +kubebuilder:validation:XValidation:rule="has(self.taxidList) == has(oldSelf.taxidList) && (!has(self.taxidList) || self.taxidList == oldSelf.taxidList)",message="taxidList is immutable: the campaign's plan fixes it",fieldPath=".taxidList"
+// +kubebuilder:validation:XValidation:rule="!has(self.taxidList) || !has(self.blastOptions) || !self.blastOptions.exists(o, o.name in ['taxids', 'negative_taxids'])",message="taxidList and the taxids or negative_taxids blast option exclude each other: BLAST takes one taxid filter",fieldPath=".taxidList"
 // +kubebuilder:validation:XValidation:rule="has(self.queueName) == has(oldSelf.queueName) && (!has(self.queueName) || self.queueName == oldSelf.queueName)",message="queueName is immutable: partitions are queued, or not, from the start",fieldPath=".queueName"
 // +kubebuilder:validation:XValidation:rule="!has(self.executor) || self.executor != 'argo' || !has(self.queueName)",message="queueName needs executor mpijob: Kueue admits MPIJobs, not Argo Workflows",fieldPath=".queueName"
 // +kubebuilder:validation:XValidation:rule="!has(self.outfmt) || self.outfmt != '17' || self.program == 'blastn'",message="outfmt 17 (SAM) needs program blastn: BLAST+ prints SAM for blastn only",fieldPath=".outfmt"
@@ -111,6 +113,16 @@ type SearchCampaignSpec struct {
 	// +listType=atomic
 	// +kubebuilder:validation:MaxItems=32
 	BlastOptions []BlastOption `json:"blastOptions,omitempty"`
+
+	// TaxidList is a taxid list file, one taxid a line as BLAST's
+	// -taxidlist reads it, kept as an object in the output storage (a key,
+	// in its bucket unless bucket is given): BLAST's -taxidlist, or
+	// -negative_taxidlist when negative. Planning reads it into the plan,
+	// so it may list any number of taxids (blastOptions' taxids hold about
+	// 2,000). submit --blast-option=-taxidlist=FILE uploads the file beside
+	// the queries and sets this.
+	// +optional
+	TaxidList *TaxidList `json:"taxidList,omitempty"`
 
 	// Chunking is how the queries are cut into chunks, the unit of
 	// leasing, retry and result commit: by letters or by query count.
@@ -232,6 +244,16 @@ type Queries struct {
 	// +kubebuilder:default=fasta
 	// +kubebuilder:validation:Enum=fasta
 	Format string `json:"format,omitempty"`
+}
+
+// TaxidList is a taxid list object.
+type TaxidList struct {
+	ObjectReference `json:",inline"`
+
+	// Negative excludes the listed taxa (-negative_taxidlist) instead of
+	// keeping only them (-taxidlist).
+	// +optional
+	Negative bool `json:"negative,omitempty"`
 }
 
 // Program is a BLAST program.

@@ -141,6 +141,16 @@ func Run(ctx context.Context, inv Invocation) ([]byte, error) {
 	if dir == "" {
 		dir = filepath.Dir(inv.DB)
 	}
+	if needsListFiles(inv.Options) {
+		tmp, err := os.MkdirTemp("", "blastfleet-lists-")
+		if err != nil {
+			return nil, fmt.Errorf("running %s: %w", inv.Program, err)
+		}
+		defer os.RemoveAll(tmp)
+		if inv.Options, err = withListFiles(inv.Options, tmp); err != nil {
+			return nil, err
+		}
+	}
 	argv := inv.Argv()
 	// Our own kills (a limit reached) are told from the caller's by runCtx.
 	runCtx, kill := context.WithCancel(ctx)

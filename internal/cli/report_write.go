@@ -1,13 +1,24 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"io"
 
 	"github.com/spf13/cobra"
 
+	"github.com/blastfleet/blastfleet/internal/objstore"
 	"github.com/blastfleet/blastfleet/internal/report"
 )
+
+// LoadReport reads a campaign's ledger for its report, with a spinner on
+// progress (a terminal) while it reads: a large ledger takes a while.
+func LoadReport(ctx context.Context, st objstore.Store, meta report.Meta, progress io.Writer) (*report.Report, error) {
+	bar := NewBar(progress, "reading the campaign's ledger", -1, Items)
+	defer bar.Finish()
+	return report.Load(ctx, st, meta)
+}
 
 // WriteReport writes the report's page (or, format json, its summary) to
 // output (atomically), or to standard output for "-", and says on

@@ -10,7 +10,6 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/spf13/pflag"
 
@@ -27,7 +26,7 @@ import (
 // committed metadata (--transfer metadata): the committed lines are read
 // in query order and each query's output is regenerated here with BLAST+
 // from the database's shards, fetched into cacheDir ("": a temporary
-// directory, removed after). progress hears a line every few seconds.
+// directory, removed after). progress shows the queries regenerated.
 func RegenerateResults(ctx context.Context, stdout io.Writer, l *ledger.Ledger, output string, r ResultsOptions, progress io.Writer) (int64, []ledger.Range, error) {
 	p := l.Plan()
 	open := r.Open
@@ -79,7 +78,9 @@ func RegenerateResults(ctx context.Context, stdout io.Writer, l *ledger.Ledger, 
 		return 0, nil, fmt.Errorf("shard cache: %w", err)
 	}
 	s := p.Search
-	started, last := time.Now(), time.Now()
+	bar := NewBar(orDiscard(progress), "regenerating the results", int64(len(recs)), Items)
+	defer bar.Finish()
+	regenerated := 0
 	home := &regen.Home{DB: db, Cache: c, Total: len(recs),
 		Search: regen.Search{Program: s.Program, Format: s.Format, MaxTargetSeqs: s.MaxTargetSeqs, Evalue: s.Evalue, Options: s.Options, Threads: 1, BatchLetters: s.BatchLetters(),
 			TaxDBDir: taxDBDir(db, c)},
@@ -90,10 +91,8 @@ func RegenerateResults(ctx context.Context, stdout io.Writer, l *ledger.Ledger, 
 			return recs[i-1], nil
 		},
 		Progress: func(done int) {
-			if progress != nil && time.Since(last) > 5*time.Second {
-				last = time.Now()
-				fmt.Fprintf(progress, "regenerated %d of %d queries (%s)\n", done, len(recs), time.Since(started).Round(time.Second))
-			}
+			bar.Add(int64(done - regenerated))
+			regenerated = done
 		}}
 	n, err := writeOutput(stdout, output, func(w io.Writer) error {
 		pr, pw := io.Pipe()
@@ -144,7 +143,7 @@ func WriteResults(ctx context.Context, stdout io.Writer, l *ledger.Ledger, outpu
 		Hint(errw, "the campaign's partitions committed metadata: regenerating its output here with BLAST+ (--metadata writes the metadata)")
 		return RegenerateResults(ctx, stdout, l, output, r, errw)
 	}
-	return StreamResults(ctx, stdout, l, output, r.Want)
+	return StreamResults(ctx, stdout, l, output, r.Want, errw)
 }
 
 // taxDBDir is where the cache keeps the database's taxonomy files, if it

@@ -16,9 +16,18 @@ import (
 // written. A chunk voided since the caller checked the status comes back
 // as missing ranges rather than an error. The whole is checked against
 // want, else the store's record of the assembled result (ledger.ReadResults);
-// nothing in the campaign is changed.
-func StreamResults(ctx context.Context, stdout io.Writer, l *ledger.Ledger, output string, want *ledger.Expected) (int64, []ledger.Range, error) {
-	n, err := writeOutput(stdout, output, func(w io.Writer) error { return l.ReadResults(ctx, w, want) })
+// nothing in the campaign is changed. progress shows the bytes written
+// (nil: nothing shown).
+func StreamResults(ctx context.Context, stdout io.Writer, l *ledger.Ledger, output string, want *ledger.Expected, progress io.Writer) (int64, []ledger.Range, error) {
+	total := int64(-1)
+	if want != nil {
+		total = want.Size
+	} else if asm, err := l.AssembledResult(ctx); err == nil && asm != nil {
+		total = asm.Size // ReadResults reads it again, to check against
+	}
+	bar := NewBar(orDiscard(progress), "downloading the results", total, Bytes)
+	n, err := writeOutput(stdout, output, func(w io.Writer) error { return l.ReadResults(ctx, bar.Writer(w), want) })
+	bar.Finish()
 	var ie *ledger.IncompleteError
 	// A bare IncompleteError is a chunk voided since the check (a wrapped
 	// one says why: a bad result).
@@ -26,6 +35,13 @@ func StreamResults(ctx context.Context, stdout io.Writer, l *ledger.Ledger, outp
 		return n, ie.Missing, nil
 	}
 	return n, nil, err
+}
+
+func orDiscard(w io.Writer) io.Writer {
+	if w == nil {
+		return io.Discard
+	}
+	return w
 }
 
 // SayResults tells standard error what results wrote to a file, and

@@ -73,8 +73,15 @@ func ProgressBar(done, total, width int) string {
 		done, total, Percent(done, total))
 }
 
+// Terminal is a writer that says whether it is a terminal: a test's
+// stand-in for one.
+type Terminal interface{ IsTerminal() bool }
+
 // IsTerminal tells whether w is a character device (a terminal).
 func IsTerminal(w io.Writer) bool {
+	if t, ok := w.(Terminal); ok {
+		return t.IsTerminal()
+	}
 	f, ok := w.(*os.File)
 	if !ok {
 		return false

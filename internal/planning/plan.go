@@ -40,6 +40,9 @@ func Make(ctx context.Context, r Request) (*ledger.Plan, *manifest.Manifest, err
 	if err := m.CheckProgram(p, "--database "+r.Database); err != nil {
 		return nil, nil, err
 	}
+	if err := readTaxidList(ctx, &r.Search); err != nil {
+		return nil, nil, err
+	}
 	if err := checkTaxFilter(ctx, r.Database, m, r.Search.Options); err != nil {
 		return nil, nil, err
 	}

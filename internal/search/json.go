@@ -21,6 +21,9 @@ type wire struct {
 	// Transfer is absent (full) in plans before metadata transfer.
 	Transfer string `json:"transfer,omitempty"`
 	Batching string `json:"batching"`
+	// TaxidList is where the taxids of -taxids (or -negative_taxids)
+	// were read from, when a list object.
+	TaxidList *TaxidList `json:"taxidList,omitempty"`
 }
 
 type wireFormat struct {
@@ -43,7 +46,7 @@ func (s Spec) MarshalJSON() ([]byte, error) {
 		return nil, err
 	}
 	w := wire{Program: string(s.Program), Outfmt: outfmt, MaxTargetSeqs: s.MaxTargetSeqs,
-		Evalue: s.Evalue, Options: []json.RawMessage{}, TopHits: s.TopHits.Arg()}
+		Evalue: s.Evalue, Options: []json.RawMessage{}, TopHits: s.TopHits.Arg(), TaxidList: s.TaxidList}
 	if s.Metadata {
 		w.Transfer = TransferMetadata
 	}
@@ -100,6 +103,10 @@ func (s *Spec) UnmarshalJSON(b []byte) error {
 	}
 	if s.Metadata, err = ParseTransfer(w.Transfer); err != nil {
 		add("transfer", err)
+	}
+	s.TaxidList = w.TaxidList
+	if err := s.checkTaxidList(); err != nil {
+		add("taxidList", err)
 	}
 	if w.Batching == "" {
 		add("batching", errors.New("missing: blast or alone"))

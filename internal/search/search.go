@@ -9,6 +9,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
+	"strings"
 
 	"github.com/blastfleet/blastfleet/internal/blast"
 	"github.com/blastfleet/blastfleet/internal/merge"
@@ -29,6 +31,9 @@ type Spec struct {
 	// Batching is how queries are cut into BLAST+ batches: BLAST+'s own
 	// (empty or blast) or each query alone.
 	Batching blast.Batching `json:"batching,omitempty"`
+	// TaxidList is a taxid list kept as an object; once planned, its ids
+	// are in Options too.
+	TaxidList *TaxidList
 }
 
 // BatchLetters is B, the letters of the search's BLAST+ batches
@@ -68,6 +73,15 @@ func (r Request) Parse() (Spec, error) {
 		add(fmt.Errorf("--outfmt: %w", err))
 	}
 	for _, v := range r.Options {
+		// A list in a store is the plan's to read (Spec.ReadTaxidList).
+		if name, loc, ok := TaxidListOption(v); ok && strings.Contains(loc, "://") {
+			if s.TaxidList != nil {
+				add(fmt.Errorf("--blast-option %s: one taxid list only (BLAST takes one)", v))
+				continue
+			}
+			s.TaxidList = &TaxidList{Location: loc, Negative: name == "negative_taxidlist"}
+			continue
+		}
 		v, err := ExpandTaxidList(v)
 		if err != nil {
 			add(err)
@@ -102,6 +116,13 @@ func (r Request) Parse() (Spec, error) {
 	if s.Program != "" {
 		add(s.checkProgram())
 	}
+	// Given as a request, the list's ids are not read yet: any inline
+	// taxid filter is a second one.
+	if l := s.TaxidList; l != nil && slices.ContainsFunc(s.Options, func(o blast.Option) bool { return o.Name == "taxids" || o.Name == "negative_taxids" }) {
+		add(fmt.Errorf("-%s excludes -taxids and -negative_taxids (BLAST takes one taxid filter)", l.Option()))
+	} else if err := s.checkTaxidList(); err != nil {
+		add(err)
+	}
 	return s, errors.Join(errs...)
 }
 
@@ -118,6 +139,23 @@ func (s Spec) checkProgram() error {
 		errs = append(errs, fmt.Errorf("--program %s writes tabular output only (--outfmt 6 or 10, --transfer full): regenerated output re-searches only the subjects hit, which changes its answer", s.Program))
 	}
 	return errors.Join(errs...)
+}
+
+// checkTaxidList refuses a taxid list object beside taxids given inline,
+// which BLAST refuses as well.
+func (s Spec) checkTaxidList() error {
+	if s.TaxidList == nil {
+		return nil
+	}
+	if s.TaxidList.Location == "" {
+		return fmt.Errorf("-%s: no location", s.TaxidList.Option())
+	}
+	for _, o := range s.Options {
+		if (o.Name == "taxids" || o.Name == "negative_taxids") && o.Name != s.TaxidList.inline() {
+			return fmt.Errorf("-%s and -%s exclude each other (BLAST takes one taxid filter)", s.TaxidList.Option(), o.Name)
+		}
+	}
+	return nil
 }
 
 // ParseTransfer reads --transfer: full (or empty) or metadata.
@@ -139,8 +177,12 @@ func (s Spec) checkRegeneration() error {
 	if !s.Metadata && (s.Format == nil || !s.Format.Regenerated()) {
 		return nil
 	}
-	for _, o := range s.Options {
-		if o.Name == "taxids" || o.Name == "negative_taxids" {
+	opts := s.Options
+	if l := s.TaxidList; l != nil {
+		opts = append(slices.Clone(opts), blast.Option{Name: l.Option()})
+	}
+	for _, o := range opts {
+		if o.Name == "taxids" || o.Name == "negative_taxids" || taxidLists[o.Name] != "" {
 			what := "--transfer metadata"
 			if s.Format != nil && s.Format.Regenerated() {
 				what = fmt.Sprintf("--outfmt %d", s.Format.Code)
@@ -178,7 +220,7 @@ func (s Spec) Transfer() string {
 // Validate checks a Spec built in code (a test's, a benchmark's) as Parse
 // checks flags.
 func (s Spec) Validate() error {
-	errs := []error{s.checkRegeneration(), s.checkSAM()}
+	errs := []error{s.checkRegeneration(), s.checkSAM(), s.checkTaxidList()}
 	if _, err := blast.ParseProgram(string(s.Program)); err != nil {
 		errs = append(errs, fmt.Errorf("--program: %w", err))
 	} else {
@@ -218,11 +260,17 @@ func (s Spec) Request() Request {
 		r.Outfmt = s.Format.UserArg()
 	}
 	for _, o := range s.Options {
+		if s.TaxidList != nil && o.Name == s.TaxidList.inline() {
+			continue // read from the list: the list stands for it
+		}
 		v := "-" + o.Name
 		if o.Value != "" {
 			v += "=" + o.Value
 		}
 		r.Options = append(r.Options, v)
+	}
+	if s.TaxidList != nil {
+		r.Options = append(r.Options, s.TaxidList.Arg())
 	}
 	return r
 }

@@ -93,7 +93,8 @@ func (j *job) buildAll(ctx context.Context, work string, ids []int) error {
 	var started atomic.Int32
 	return parallel(ctx, len(ids), o.Jobs, func(ctx context.Context, k int) error {
 		s := &j.plan.shards[ids[k]]
-		j.prog.printf("building shard %d/%d: %s, %d sequences, %d letters",
+		// Each shard is built, then uploaded: two steps.
+		j.prog.shardStep(2*len(ids), "building shard %d/%d: %s, %d sequences, %d letters",
 			started.Add(1), len(ids), s.names.name, len(s.ordinals), s.letters)
 		dir := filepath.Join(work, s.names.name)
 		run, err := runMakeblastdb(ctx, o.Makeblastdb, dir, filepath.Join(work, s.names.fasta), s.names, o.Type)
@@ -149,7 +150,7 @@ func (j *job) uploadAll(ctx context.Context, version, work string, ids []int) ([
 			return err
 		}
 		total := bytes.Add(shards[k].Bytes())
-		j.prog.printf("uploaded shard %d/%d: %s, %d files, %s (%s so far)",
+		j.prog.shardStep(2*len(ids), "uploaded shard %d/%d: %s, %d files, %s (%s so far)",
 			uploaded.Add(1), len(ids), s.names.name, len(files), byteSize(shards[k].Bytes()), byteSize(total))
 		return nil
 	})

@@ -31,7 +31,7 @@ func newJob(opts Options) (*job, error) {
 	if err := o.validate(); err != nil {
 		return nil, fmt.Errorf("shard options: %w", err)
 	}
-	return &job{o: o, prog: &progress{w: o.Progress}}, nil
+	return &job{o: o, prog: &progress{w: o.Progress, onShard: o.OnShard}}, nil
 }
 
 // read scans and validates the whole input, fixes the shard count and

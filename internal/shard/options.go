@@ -37,7 +37,11 @@ type Options struct {
 	Force    bool
 	WorkDir  string    // parent of the temporary build directory; default os.TempDir()
 	Progress io.Writer // human progress lines; nil keeps quiet
-	Log      logr.Logger
+	// OnShard, if set, hears each shard's steps (built, uploaded), done
+	// of total in all, instead of a Progress line for each: the CLI's one
+	// bar on a terminal.
+	OnShard func(step string, done, total int)
+	Log     logr.Logger
 	// Makeblastdb is the program to run; default "makeblastdb" from PATH.
 	Makeblastdb string
 	// Blastdbcmd reads a prebuilt database (BlastDB); default

@@ -336,7 +336,7 @@ func (j *job) uploadVolumes(ctx context.Context, work string, db *blastdb.Databa
 		}
 		sortFiles(sh.Files)
 		shards[k] = sh
-		j.prog.printf("uploaded shard %d/%d: %s, volumes %s, %d sequences, %s",
+		j.prog.shardStep(o.Shards, "uploaded shard %d/%d: %s, volumes %s, %d sequences, %s",
 			uploaded.Add(1), o.Shards, n.name, sh.DBName, sh.Sequences, byteSize(sh.Bytes()))
 		return nil
 	})

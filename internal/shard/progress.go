@@ -11,6 +11,22 @@ import (
 type progress struct {
 	mu sync.Mutex
 	w  io.Writer
+	// onShard, when set, hears each per-shard step instead of its line.
+	onShard func(step string, done, total int)
+	steps   int
+}
+
+// shardStep is one shard's step (built, uploaded) of total: a line, or
+// Options.OnShard's call.
+func (p *progress) shardStep(total int, format string, args ...any) {
+	if p.onShard == nil {
+		p.printf(format, args...)
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.steps++
+	p.onShard(fmt.Sprintf(format, args...), p.steps, total)
 }
 
 func (p *progress) printf(format string, args ...any) {

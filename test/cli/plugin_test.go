@@ -41,6 +41,14 @@ func newPlugin(t *testing.T, kubeconfig string) *plugin {
 	testenv.RequireTools(t, "kubectl")
 	dir := t.TempDir()
 	installCLI(t, filepath.Join(dir, "kubectl-blastfleet"))
+	root, err := testenv.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// kubectl's completion of the plugin's words, as make build installs it.
+	if err := os.Symlink(filepath.Join(root, "hack", "kubectl_complete-blastfleet"), filepath.Join(dir, "kubectl_complete-blastfleet")); err != nil {
+		t.Fatal(err)
+	}
 	return &plugin{t: t, env: append(os.Environ(), "PATH="+dir+string(os.PathListSeparator)+os.Getenv("PATH"), "KUBECONFIG="+kubeconfig)}
 }
 
@@ -145,6 +153,15 @@ func TestKubectlPlugin(t *testing.T) {
 	out, _, code = p.kubectl("blastfleet", "get")
 	if code != 0 || !strings.HasPrefix(out, "NAME ") || !strings.Contains(out, "\nplug ") {
 		t.Errorf("get: exit %d\n%s", code, out)
+	}
+	// "kubectl blastfleet status <TAB>": kubectl asks kubectl_complete-blastfleet,
+	// which lists the namespace's campaigns.
+	out, errOut, code = p.kubectl("__complete", "blastfleet", "status", "pl")
+	if code != 0 || !strings.HasPrefix(out, "plug") || !strings.Contains(out, "\n:4\n") {
+		t.Errorf("kubectl __complete blastfleet status pl: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	if out, _, _ := p.kubectl("__complete", "blastfleet", "sta"); !strings.Contains(out, "status\t") {
+		t.Errorf("kubectl __complete blastfleet sta: %q", out)
 	}
 	if out, _, code := p.kubectl("blastfleet", "suspend", "plug"); code != 0 || out != "searchcampaign.blastfleet.io/plug suspended\n" {
 		t.Errorf("suspend: exit %d %q", code, out)

@@ -136,6 +136,7 @@ func TestSpecValidation(t *testing.T) {
 		{"bucket with dots", campaign("dots").withBucket("my.results-2024")},
 		{"no endpoint: AWS S3", campaign("aws").withoutEndpoint()},
 		{"queue name", campaign("queued").withQueue("team-a")},
+		{"a taxid list object", campaign("taxid-list").withSet("spec.taxidList", map[string]any{"key": "campaigns/default/taxid-list/lists/taxa.txt", "negative": true}).withOption("word_size", "3")},
 		{"deadline after a duration", campaign("burst-after").withDeadline(map[string]any{"after": "6h30m"}).withBurst(0, 8)},
 		{"deadline at a time", campaign("burst-time").withDeadline(map[string]any{"time": "2026-11-26T13:00:00Z"}).withBurst(2, 4)},
 		{"min and max without a deadline", campaign("burst-none").withBurst(3, 3)},
@@ -199,6 +200,10 @@ func TestSpecValidation(t *testing.T) {
 		want []string
 	}{
 		// program and BLAST options
+		{"a taxid list object beside taxids", campaign("list-and-taxids").withSet("spec.taxidList", map[string]any{"key": "lists/t.txt"}).withOption("negative_taxids", "9606"),
+			[]string{"spec.taxidList", "taxidList and the taxids or negative_taxids blast option exclude each other"}},
+		{"a taxid list object without a key", campaign("list-no-key").withSet("spec.taxidList", map[string]any{"negative": true}),
+			[]string{"spec.taxidList.key", "Required value"}},
 		{"unknown program", campaign("bad-program").withProgram("blastz"),
 			[]string{"spec.program", `Unsupported value: "blastz"`}},
 		{"option db", campaign("opt-db").withOption("db", "nr"),
@@ -485,6 +490,9 @@ func TestCampaignImmutability(t *testing.T) {
 			[]string{"spec.retryPolicy.leaseSeconds", "leaseSeconds is immutable"}},
 		{"queueName added", "bare", func(sc *v1alpha1.SearchCampaign) { sc.Spec.QueueName = "team-a" },
 			[]string{"spec.queueName", "queueName is immutable"}},
+		{"taxidList added", "bare", func(sc *v1alpha1.SearchCampaign) {
+			sc.Spec.TaxidList = &v1alpha1.TaxidList{ObjectReference: v1alpha1.ObjectReference{Key: "lists/t.txt"}}
+		}, []string{"spec.taxidList", "taxidList is immutable"}},
 		// Mutable fields still obey the rules that span fields.
 		{"workers past the name limit", edge, func(sc *v1alpha1.SearchCampaign) { sc.Spec.Partitions.Workers = 11 },
 			[]string{tooLong}},

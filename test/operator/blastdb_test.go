@@ -5,6 +5,8 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -24,7 +26,8 @@ import (
 // TestPrebuiltDatabaseEndToEnd: a BlastDatabase whose source is a prebuilt
 // BLAST database in the bucket, packed as NCBI packs it (volume archives
 // with .md5 files, metadata, taxdb.tar.gz), sharded by its Job, then a
-// campaign with the taxonomy columns and a taxid filter, searched by two
+// campaign with the taxonomy columns and a taxid filter (inline, then a
+// long list object), searched by two
 // MPIJob partitions: all through the API server and the operator, run by
 // the local runner. The result must equal blastp on the original database.
 func TestPrebuiltDatabaseEndToEnd(t *testing.T) {
@@ -116,5 +119,44 @@ func TestPrebuiltDatabaseEndToEnd(t *testing.T) {
 	t.Logf("result: %d lines, reference: %d lines", bytes.Count(got.Bytes(), []byte("\n")), bytes.Count(want, []byte("\n")))
 	if d := refsearch.Diff(got.Bytes(), want); d != "" {
 		t.Errorf("campaign result differs from blastp -taxids on the original database: %s", d)
+	}
+
+	// A taxid list kept as an object (spec.taxidList, where submit puts
+	// -negative_taxidlist=FILE): 20,000 taxids the database lacks beside
+	// three it has, more than one argument to BLAST may hold. The result
+	// is blastp's with the same file.
+	ids := []string{"9002", "9003"}
+	for i := range 20000 {
+		ids = append(ids, strconv.Itoa(2000000+i))
+	}
+	ids = append(ids, "9999")
+	list := []byte(strings.Join(ids, "\n") + "\n")
+	listFile := filepath.Join(dir, "taxa.txt")
+	if err := os.WriteFile(listFile, list, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for key, data := range map[string][]byte{"lists/taxa.txt": list, "queries/taxlist.fa": queries} {
+		if err := st.Put(ctx, key, bytes.NewReader(data), int64(len(data))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c = h.campaign("taxlist", "fictnr", 2)
+	c.Spec.Outfmt = outfmt
+	c.Spec.TaxidList = &v1alpha1.TaxidList{ObjectReference: v1alpha1.ObjectReference{Key: "lists/taxa.txt"}, Negative: true}
+	h.create(c)
+	h.waitPhase("taxlist", v1alpha1.CampaignComplete, 4*time.Minute)
+	got.Reset()
+	if err := h.ledgerOf("taxlist").StreamResults(ctx, &got); err != nil {
+		t.Fatal(err)
+	}
+	want, err = refsearch.SearchBatches(ctx, "blastp", src.Path(), src.Queries, outfmt, "-max_target_seqs", "500", "-negative_taxidlist", listFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(want) == 0 || bytes.Contains(want, []byte("Fictus secundus")) {
+		t.Fatalf("the reference is empty or kept a listed taxon: %s", want)
+	}
+	if d := refsearch.Diff(got.Bytes(), want); d != "" {
+		t.Errorf("campaign result differs from blastp -negative_taxidlist FILE on the original database: %s", d)
 	}
 }

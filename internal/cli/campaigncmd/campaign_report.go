@@ -69,7 +69,7 @@ func (o *campaignReportOptions) run(ctx context.Context, cmd *cobra.Command, loc
 	if err != nil {
 		return err
 	}
-	rep, err := report.Load(ctx, st, report.Meta{Location: loc})
+	rep, err := cli.LoadReport(ctx, st, report.Meta{Location: loc}, cmd.ErrOrStderr())
 	if errors.Is(err, report.ErrNotPlanned) {
 		return fmt.Errorf("%w (blastfleet campaign plan --output %s writes the plan)", err, loc)
 	}

@@ -31,6 +31,11 @@ func TestCampaignReport(t *testing.T) {
 	if stdout != "" || m == nil || m[1] != out || m[3] != "0 runs, 0 ranks, 0 failures" {
 		t.Errorf("stdout %q stderr %q", stdout, stderr)
 	}
+	// On a terminal, a spinner while the ledger is read.
+	if _, stderr, err := testCLI.RunOnTerminal(t, "blastfleet", "campaign", "report", "--campaign", loc, "--output-file", out); err != nil ||
+		!strings.Contains(stderr, "reading the campaign's ledger") || !strings.Contains(stderr, "\r") {
+		t.Errorf("report on a terminal: %v, stderr %q", err, stderr)
+	}
 	page, err := os.ReadFile(out)
 	if err != nil || !strings.Contains(string(page), "No timeline yet") {
 		t.Errorf("report %s: %v", out, err)

@@ -470,6 +470,15 @@ func TestCampaignResults(t *testing.T) {
 	if !strings.Contains(stderr, "assembled result is also at "+st.URL(ledger.ResultKey)) {
 		t.Errorf("stderr %q", stderr)
 	}
+	// On a terminal, a bar of the bytes downloaded.
+	out3 := filepath.Join(t.TempDir(), "tty.tsv")
+	if _, stderr, err = testCLI.RunOnTerminal(t, "blastfleet", "campaign", "results", loc, "--output-file", out3); err != nil ||
+		!strings.Contains(stderr, "downloading the results") || !strings.Contains(stderr, "\r") || !strings.Contains(stderr, "100%") {
+		t.Errorf("results on a terminal: %v, stderr %q", err, stderr)
+	}
+	if got, _ := os.ReadFile(out3); string(got) != want {
+		t.Errorf("results on a terminal wrote %q", got)
+	}
 
 	stdout, _, err = run(t, "blastfleet", "campaign", "status", loc)
 	if err != nil || !strings.Contains(stdout, ": complete") || !strings.Contains(stdout, "3 committed") ||

@@ -86,3 +86,22 @@ func RunRecord(holder, partition string) *runrecord.RunRecord {
 	return &runrecord.RunRecord{Holder: holder, Partition: partition, State: runrecord.RunComplete, Started: start, Updated: start.Add(30 * time.Second),
 		Summary: &runrecord.Summary{Program: "blastn", Started: start, WallSeconds: 30, Tasks: 3, Ranks: ranks}}
 }
+
+// TerminalBuffer is a buffer that says it is a terminal (cli.Terminal),
+// for what commands show only on one: progress bars.
+type TerminalBuffer struct{ bytes.Buffer }
+
+func (*TerminalBuffer) IsTerminal() bool { return true }
+
+// RunOnTerminal is Run with standard error a terminal.
+func (n NewRoot) RunOnTerminal(t *testing.T, binary string, args ...string) (stdout, stderr string, err error) {
+	t.Helper()
+	cmd := n(binary)
+	var out bytes.Buffer
+	var errb TerminalBuffer
+	cmd.SetOut(&out)
+	cmd.SetErr(&errb)
+	cmd.SetArgs(args)
+	err = cmd.ExecuteContext(context.Background())
+	return out.String(), errb.String(), err
+}

@@ -195,6 +195,11 @@ func (o *dbShardOptions) run(cmd *cobra.Command, root *cli.Options) error {
 		Log:                root.Logger(cmd.ErrOrStderr()),
 		SourceSHA256:       o.sourceSHA256,
 	}
+	if cli.IsTerminal(cmd.ErrOrStderr()) {
+		bar := &shardBar{w: cmd.ErrOrStderr()}
+		defer bar.finish()
+		opts.Progress, opts.OnShard = bar, bar.step
+	}
 	stdout := cmd.OutOrStdout()
 	if o.verify {
 		v, err := shard.Verify(ctx, opts)

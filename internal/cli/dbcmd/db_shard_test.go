@@ -186,8 +186,24 @@ func TestDBShard(t *testing.T) {
 	if stdout != want {
 		t.Errorf("stdout %q, want %q", stdout, want)
 	}
-	if !strings.Contains(stderr, "building shard") {
-		t.Errorf("no progress on stderr: %q", stderr)
+	if !strings.Contains(stderr, "building shard 1/2") || !strings.Contains(stderr, "uploaded shard 2/2") {
+		t.Errorf("off a terminal, no line per shard on stderr: %q", stderr)
+	}
+
+	// On a terminal: one bar for the shards' steps, no line for each;
+	// the other lines print above it.
+	_, stderr, err = testCLI.RunOnTerminal(t, "blastfleet", "db", "shard", "--input", input, "--type", "nucl", "--shards", "2", "--output", filepath.Join(dir, "db2"))
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	if strings.Contains(stderr, "building shard") || strings.Contains(stderr, "uploaded shard") {
+		t.Errorf("on a terminal, a line per shard: %q", stderr)
+	}
+	if !strings.Contains(stderr, "sharding (steps: each shard built, uploaded)") || !strings.Contains(stderr, "4/4") || !strings.Contains(stderr, "\r") {
+		t.Errorf("on a terminal, no bar filled to its 4 steps: %q", stderr)
+	}
+	if !strings.Contains(stderr, "wrote "+filepath.Join(dir, "db2", "manifest.json")) {
+		t.Errorf("on a terminal, the other lines are lost: %q", stderr)
 	}
 }
 

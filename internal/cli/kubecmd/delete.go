@@ -45,6 +45,7 @@ with the same name and spec continues from that ledger.
 	cmd.Flags().BoolVar(&o.wait, "wait", false, "wait until the campaigns and their partitions are gone")
 	cmd.Flags().DurationVar(&o.timeout, "timeout", 2*time.Minute, "how long --wait waits")
 	k.addFlags(cmd)
+	k.completeCampaigns(cmd, true)
 	return cmd
 }
 

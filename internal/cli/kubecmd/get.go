@@ -63,6 +63,7 @@ kubectl.`,
 	f.BoolVar(&o.labels, "show-labels", false, "add a LABELS column to the table")
 	f.StringSliceVarP(&o.labelCols, "label-columns", "L", nil, "add a column for each of these labels")
 	k.addFlags(cmd)
+	k.completeCampaigns(cmd, true)
 	return cmd
 }
 

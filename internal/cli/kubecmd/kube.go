@@ -14,6 +14,7 @@ import (
 	kubeflow "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
@@ -25,19 +26,27 @@ import (
 	"github.com/blastfleet/blastfleet/internal/kubescheme"
 )
 
-// kubeOptions are the standard kubectl connection flags. They are added to
-// the commands that talk to a cluster only, so "db shard --help" does not
-// offer a --kubeconfig it would ignore.
+// kubeOptions are kubectl's connection flags, from k8s.io/cli-runtime
+// (--kubeconfig, --context, -n, --as, --as-group, --as-uid,
+// --request-timeout, -s/--server, --token, --user, --cluster, the TLS
+// files, ...). They are added to the commands that talk to a cluster
+// only, so "db shard --help" does not offer a --kubeconfig it would
+// ignore.
 type kubeOptions struct {
-	kubeconfig, context, namespace string
+	flags *genericclioptions.ConfigFlags
 }
 
 func (k *kubeOptions) addFlags(cmd *cobra.Command) {
-	f := cmd.Flags()
-	f.StringVar(&k.kubeconfig, "kubeconfig", "", "path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)")
-	f.StringVar(&k.context, "context", "", "the kubeconfig context to use (default: its current context)")
-	f.StringVarP(&k.namespace, "namespace", "n", "", "the namespace (default: the context's, else default)")
+	k.flags = genericclioptions.NewConfigFlags(false)
+	// No discovery cache here, and results has a --cache-dir of its own.
+	k.flags.CacheDir = nil
+	k.flags.AddFlags(cmd.Flags())
+	k.addCompletions(cmd)
 }
+
+func (k *kubeOptions) kubeconfig() string { return *k.flags.KubeConfig }
+func (k *kubeOptions) context() string    { return *k.flags.Context }
+func (k *kubeOptions) namespace() string  { return *k.flags.Namespace }
 
 // kube is a connection to one cluster and namespace.
 type kube struct {
@@ -55,11 +64,18 @@ type kube struct {
 // connect loads the kubeconfig the way kubectl does and makes the clients.
 // API warnings go to errOut as kubectl prints them.
 func (k *kubeOptions) connect(cmd *cobra.Command) (*kube, error) {
-	rules := clientcmd.NewDefaultClientConfigLoadingRules()
-	rules.ExplicitPath = k.kubeconfig
-	overrides := &clientcmd.ConfigOverrides{CurrentContext: k.context}
-	overrides.Context.Namespace = k.namespace
-	cc := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, overrides)
+	if timeout := *k.flags.Timeout; timeout != "" {
+		if _, err := clientcmd.ParseTimeout(timeout); err != nil {
+			return nil, fmt.Errorf("--request-timeout %q: want a duration (1s, 2m, 3h) or whole seconds; 0 waits as long as it takes", timeout)
+		}
+	}
+	cc := k.clientConfig()
+	// cli-runtime's loader falls back to a default server when no
+	// kubeconfig is found; unless --server names one, or a pod's service
+	// account serves, say how to get one.
+	if raw, err := cc.RawConfig(); err == nil && len(raw.Clusters) == 0 && *k.flags.APIServer == "" && os.Getenv("KUBERNETES_SERVICE_HOST") == "" {
+		return nil, k.configError(cc, cmd.Root().CommandPath(), clientcmd.ErrEmptyConfig)
+	}
 	bin := cmd.Root().CommandPath()
 	cfg, err := cc.ClientConfig()
 	if err != nil {
@@ -79,13 +95,19 @@ func (k *kubeOptions) connect(cmd *cobra.Command) (*kube, error) {
 	if err != nil {
 		return nil, fmt.Errorf("client for %s: %w", cfg.Host, err)
 	}
-	ctxName := k.context
+	ctxName := k.context()
 	if ctxName == "" {
 		if raw, err := cc.RawConfig(); err == nil {
 			ctxName = raw.CurrentContext
 		}
 	}
-	return &kube{c: c, cfg: cfg, namespace: ns, nsGiven: k.namespace != "", context: ctxName, bin: bin}, nil
+	return &kube{c: c, cfg: cfg, namespace: ns, nsGiven: k.namespace() != "", context: ctxName, bin: bin}, nil
+}
+
+// clientConfig is the kubeconfig as the flags override it, as kubectl
+// loads it.
+func (k *kubeOptions) clientConfig() clientcmd.ClientConfig {
+	return k.flags.ToRawKubeConfigLoader()
 }
 
 // watchCampaign signals each change of campaign c that the API server
@@ -128,8 +150,8 @@ func (k *kube) watchCampaign(ctx context.Context, c *v1alpha1.SearchCampaign) <-
 // configError says how to point at a cluster when the kubeconfig is
 // missing or names no usable context.
 func (k *kubeOptions) configError(cc clientcmd.ClientConfig, bin string, err error) error {
-	if k.kubeconfig != "" {
-		if _, serr := os.Stat(k.kubeconfig); serr != nil {
+	if kc := k.kubeconfig(); kc != "" {
+		if _, serr := os.Stat(kc); serr != nil {
 			return fmt.Errorf("--kubeconfig: %w (for the local stack, %q writes one)", serr, bin+" dev up")
 		}
 	}
@@ -137,10 +159,10 @@ func (k *kubeOptions) configError(cc clientcmd.ClientConfig, bin string, err err
 		return fmt.Errorf("no kubeconfig found: point at a cluster with --kubeconfig FILE or KUBECONFIG=FILE (default ~/.kube/config), "+
 			"or start the local stack with %q, which writes one", bin+" dev up")
 	}
-	if k.context != "" {
+	if name := k.context(); name != "" {
 		if raw, rerr := cc.RawConfig(); rerr == nil {
-			if _, ok := raw.Contexts[k.context]; !ok {
-				return fmt.Errorf("--context %q is not in the kubeconfig; its contexts: %s", k.context, orNone(slices.Sorted(maps.Keys(raw.Contexts))))
+			if _, ok := raw.Contexts[name]; !ok {
+				return fmt.Errorf("--context %q is not in the kubeconfig; its contexts: %s", name, orNone(slices.Sorted(maps.Keys(raw.Contexts))))
 			}
 		}
 	}

@@ -80,14 +80,39 @@ func testSubmitFlags(t *testing.T, f *kubeFixture) {
 		t.Errorf("--finish-by tomorrow: err %v, stderr %q", err, errOut)
 	}
 
-	// -taxidlist names a file here: its taxids go to the campaign inline.
+	// -taxidlist names a file here: it is checked, then uploaded beside
+	// the queries as the object spec.taxidList names (any length).
+	f.minio.Setenv(t)
 	taxa := filepath.Join(t.TempDir(), "taxa.txt")
 	if err := os.WriteFile(taxa, []byte("9606\n10090\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	f.mustCLI("submit", "--name", "taxa1", "--database", fxDB, "--queries", "s3://inputs/q.fa", "--program", "blastp", "--blast-option=-taxidlist="+taxa)
-	if o := f.get("default", "taxa1").Spec.BlastOptions; len(o) != 1 || o[0] != (v1alpha1.BlastOption{Name: "taxids", Value: "9606,10090"}) {
-		t.Errorf("-taxidlist: blast options %+v", o)
+	sp = f.get("default", "taxa1").Spec
+	const listKey = "campaigns/default/taxa1/lists/taxa.txt"
+	if l := sp.TaxidList; len(sp.BlastOptions) != 0 || l == nil || l.Key != listKey || l.Bucket != "" || l.Negative {
+		t.Errorf("-taxidlist: blast options %+v, taxidList %+v", sp.BlastOptions, l)
+	}
+	if got, _, err := f.store("").GetBytes(context.Background(), listKey); err != nil || string(got) != "9606\n10090\n" {
+		t.Errorf("uploaded list %q, %v", got, err)
+	}
+	// One already in a bucket is named as it is.
+	f.mustCLI("submit", "--name", "taxa2", "--database", fxDB, "--queries", "s3://inputs/q.fa", "--program", "blastp", "--blast-option=-negative_taxidlist=s3://lists/t.txt")
+	if l := f.get("default", "taxa2").Spec.TaxidList; l == nil || l.Bucket != "lists" || l.Key != "t.txt" || !l.Negative {
+		t.Errorf("-negative_taxidlist=s3://...: taxidList %+v", l)
+	}
+	// A bad line is refused, naming it, before anything is created.
+	if err := os.WriteFile(taxa, []byte("9606\nmouse\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := f.cli("submit", "--name", "taxa3", "--database", fxDB, "--queries", "s3://inputs/q.fa", "--program", "blastp", "--blast-option=-taxidlist="+taxa); err == nil ||
+		!strings.Contains(err.Error(), `taxa.txt line 2: "mouse" is not a taxid`) {
+		t.Errorf("bad list: %v", err)
+	}
+	// Beside inline taxids: the API server refuses the second filter.
+	if _, _, err := f.cli("submit", "--name", "taxa4", "--database", fxDB, "--queries", "s3://inputs/q.fa", "--program", "blastp",
+		"--blast-option=-negative_taxidlist=s3://lists/t.txt", "--blast-option=-taxids=9606"); err == nil || !strings.Contains(err.Error(), "taxidList and the taxids or negative_taxids blast option exclude each other") {
+		t.Errorf("list and taxids: %v", err)
 	}
 
 	// Only what was given is sent: the rest are the server's defaults.

@@ -37,6 +37,8 @@ func TestClusterCommands(t *testing.T) {
 		{"logs/pod", testLogsPod},
 		{"argo", testArgo},
 		{"kubeconfig", testKubeconfigErrors},
+		{"completion", testCompletion},
+		{"impersonation", testImpersonation},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, f.with(t)) })
 	}

@@ -84,4 +84,38 @@ func testSubmitUpload(t *testing.T, f *kubeFixture) {
 	if _, err := f.store("").Stat(context.Background(), "campaigns/default/up3/queries/local.fa"); !errors.Is(err, objstore.ErrNotExist) {
 		t.Errorf("a dry run uploaded: %v", err)
 	}
+
+	// Several files and a tarball: one queries object, in the order given.
+	second := filepath.Join(dir, "second.fa.gz")
+	if err := os.WriteFile(second, gz(t, ">p3 third\nMKKLLPT\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tgz := filepath.Join(dir, "more.tgz")
+	tarball(t, tgz, true, [2]string{"more/p4.fa", ">p4\nMAAAK\n"})
+	if _, errOut, err := f.cli(args("up5", good, "--queries", second, "--queries", tgz)...); err != nil {
+		t.Fatalf("several --queries: %v\n%s", err, errOut)
+	}
+	const joinedKey = "campaigns/default/up5/queries/queries.fa"
+	if sp := f.get("default", "up5").Spec; sp.Queries.Key != joinedKey {
+		t.Errorf("several --queries: spec.queries %+v, want key %s", sp.Queries, joinedKey)
+	}
+	got, _, err = f.store("").GetBytes(context.Background(), joinedKey)
+	if want := string(data) + ">p3 third\nMKKLLPT\n>p4\nMAAAK\n"; err != nil || string(got) != want {
+		t.Errorf("joined queries %q (%v), want %q", got, err, want)
+	}
+	if _, _, err := f.cli(args("up6", tgz)...); err != nil {
+		t.Errorf("a tarball: %v", err)
+	} else if sp := f.get("default", "up6").Spec; sp.Queries.Key != "campaigns/default/up6/queries/more.fa" {
+		t.Errorf("a tarball: spec.queries %+v", sp.Queries)
+	}
+	// A bad record in the second file: named, nothing created.
+	if err := os.WriteFile(second, gz(t, ">p3\nMK1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := f.cli(args("up7", good, "--queries", second)...); err == nil || !strings.Contains(err.Error(), "second.fa.gz") || !strings.Contains(err.Error(), `record "p3"`) {
+		t.Errorf("a bad record in the second file: %v", err)
+	}
+	if err := f.c.Get(context.Background(), client.ObjectKey{Namespace: "default", Name: "up7"}, &c); !apierrors.IsNotFound(err) {
+		t.Errorf("a campaign with a bad second file was created: %v", err)
+	}
 }

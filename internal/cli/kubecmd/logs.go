@@ -56,6 +56,7 @@ launcher writes, and that file is read.`,
 	f.BoolVarP(&o.follow, "follow", "f", false, "keep printing until the partition finishes")
 	f.Int64Var(&o.tail, "tail", -1, "print only the last N lines (-1: all)")
 	k.addFlags(cmd)
+	k.completeCampaigns(cmd, false)
 	return cmd
 }
 

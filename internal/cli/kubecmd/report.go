@@ -50,6 +50,7 @@ queries, sites and the runs' times, for scripts (docs/cli.md).`,
 	cli.AddReportFormatFlag(cmd, &o.format)
 	o.storageFlags.addFlags(cmd)
 	k.addFlags(cmd)
+	k.completeCampaigns(cmd, false)
 	return cmd
 }
 
@@ -66,7 +67,7 @@ func (o *reportOptions) run(ctx context.Context, cmd *cobra.Command, kc *kube, a
 	if err != nil {
 		return err
 	}
-	rep, err := report.Load(ctx, st, report.Meta{Namespace: c.Namespace, Name: c.Name, Phase: string(c.Status.Phase), Location: campaignLocation(c)})
+	rep, err := cli.LoadReport(ctx, st, report.Meta{Namespace: c.Namespace, Name: c.Name, Phase: string(c.Status.Phase), Location: campaignLocation(c)}, cmd.ErrOrStderr())
 	if errors.Is(err, report.ErrNotPlanned) {
 		return notPlanned(kc, c, "there is nothing to report before the operator plans it")
 	}

@@ -57,6 +57,7 @@ port-forward it and give --endpoint http://127.0.0.1:9000).`,
 	o.results.AddFlags(cmd.Flags())
 	o.storageFlags.addFlags(cmd)
 	k.addFlags(cmd)
+	k.completeCampaigns(cmd, false)
 	return cmd
 }
 

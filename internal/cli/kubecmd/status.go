@@ -70,6 +70,7 @@ the campaign has now, 6 if it has none yet.`,
 	cmd.Flags().BoolVar(&o.exitCode, "exit-code", false, "exit with the code of the campaign's outcome so far (6: none yet)")
 	cmd.MarkFlagsMutuallyExclusive("wait", "watch")
 	k.addFlags(cmd)
+	k.completeCampaigns(cmd, false)
 	return cmd
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -23,7 +24,7 @@ func newSubmitCmd() *cobra.Command {
 	o := &submitOptions{}
 	k := &kubeOptions{}
 	cmd := &cobra.Command{
-		Use:   "submit (--name NAME --database DB --queries S3KEY|FILE --program P [flags] | -f FILE)",
+		Use:   "submit (--name NAME --database DB --queries S3URL|FILE... --program P [flags] | -f FILE)",
 		Short: "Create a SearchCampaign from flags or from a file",
 		Long: `Create a SearchCampaign in the cluster: from flags, or from a YAML or JSON file
 (-f, like kubectl create -f; "-" reads standard input).
@@ -38,12 +39,15 @@ The output storage (--endpoint, --region, --bucket, --credentials-secret)
 defaults to the database's, which the operator requires anyway for the
 endpoint; the ledger and result go to s3://<bucket>/<prefix>/<namespace>/<name>/.
 
---queries names a key in the output bucket, s3://bucket/key, or a file on
-this machine: that file is checked as the planner will check it (every
-record, for the program's alphabet), then uploaded with progress beside
-the campaign's ledger (<prefix>/<namespace>/<name>/queries/<file>), with
-the AWS_* variables (or AWS_PROFILE) and AWS_ENDPOINT_URL, else the
-output's endpoint.
+--queries names an object, s3://bucket/key, or a file on this machine:
+that file is checked as the planner will check it (every record, for the
+program's alphabet), then uploaded with progress beside the campaign's
+ledger (<prefix>/<namespace>/<name>/queries/<file>), with the AWS_*
+variables (or AWS_PROFILE) and AWS_ENDPOINT_URL, else the output's
+endpoint. Several --queries, or a tarball (.tar, .tar.gz, .tgz) of FASTA
+files, are joined here in the order given (a tarball's members in archive
+order, gzip or not) into one queries object, queries.fa (a tarball alone:
+its name as .fa); an error names the file and member.
 
 --dry-run (or --dry-run=client) prints the campaign as YAML and creates
 nothing; --dry-run=server has the API server validate and default it
@@ -52,6 +56,10 @@ without storing it, and prints what it would store.`,
   blastfleet submit --name human-vs-sprot --database uniprot-sprot \
       --queries inputs/human.fa.gz --program blastp --evalue 1e-5 \
       --blast-option=-matrix=BLOSUM62 --chunk-queries 500 --partitions 2 --workers 4
+
+  # queries in several files, or a tarball of them: one queries object
+  blastfleet submit --name reads --database nt --program blastn --queries run1.fa.gz --queries run2.fa
+  blastfleet submit --name reads2 --database nt --program blastn --queries reads.tar.gz
 
   # the same from a file, then follow it
   blastfleet submit -f campaign.yaml
@@ -99,8 +107,21 @@ func (o *submitOptions) objects(ctx context.Context, cmd *cobra.Command, kc *kub
 		}
 		return readCampaignFile(o.file, cmd.InOrStdin(), kc.namespace, kc.nsGiven)
 	}
+	if len(o.spec.queryFiles) > 0 {
+		o.spec.queries = o.spec.queryFiles[0]
+	}
 	if err := o.spec.checkRequired(); err != nil {
 		return nil, err
+	}
+	if needsJoin(o.spec.queryFiles) {
+		dir, err := os.MkdirTemp("", "blastfleet-queries-")
+		if err != nil {
+			return nil, err
+		}
+		defer os.RemoveAll(dir)
+		if o.spec.queries, err = joinQueries(ctx, dir, o.spec.queryFiles, o.spec.program); err != nil {
+			return nil, err
+		}
 	}
 	if localQueries(o.spec.queries) {
 		if err := checkLocalQueries(o.spec.queries); err != nil {
@@ -110,12 +131,24 @@ func (o *submitOptions) objects(ctx context.Context, cmd *cobra.Command, kc *kub
 	if localQueries(o.spec.queries) && ownStore(f.Changed) {
 		return nil, fmt.Errorf("--queries %s is a file here, uploaded beside the campaign: the --queries-* flags are for queries already on another store", o.spec.queries)
 	}
-	obj, err := o.spec.object(f.Changed, kc.namespace, databaseStorageIf(ctx, kc, &o.spec, cmd))
+	spec := o.spec
+	rest, list, err := splitTaxidLists(o.spec.blastOptions)
 	if err != nil {
 		return nil, err
 	}
+	spec.blastOptions = rest
+	obj, err := spec.object(f.Changed, kc.namespace, databaseStorageIf(ctx, kc, &o.spec, cmd))
+	if err != nil {
+		return nil, err
+	}
+	dryRun := o.dryRun != "none"
 	if localQueries(o.spec.queries) {
-		if err := uploadQueries(ctx, obj, o.spec.queries, o.spec.program, o.dryRun != "none", cmd.ErrOrStderr()); err != nil {
+		if err := uploadQueries(ctx, obj, o.spec.queries, o.spec.program, dryRun, cmd.ErrOrStderr()); err != nil {
+			return nil, err
+		}
+	}
+	if list != nil {
+		if err := list.put(ctx, obj, dryRun, cmd.ErrOrStderr()); err != nil {
 			return nil, err
 		}
 	}

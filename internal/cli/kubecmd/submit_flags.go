@@ -15,7 +15,6 @@ import (
 	"github.com/blastfleet/blastfleet/api/v1alpha1"
 	"github.com/blastfleet/blastfleet/internal/blast"
 	"github.com/blastfleet/blastfleet/internal/cli"
-	"github.com/blastfleet/blastfleet/internal/search"
 )
 
 // submitSpec is a campaign described by flags. Only the flags the user
@@ -39,7 +38,10 @@ type submitSpec struct {
 	endpoint, region, bucket, prefix, credentialsSecret string
 	caConfigMap, serviceAccount                         string
 	queriesStore                                        storeFlags
-	resources                                           resourceFlags
+	// queryFiles are the --queries given; several, or a tarball, are
+	// joined into one file here, which queries then names.
+	queryFiles []string
+	resources  resourceFlags
 }
 
 // storeFlags describe the queries' own store (spec.queries.storage).
@@ -66,7 +68,8 @@ func (s *submitSpec) addFlags(cmd *cobra.Command) {
 	f := cmd.Flags()
 	f.StringVar(&s.name, "name", "", "the campaign's name (a DNS-1035 label: it names the partitions' pods)")
 	f.StringVar(&s.database, "database", "", "the BlastDatabase to search, in the same namespace")
-	f.StringVar(&s.queries, "queries", "", "the query FASTA (gzip if it ends in .gz): a file here, which is checked and uploaded beside the campaign, or s3://bucket/key, an object already in a bucket")
+	f.StringArrayVar(&s.queryFiles, "queries", nil, "the query FASTA (gzip or not): a file here, which is checked and uploaded beside the campaign, or s3://bucket/key, an object already in a bucket; "+
+		"repeat it, or give a tarball (.tar, .tar.gz, .tgz) of FASTA files, and the files here are joined in the order given into the one queries object")
 	f.StringVar(&s.program, "program", "", blast.ProgramList())
 	f.StringVar(&s.outfmt, "outfmt", "", `output format: tabular 6, 7 or 10 with columns, e.g. "6 qseqid sseqid evalue bitscore", or a report: 0, 5, 11, 15, 16, 17 (SAM, blastn only) (server default "6")`)
 	f.StringVar(&s.batching, "batching", "", "how queries are cut into BLAST+ batches: blast (BLAST+'s own, as one BLAST+ run of the file) or alone (each query alone, independent of its neighbours: one database scan per query) (server default blast)")
@@ -291,12 +294,9 @@ func queriesRef(q string) (map[string]any, error) {
 
 // parseBlastOption reads "-name=value" or "-name" (dashes optional). The
 // name and value are checked by the API server against the allowlist.
+// (-taxidlist and -negative_taxidlist are taken out before: they name a
+// file, see splitTaxidLists.)
 func parseBlastOption(s string) (map[string]any, error) {
-	// -taxidlist=FILE names a file here: its taxids go as -taxids.
-	s, err := search.ExpandTaxidList(s)
-	if err != nil {
-		return nil, err
-	}
 	name, value, hasValue := strings.Cut(strings.TrimLeft(s, "-"), "=")
 	if name == "" {
 		return nil, fmt.Errorf("--blast-option %q: want -name=value, or -name for a flag such as -ungapped", s)

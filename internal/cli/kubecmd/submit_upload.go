@@ -58,42 +58,51 @@ func uploadQueries(ctx context.Context, obj *unstructured.Unstructured, file, pr
 	if _, err := queries.Read(ctx, file, p, func(*fasta.Record) error { return nil }); err != nil {
 		return err
 	}
+	key, err := uploadBeside(ctx, obj, file, "queries", "--queries", dryRun, progress)
+	if err != nil {
+		return err
+	}
+	return unstructured.SetNestedStringMap(obj.Object, map[string]string{"key": key}, "spec", "queries")
+}
+
+// uploadBeside puts a file here beside the campaign's ledger, in the
+// output bucket under <prefix>/<namespace>/<name>/<dir>/<file>, showing
+// progress, and returns its key; a dry run names the key and uploads
+// nothing. flag names the file in errors.
+func uploadBeside(ctx context.Context, obj *unstructured.Unstructured, file, dir, flag string, dryRun bool, progress io.Writer) (string, error) {
 	out := map[string]string{}
 	for _, field := range []string{"endpoint", "region", "bucket", "prefix"} {
 		out[field], _, _ = unstructured.NestedString(obj.Object, "spec", "output", field)
 	}
 	if out["bucket"] == "" {
-		return fmt.Errorf("--queries %s: no output bucket to upload it to (give --bucket, or a database with storage)", file)
+		return "", fmt.Errorf("%s %s: no output bucket to upload it to (give --bucket, or a database with storage)", flag, file)
 	}
 	prefix := strings.Trim(cmp.Or(out["prefix"], "campaigns"), "/")
-	key := path.Join(prefix, obj.GetNamespace(), obj.GetName(), "queries", filepath.Base(file))
-	if err := unstructured.SetNestedStringMap(obj.Object, map[string]string{"key": key}, "spec", "queries"); err != nil {
-		return err
-	}
+	key := path.Join(prefix, obj.GetNamespace(), obj.GetName(), dir, filepath.Base(file))
 	dest := "s3://" + out["bucket"] + "/" + key
 	if dryRun {
 		fmt.Fprintf(progress, "would upload %s to %s (a dry run uploads nothing)\n", file, dest)
-		return nil
+		return key, nil
 	}
 	st, err := uploadStore(out)
 	if err != nil {
-		return fmt.Errorf("uploading %s: %w", file, err)
+		return "", fmt.Errorf("uploading %s: %w", file, err)
 	}
 	f, err := os.Open(file)
 	if err != nil {
-		return err
+		return "", err
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return err
+		return "", err
 	}
 	r := &progressReader{r: f, total: fi.Size(), w: progress, what: fmt.Sprintf("uploading %s to %s", file, dest), every: time.Second}
 	if err := st.Put(ctx, key, r, fi.Size()); err != nil {
-		return fmt.Errorf("uploading %s to %s: %w", file, dest, err)
+		return "", fmt.Errorf("uploading %s to %s: %w", file, dest, err)
 	}
 	r.report(true)
-	return nil
+	return key, nil
 }
 
 // uploadStore is the output bucket as this machine reaches it: the

@@ -47,6 +47,7 @@ func newSuspendResumeCmd(suspend bool, cmd *cobra.Command) *cobra.Command {
 		return errors.Join(errs...)
 	})
 	k.addFlags(cmd)
+	k.completeCampaigns(cmd, true)
 	return cmd
 }
 
