@@ -15,8 +15,10 @@ import (
 
 // checkOnce says what was created twice: a partition (campaign, index)
 // with more than one MPIJob, an MPIJob with more than one launcher Job, a
-// campaign with more than one planning Job, and whether the API server
-// created more MPIJobs than there are.
+// campaign with more than one planning Job, or more MPIJob creates
+// answered by the API server than there are partitions. (Fewer counted
+// creates is no failure: the last ones before the API server's restart
+// may fall between two scrapes.)
 func (b *bench) checkOnce(ctx context.Context) (mpijobs int, problems []string, err error) {
 	var jobs kubeflow.MPIJobList
 	if err := b.c.List(ctx, &jobs, client.InNamespace(namespace)); err != nil {
@@ -28,11 +30,12 @@ func (b *bench) checkOnce(ctx context.Context) (mpijobs int, problems []string, 
 		perPartition[k] = append(perPartition[k], j.Name)
 	}
 	problems = append(problems, twice("MPIJobs of", perPartition)...)
-	if want := b.cfg.campaigns * b.cfg.partitions; len(jobs.Items) != want {
-		problems = append(problems, fmt.Sprintf("%d MPIJobs, want one per partition: %d", len(jobs.Items), want))
+	want := b.cfg.campaigns * b.cfg.partitions
+	if len(perPartition) != want {
+		problems = append(problems, fmt.Sprintf("MPIJobs of %d partitions exist, want %d", len(perPartition), want))
 	}
-	if created := int(b.created("mpijobs")); created != len(jobs.Items) {
-		problems = append(problems, fmt.Sprintf("the API server created %d MPIJobs, %d exist", created, len(jobs.Items)))
+	if created := int(b.created("mpijobs")); created > want {
+		problems = append(problems, fmt.Sprintf("the API server created %d MPIJobs for %d partitions", created, want))
 	}
 	var batch batchv1.JobList
 	if err := b.c.List(ctx, &batch, client.InNamespace(namespace)); err != nil {

@@ -76,6 +76,8 @@ func kwokProc(dir string, b *binaries, kubeconfig string) (*proc, error) {
 			"--manage-all-nodes=false",
 			"--manage-nodes-with-annotation-selector=" + kwokNodeAnnotation + "=fake",
 			"--node-lease-duration-seconds=40",
+			// A line per lease renewal and stage would be most of the machine's writes.
+			"--v=WARN",
 			"--cidr=10.128.0.0/10",
 			"--node-ip=10.127.0.1",
 		},

@@ -13,6 +13,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -26,6 +27,14 @@ import (
 
 	"github.com/blastfleet/blastfleet/internal/testenv"
 )
+
+// exitMissing is the exit code when a program the bench runs is missing
+// and cannot be built: a test running the bench skips on it.
+const exitMissing = 3
+
+type missingError struct{ error }
+
+func (e missingError) Unwrap() error { return e.error }
 
 type config struct {
 	campaigns, partitions, nodes int
@@ -66,6 +75,10 @@ func main() {
 	}
 	if err := run(cfg); err != nil {
 		fmt.Fprintf(os.Stderr, "bench-control-plane: %v\n", err)
+		var missing missingError
+		if errors.As(err, &missing) {
+			os.Exit(exitMissing)
+		}
 		os.Exit(1)
 	}
 }
@@ -79,7 +92,7 @@ func run(cfg config) (err error) {
 	}
 	bins, err := findBinaries(root)
 	if err != nil {
-		return err
+		return missingError{err}
 	}
 	if cfg.dir == "" {
 		if cfg.dir, err = os.MkdirTemp("", "bench-control-plane-"); err != nil {

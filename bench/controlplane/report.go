@@ -35,7 +35,7 @@ func (b *bench) report(out io.Writer, mpijobs int) {
 		parts = append(parts, fmt.Sprintf("%s %.1f", v, byVerb[v]/math.Max(secs, 1)))
 	}
 	fmt.Fprintf(out, "API requests per second by verb (every client, over the run): %s\n", strings.Join(parts, ", "))
-	fmt.Fprintf(out, "MPIJobs: %d, each partition's once\n", mpijobs)
+	fmt.Fprintf(out, "MPIJobs: %d, each partition's once (MPIJob creates the API server answered: %d)\n", mpijobs, int(b.created("mpijobs")))
 	for _, p := range append(b.others, b.op, b.cp.apiserver, b.cp.etcd, b.minio.proc) {
 		if n := p.crashCount(); n > 0 {
 			fmt.Fprintf(out, "%s exited on its own %d times and was restarted (see %s)\n", p.name, n, p.log)

@@ -33,13 +33,15 @@ type standIn struct {
 	queue workqueue.TypedRateLimitingInterface[string]
 
 	mu      sync.Mutex
-	done    map[string]bool      // pods finished (by namespace/name and UID)
+	done    map[string]bool      // pods finished (by name and UID)
+	worked  map[string]time.Time // launchers that did their share, and when
+	ledgers map[string]*ledger.Ledger
 	running map[string]time.Time // launchers first seen Running, by MPIJob
 	errs    []string
 }
 
 func newStandIn(c client.Client, w *workload, hold time.Duration) *standIn {
-	return &standIn{c: c, w: w, hold: hold, done: map[string]bool{}, running: map[string]time.Time{},
+	return &standIn{c: c, w: w, hold: hold, done: map[string]bool{}, worked: map[string]time.Time{}, ledgers: map[string]*ledger.Ledger{}, running: map[string]time.Time{},
 		queue: workqueue.NewTypedRateLimitingQueue(workqueue.DefaultTypedControllerRateLimiter[string]())}
 }
 
@@ -135,7 +137,10 @@ func (s *standIn) work(ctx context.Context, key string) (after time.Duration, er
 		if wait := s.hold - time.Since(since); wait > 0 {
 			return wait, nil
 		}
-		err = s.runPartition(ctx, campaign, p.Name)
+		done, err := s.runPartition(ctx, campaign, p.Name)
+		if err != nil || !done {
+			return 2 * time.Second, err
+		}
 	}
 	if err != nil {
 		return 0, err
@@ -158,54 +163,82 @@ func (s *standIn) planCampaign(ctx context.Context, campaign string) error {
 	return ledger.WritePlan(ctx, st, plan(campaign))
 }
 
-// runPartition is one partition's work: chunks leased and committed until
-// none is left, then, once every chunk is decided, the result assembled
-// (the ledger lets one partition do it; the others wait for its marker).
-func (s *standIn) runPartition(ctx context.Context, campaign, holder string) error {
-	st, err := s.w.campaignStore(campaign)
+// runPartition is one partition's work, in steps that never block a
+// worker on another partition: first its share of the chunks leased and
+// committed, then, on later calls, once every chunk is decided, the
+// result assembled (the ledger lets one partition do it; the others wait
+// for its marker). The share makes every partition of a campaign run
+// before it completes, as partitions of equal speed would; a partition
+// that has waited two lease periods takes what is left (a chunk whose
+// lease expired). done: the pod may finish.
+func (s *standIn) runPartition(ctx context.Context, campaign, holder string) (done bool, err error) {
+	l, err := s.ledger(ctx, campaign)
 	if err != nil {
-		return err
+		return false, err
 	}
-	l, err := ledger.Open(ctx, st, ledger.Options{})
-	if err != nil {
-		return fmt.Errorf("opening the ledger of %s: %w", campaign, err)
+	s.mu.Lock()
+	worked, ok := s.worked[holder]
+	s.mu.Unlock()
+	limit := -1 // no limit
+	switch {
+	case !ok:
+		limit = (len(l.Plan().Chunks) + int(s.w.partitions) - 1) / int(s.w.partitions)
+	case time.Since(worked) < 2*time.Duration(l.Plan().Policy.LeaseSeconds)*time.Second:
+		limit = 0
 	}
-	for {
+	for n := 0; limit < 0 || n < limit; n++ {
 		lease, err := l.Acquire(ctx, holder)
 		if errors.Is(err, ledger.ErrNoChunk) {
 			break
 		}
 		if err != nil {
-			return fmt.Errorf("leasing a chunk of %s: %w", campaign, err)
+			return false, fmt.Errorf("leasing a chunk of %s: %w", campaign, err)
 		}
 		var b strings.Builder
 		for q := lease.Range.First; q < lease.Range.End; q++ {
 			fmt.Fprintf(&b, "q%d\ts%d\t1e-10\t50\n", q, q%7)
 		}
 		if err := lease.Commit(ctx, strings.NewReader(b.String()), int64(b.Len())); err != nil {
-			return fmt.Errorf("committing %s of %s: %w", lease.Range, campaign, err)
+			return false, fmt.Errorf("committing %s of %s: %w", lease.Range, campaign, err)
 		}
 	}
-	// Other partitions may still hold chunks: wait for them, as the
-	// engine's ranks wait for the last results before assembling.
-	for {
-		status, err := l.Status(ctx)
-		if err != nil {
-			return fmt.Errorf("reading the ledger of %s: %w", campaign, err)
-		}
-		if status.Complete {
-			break
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(time.Second):
-		}
+	if !ok {
+		s.mu.Lock()
+		s.worked[holder] = time.Now()
+		s.mu.Unlock()
+	}
+	status, err := l.Status(ctx)
+	if err != nil {
+		return false, fmt.Errorf("reading the ledger of %s: %w", campaign, err)
+	}
+	if !status.Complete {
+		return false, nil // other partitions hold chunks: look again later
 	}
 	if _, err := l.Assemble(ctx); err != nil {
-		return fmt.Errorf("assembling %s: %w", campaign, err)
+		return false, fmt.Errorf("assembling %s: %w", campaign, err)
 	}
-	return nil
+	return true, nil
+}
+
+// ledger is the campaign's ledger, opened once (it reads the plan).
+func (s *standIn) ledger(ctx context.Context, campaign string) (*ledger.Ledger, error) {
+	s.mu.Lock()
+	l := s.ledgers[campaign]
+	s.mu.Unlock()
+	if l != nil {
+		return l, nil
+	}
+	st, err := s.w.campaignStore(campaign)
+	if err != nil {
+		return nil, err
+	}
+	if l, err = ledger.Open(ctx, st, ledger.Options{}); err != nil {
+		return nil, fmt.Errorf("opening the ledger of %s: %w", campaign, err)
+	}
+	s.mu.Lock()
+	s.ledgers[campaign] = l
+	s.mu.Unlock()
+	return l, nil
 }
 
 // succeed ends the pod as the kubelet would after its containers exit 0.
