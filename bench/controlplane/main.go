@@ -122,10 +122,16 @@ func run(cfg config) (err error) {
 	if err != nil {
 		return err
 	}
+	pl, err := b.pipeline(ctx)
+	if err != nil {
+		return err
+	}
+	// The figures are printed even when a check fails: they say how far
+	// it got.
+	b.report(os.Stdout, mpijobs, pl)
 	if len(problems) > 0 {
 		return fmt.Errorf("created twice or missing:\n  %s", joinLines(problems))
 	}
-	b.report(os.Stdout, mpijobs)
 	return nil
 }
 

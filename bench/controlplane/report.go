@@ -10,7 +10,7 @@ import (
 )
 
 // report prints what the run measured, ending with the one-line summary.
-func (b *bench) report(out io.Writer, mpijobs int) {
+func (b *bench) report(out io.Writer, mpijobs int, pl pipeline) {
 	isCampaign := func(l map[string]string) bool { return l["controller"] == "searchcampaign" }
 	p50 := b.opMetrics.quantile(0.50, "controller_runtime_reconcile_time_seconds", isCampaign) * 1000
 	p99 := b.opMetrics.quantile(0.99, "controller_runtime_reconcile_time_seconds", isCampaign) * 1000
@@ -21,6 +21,8 @@ func (b *bench) report(out io.Writer, mpijobs int) {
 	fmt.Fprintf(out, "kwok nodes %d, operator flags %q, stand-in hold %s\n", b.cfg.nodes, b.cfg.operatorArgs, b.cfg.hold)
 	fmt.Fprintf(out, "restarts: %s\n", orNone(strings.Join(b.restarts, "; ")))
 	fmt.Fprintf(out, "apply to all %d partitions Running: %.1f s; to all campaigns Complete: %.1f s\n", b.cfg.campaigns*b.cfg.partitions, b.allRunning.Seconds(), secs)
+	fmt.Fprintf(out, "apply to the last MPIJob created: %.1f s; MPIJob created to its launcher Running: p50 %.1f s, p99 %.1f s (%d partitions)\n",
+		pl.lastCreated.Seconds(), pl.startP50.Seconds(), pl.startP99.Seconds(), pl.started)
 	fmt.Fprintf(out, "reconciles of searchcampaign %d: p50 %.1f ms, p99 %.1f ms\n", int(reconciles), p50, p99)
 	fmt.Fprintf(out, "operator heap peak %.0f MiB (at the end %.0f MiB), CPU %.1f s (%.2f cores over the run)\n",
 		heapPeak/(1<<20), heapNow/(1<<20), cpu, cpu/math.Max(secs, 1))
@@ -35,7 +37,8 @@ func (b *bench) report(out io.Writer, mpijobs int) {
 		parts = append(parts, fmt.Sprintf("%s %.1f", v, byVerb[v]/math.Max(secs, 1)))
 	}
 	fmt.Fprintf(out, "API requests per second by verb (every client, over the run): %s\n", strings.Join(parts, ", "))
-	fmt.Fprintf(out, "MPIJobs: %d, each partition's once (MPIJob creates the API server answered: %d)\n", mpijobs, int(b.created("mpijobs")))
+	fmt.Fprintf(out, "MPIJobs: each partition's once (creates the API server answered: %d; %d left at the end, the others deleted a minute after their campaign completed)\n",
+		int(b.created("mpijobs")), mpijobs)
 	for _, p := range append(b.others, b.op, b.cp.apiserver, b.cp.etcd, b.minio.proc) {
 		if n := p.crashCount(); n > 0 {
 			fmt.Fprintf(out, "%s exited on its own %d times and was restarted (see %s)\n", p.name, n, p.log)

@@ -59,7 +59,7 @@ func TestBenchControlPlaneSmall(t *testing.T) {
 	if !want.MatchString(report) {
 		t.Errorf("the report does not end with the summary line:\n%s", report)
 	}
-	for _, s := range []string{"restarts: operator at ", "; kube-apiserver at ", "MPIJobs: 24, each partition's once"} {
+	for _, s := range []string{"restarts: operator at ", "; kube-apiserver at ", "MPIJobs: each partition's once"} {
 		if !strings.Contains(report, s) {
 			t.Errorf("the report lacks %q:\n%s", s, report)
 		}
