@@ -65,12 +65,15 @@ func kwokProc(dir string, b *binaries, kubeconfig string) (*proc, error) {
 		docs = append(docs, strings.TrimSpace(string(data)))
 	}
 	// Pods' stages applied 32 at a time, not kwok's 4: at thousands of
-	// pods those would be what the bench measures.
+	// pods those would be what the bench measures. A configuration given
+	// takes no defaults, so the other workers are spelled out.
 	docs = append(docs, `apiVersion: config.kwok.x-k8s.io/v1alpha1
 kind: KwokConfiguration
 options:
   podPlayStageParallelism: 32
-  nodePlayStageParallelism: 8`)
+  nodePlayStageParallelism: 8
+  nodeLeaseParallelism: 4
+  podsOnNodeSyncParallelism: 4`)
 	cfg := filepath.Join(dir, "kwok.yaml")
 	if err := os.WriteFile(cfg, []byte(strings.Join(docs, "\n---\n")+"\n"), 0o644); err != nil {
 		return nil, err
