@@ -16,12 +16,12 @@ import (
 // checkOnce says what was created twice: a partition (campaign, index)
 // with more than one MPIJob, an MPIJob with more than one launcher Job, a
 // campaign with more than one planning Job, or more MPIJob creates
-// answered by the API server than there are partitions; and what is
-// missing: a partition whose launcher never ran. (Fewer counted creates is
-// no failure: the last ones before the API server's restart may fall
-// between two scrapes. Fewer MPIJobs at the end is none either: a
-// campaign's assembled result completes it, and the operator deletes its
-// partitions still running a minute later.)
+// answered by the API server than there are partitions. (Fewer counted
+// creates is no failure: the last ones before the API server's restart
+// may fall between two scrapes. Fewer MPIJobs at the end is none either:
+// a campaign's assembled result completes it, and the operator deletes
+// its partitions still running a minute later; a partition that starts
+// late may find its chunks taken by the others and be deleted unrun.)
 func (b *bench) checkOnce(ctx context.Context) (mpijobs int, problems []string, err error) {
 	var jobs kubeflow.MPIJobList
 	if err := b.c.List(ctx, &jobs, client.InNamespace(namespace)); err != nil {
@@ -34,9 +34,6 @@ func (b *bench) checkOnce(ctx context.Context) (mpijobs int, problems []string, 
 	}
 	problems = append(problems, twice("MPIJobs of", perPartition)...)
 	want := b.cfg.campaigns * b.cfg.partitions
-	if _, ran := b.standIn.lastRunning(); ran != want {
-		problems = append(problems, fmt.Sprintf("the launchers of %d partitions ran, want %d", ran, want))
-	}
 	if created := int(b.created("mpijobs")); created > want {
 		problems = append(problems, fmt.Sprintf("the API server created %d MPIJobs for %d partitions", created, want))
 	}

@@ -43,10 +43,7 @@ func (b *bench) drive(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		last, running := b.standIn.lastRunning()
-		if running >= total && b.allRunning == 0 {
-			b.allRunning = last.Sub(b.t0)
-		}
+		_, running := b.standIn.lastRunning()
 		created := b.created("mpijobs")
 		if time.Since(lastLine) >= 15*time.Second {
 			heap, _ := b.opMetrics.gauge("go_memstats_heap_alloc_bytes")
@@ -62,6 +59,8 @@ func (b *bench) drive(ctx context.Context) error {
 		}
 		if complete == b.cfg.campaigns {
 			b.allDone = time.Since(b.t0)
+			last, _ := b.standIn.lastRunning()
+			b.lastRunning = last.Sub(b.t0)
 			b.scrapeAll(ctx)
 			return nil
 		}

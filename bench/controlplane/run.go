@@ -37,7 +37,7 @@ type bench struct {
 
 	opMetrics, apiMetrics *scraper
 	t0                    time.Time
-	allRunning, allDone   time.Duration
+	lastRunning, allDone  time.Duration
 	restarts              []string
 }
 
