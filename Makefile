@@ -10,7 +10,7 @@ export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM := 1
 export OMPI_MCA_mpi_yield_when_idle := 1
 export OMPI_MCA_btl_vader_single_copy_mechanism := none
 
-.PHONY: bench-regen all build deps test test-unit test-soak test-hpc vet fmt-check demo demo-engine demo-cluster images cluster bench bench-io bench-balance bench-batchsize bench-hotspot clean manifests generate verify-generated envtest \
+.PHONY: bench-regen all build deps test test-unit test-soak test-hpc vet fmt-check demo demo-engine demo-cluster images cluster bench bench-io bench-balance bench-batchsize bench-hotspot bench-control-plane clean manifests generate verify-generated envtest \
 	helm chart-crds helm-lint docker-lint install-test verify-dashboards
 
 CONTROLLER_GEN = $$(hack/install-controller-gen.sh)
@@ -183,6 +183,16 @@ bench-balance: deps build
 ## (staging, BLAST+, output) with cold caches (docs/benchmarks.md)
 bench-hotspot: deps build
 	@BLASTFLEET_MINIO=$$(hack/install-minio.sh) $(GO) run ./bench/hotspot
+
+## bench-control-plane: SearchCampaigns x 8 partitions to Complete on a real kube-apiserver, etcd, kube-scheduler,
+## Job controller and MPI operator, kwok's fake nodes and MinIO, with the operator and the API server restarted
+## once each (issue 31). BENCH_CAMPAIGNS (default 1000), BENCH_NODES (100), BENCH_OPERATOR_ARGS: the operator's
+## extra flags; BENCH_FLAGS: the bench's own (go run ./bench/controlplane -h). Not part of make test (docs/benchmarks.md)
+bench-control-plane:
+	@mkdir -p $(BIN)
+	CGO_ENABLED=0 $(GO) build -o $(BIN)/blastfleet-manager ./cmd/manager
+	@$(GO) build -o $(BIN)/bench-control-plane ./bench/controlplane
+	@$(BIN)/bench-control-plane $(BENCH_FLAGS)
 
 clean:
 	rm -rf $(BIN)
