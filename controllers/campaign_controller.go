@@ -76,8 +76,7 @@ type CampaignReconciler struct {
 	// into its pods only its own pods' traffic and metrics scrapes.
 	PartitionNetworkPolicy bool
 
-	ledgers    sync.Map // campaign UID -> *cachedLedger, whose Ledger caches records by ETag
-	assemblies sync.Map // campaign UID -> *assembly running
+	ledgers sync.Map // campaign UID -> *cachedLedger, whose Ledger caches records by ETag
 }
 
 // Reconcile moves a campaign one step: database, plan, ledger,
@@ -98,12 +97,10 @@ func (r *CampaignReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 	if !c.DeletionTimestamp.IsZero() {
 		// Owner references remove the partitions; the ledger and result
 		// stay in object storage on purpose.
-		r.ledgers.Delete(c.UID)
-		r.assemblies.Delete(c.UID)
+		r.evict(c.UID)
 		return ctrl.Result{}, nil
 	}
 	run := newCampaignRun(r, &c)
-	run.outer = ctx
 	// One tenant's store that trickles or swallows packets costs its own
 	// campaign this long at most, never a worker for ever.
 	rctx, cancel := r.Bounds.reconcileContext(ctx)
@@ -115,8 +112,7 @@ func (r *CampaignReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 		// A finished campaign reads its ledger no more: its cached
 		// records would stay in memory for as long as the operator runs.
 		// Only once its status says so: a lost write is reconciled again.
-		r.ledgers.Delete(c.UID)
-		r.assemblies.Delete(c.UID)
+		r.evict(c.UID)
 	}
 	if werr != nil {
 		if apierrors.IsConflict(werr) {
@@ -129,6 +125,13 @@ func (r *CampaignReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 		return ctrl.Result{}, err
 	}
 	return ctrl.Result{RequeueAfter: run.requeue}, nil
+}
+
+// evict drops what the reconciler holds of a campaign: its ledger handle,
+// whose cached records would stay in memory for as long as the operator
+// runs.
+func (r *CampaignReconciler) evict(uid types.UID) {
+	r.ledgers.Delete(uid)
 }
 
 // poll is the poll interval, spread by jitter: campaigns (and the
@@ -146,8 +149,7 @@ func (r *CampaignReconciler) now() time.Time {
 func (r *CampaignReconciler) forget(key types.NamespacedName) {
 	r.ledgers.Range(func(k, v any) bool {
 		if e := v.(*cachedLedger); e.key == key {
-			r.ledgers.Delete(k)
-			r.assemblies.Delete(k)
+			r.evict(k.(types.UID))
 		}
 		return true
 	})

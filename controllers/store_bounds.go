@@ -28,8 +28,9 @@ type StoreBounds struct {
 	RequestTimeout time.Duration
 	// ReconcileTimeout bounds one reconcile's work.
 	ReconcileTimeout time.Duration
-	// AssembleTimeout bounds the operator's assembly of a result (which
-	// reads every part through SHA-256), in its own goroutine.
+	// AssembleTimeout is the assembly Job's activeDeadlineSeconds: the
+	// Job the operator starts when no partition is left to assemble a
+	// result (which reads every part through SHA-256).
 	AssembleTimeout time.Duration
 	// MaxObjectBytes is the most the operator reads whole: plan.json,
 	// ledger records, manifests.
