@@ -75,8 +75,8 @@ func (b StoreBounds) bound(st objstore.Store) objstore.Store {
 // request has a deadline, and what is read whole (plan.json, ledger
 // records) has a size limit. A streamed Get has a deadline for its
 // answer and then for each stretch without bytes, so a long result can
-// be read while a stalled one cannot hold the reader. Compose is left to
-// its caller's deadline: it is many server-side copies.
+// be read while a stalled one cannot hold the reader. Every other request,
+// uploads' parts included, has the deadline whole.
 type boundedStore struct {
 	objstore.Store
 	timeout time.Duration
@@ -171,5 +171,51 @@ func (b boundedStore) GetBytes(ctx context.Context, key string) ([]byte, string,
 }
 
 func (b boundedStore) Compose(ctx context.Context, dst string, srcs []string) error {
-	return b.Store.Compose(objstore.WithReadLimit(ctx, b.limit), dst, srcs)
+	ctx, cancel := b.ctx(ctx)
+	defer cancel()
+	return b.Store.Compose(ctx, dst, srcs)
+}
+
+func (b boundedStore) NewUpload(ctx context.Context, key string) (objstore.Upload, error) {
+	cctx, cancel := b.ctx(ctx)
+	defer cancel()
+	up, err := b.Store.NewUpload(cctx, key)
+	if err != nil {
+		return nil, err
+	}
+	return boundedUpload{Upload: up, b: b}, nil
+}
+
+func (b boundedStore) ResumeUpload(ctx context.Context, key, uploadID string) (objstore.Upload, error) {
+	cctx, cancel := b.ctx(ctx)
+	defer cancel()
+	up, err := b.Store.ResumeUpload(cctx, key, uploadID)
+	if err != nil {
+		return nil, err
+	}
+	return boundedUpload{Upload: up, b: b}, nil
+}
+
+// boundedUpload gives each request of a multipart upload the deadline.
+type boundedUpload struct {
+	objstore.Upload
+	b boundedStore
+}
+
+func (u boundedUpload) PutPart(ctx context.Context, n int, data []byte) (objstore.Part, error) {
+	ctx, cancel := u.b.ctx(ctx)
+	defer cancel()
+	return u.Upload.PutPart(ctx, n, data)
+}
+
+func (u boundedUpload) Complete(ctx context.Context, parts []objstore.Part) error {
+	ctx, cancel := u.b.ctx(ctx)
+	defer cancel()
+	return u.Upload.Complete(ctx, parts)
+}
+
+func (u boundedUpload) Abort(ctx context.Context) error {
+	ctx, cancel := u.b.ctx(ctx)
+	defer cancel()
+	return u.Upload.Abort(ctx)
 }
