@@ -77,6 +77,7 @@ type CampaignReconciler struct {
 	PartitionNetworkPolicy bool
 
 	ledgers sync.Map // campaign UID -> *cachedLedger, whose Ledger caches records by ETag
+	backoff storeBackoff
 }
 
 // Reconcile moves a campaign one step: database, plan, ledger,
@@ -124,14 +125,21 @@ func (r *CampaignReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 		log.FromContext(ctx).Error(err, "reconciling campaign")
 		return ctrl.Result{}, err
 	}
-	return ctrl.Result{RequeueAfter: run.requeue}, nil
+	requeue := run.requeue
+	if run.storeFailed {
+		requeue = max(requeue, r.backoff.next(c.UID, r.PollInterval))
+	} else {
+		r.backoff.reset(c.UID)
+	}
+	return ctrl.Result{RequeueAfter: requeue}, nil
 }
 
-// evict drops what the reconciler holds of a campaign: its ledger handle,
-// whose cached records would stay in memory for as long as the operator
-// runs.
+// evict drops what the reconciler holds of a campaign: its ledger handle
+// (whose cached records would stay in memory for as long as the
+// operator runs) and its backoff.
 func (r *CampaignReconciler) evict(uid types.UID) {
 	r.ledgers.Delete(uid)
+	r.backoff.reset(uid)
 }
 
 // poll is the poll interval, spread by jitter: campaigns (and the

@@ -32,6 +32,7 @@ func (run *campaignRun) readLedger(ctx context.Context) (bool, error) {
 		st, err = run.ledger.Status(ctx)
 	}
 	if err != nil {
+		run.storeFailed = true
 		run.setCondition(v1alpha1.ConditionDegraded, true, "LedgerUnreachable", fmt.Sprintf("reading the ledger at %s: %v", run.loc, err))
 		return true, nil
 	}

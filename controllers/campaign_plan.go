@@ -63,6 +63,7 @@ func (run *campaignRun) ensurePlan(ctx context.Context) (bool, error) {
 		// Waits rather than fails: the administrator may raise the limit.
 		return run.wait(v1alpha1.CampaignPending, "ObjectTooLarge", fmt.Sprintf("reading the plan at %s: %v (the operator's --max-object-bytes)", run.loc, err))
 	case !errors.Is(err, objstore.ErrNotExist):
+		run.storeFailed = true
 		reason := storageReason(err)
 		if reason == "StorageUnavailable" {
 			reason = "LedgerUnreachable"
@@ -201,6 +202,7 @@ func (run *campaignRun) checkQueries(ctx context.Context) (bool, error) {
 	if _, err := run.r.Bounds.bound(st).Stat(ctx, key); errors.Is(err, objstore.ErrNotExist) {
 		return run.fail("QueriesNotFound", fmt.Sprintf("spec.queries: object %s does not exist", url))
 	} else if err != nil {
+		run.storeFailed = true
 		return run.wait(v1alpha1.CampaignPending, storageReason(err), fmt.Sprintf("spec.queries: %s: %v", url, err))
 	}
 	return true, nil
