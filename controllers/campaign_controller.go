@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -75,6 +76,10 @@ type CampaignReconciler struct {
 	// PartitionNetworkPolicy: each campaign gets a NetworkPolicy letting
 	// into its pods only its own pods' traffic and metrics scrapes.
 	PartitionNetworkPolicy bool
+	// SummaryMaxAge is how old the summary.json partitions write may be
+	// for a status poll to read it instead of listing the chunks (zero:
+	// DefaultSummaryMaxAge).
+	SummaryMaxAge time.Duration
 
 	ledgers sync.Map // campaign UID -> *cachedLedger, whose Ledger caches records by ETag
 	backoff storeBackoff
@@ -147,6 +152,18 @@ func (r *CampaignReconciler) evict(uid types.UID) {
 // otherwise read their ledgers in lockstep for ever.
 func (r *CampaignReconciler) poll() time.Duration { return jitter.Spread(r.PollInterval) }
 
+// DefaultSummaryMaxAge: a running partition writes summary.json within
+// seconds of each chunk's end and every 30 s meanwhile, so one older than
+// this has no partition writing it.
+const DefaultSummaryMaxAge = 2 * time.Minute
+
+func (r *CampaignReconciler) summaryMaxAge() time.Duration {
+	if r.SummaryMaxAge > 0 {
+		return r.SummaryMaxAge
+	}
+	return DefaultSummaryMaxAge
+}
+
 func (r *CampaignReconciler) now() time.Time {
 	if r.Now != nil {
 		return r.Now()
@@ -170,6 +187,9 @@ type cachedLedger struct {
 	// was opened with them (storeAccess): when they change, a rotated
 	// key say, the ledger is opened again with the new ones.
 	access string
+	// summaryETag is the summary.json last read, whose problems were
+	// reported then.
+	summaryETag atomic.Value
 }
 
 // SetupWithManager watches campaigns, their partitions and planning Jobs,

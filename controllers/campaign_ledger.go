@@ -22,14 +22,14 @@ func (run *campaignRun) readLedger(ctx context.Context) (bool, error) {
 	if err := run.ledger.CheckPlan(ctx); errors.Is(err, ledger.ErrPlanChanged) {
 		return run.planChanged(ctx, err)
 	}
-	st, err := run.ledger.Status(ctx)
+	st, err := run.readStatus(ctx)
 	if err != nil {
 		// The handle may hold what no longer works: open the ledger again
 		// with this reconcile's store and retry once.
 		if ok, rerr := run.reopenLedger(ctx, run.storeAccess(ctx)); !ok || rerr != nil {
 			return ok, rerr
 		}
-		st, err = run.ledger.Status(ctx)
+		st, err = run.readStatus(ctx)
 	}
 	if err != nil {
 		run.storeFailed = true
@@ -75,6 +75,25 @@ func (run *campaignRun) readLedger(ctx context.Context) (bool, error) {
 		return false, run.windDownPartitions(ctx)
 	}
 	return true, nil
+}
+
+// readStatus reads the campaign's status from the summary its partitions
+// keep (one small GET), and lists the chunks only when there is none
+// fresh: partitions that predate it, or none running for a while. A
+// summary read again unchanged reports no problem twice: the partition
+// that voided a bad commit found it once.
+func (run *campaignRun) readStatus(ctx context.Context) (*ledger.Status, error) {
+	sum, err := run.ledger.ReadSummary(ctx, run.r.summaryMaxAge())
+	if err != nil || sum == nil {
+		return run.ledger.Status(ctx)
+	}
+	if v, ok := run.r.ledgers.Load(run.c.UID); ok {
+		cached := v.(*cachedLedger)
+		if cached.summaryETag.Swap(sum.ETag) == sum.ETag {
+			sum.Status.Problems = nil
+		}
+	}
+	return sum.Status, nil
 }
 
 // endgamePoll is how soon to read the ledger again once every chunk left

@@ -45,6 +45,7 @@ type options struct {
 	caBundle               string
 	stsEndpoint            string
 	bounds                 controllers.StoreBounds
+	summaryMaxAge          time.Duration
 }
 
 func main() {
@@ -57,6 +58,7 @@ func main() {
 	flag.StringVar(&o.leaderElectionID, "leader-election-id", "blastfleet-operator.blastfleet.io", "name of the leader election lease: one per operator release, so two releases in one namespace do not wait on each other")
 	flag.StringVar(&o.workerImage, "worker-image", "ghcr.io/blastfleet/worker:"+version, "image for sharding, planning and partitions when a resource names none")
 	flag.DurationVar(&o.pollInterval, "ledger-poll-interval", 15*time.Second, "how often a running campaign's ledger is read for progress")
+	flag.DurationVar(&o.summaryMaxAge, "summary-max-age", controllers.DefaultSummaryMaxAge, "how old the summary.json a campaign's partitions keep may be for a status poll to read it instead of listing every chunk (older: no partition is writing it, and the chunks are listed)")
 	flag.DurationVar(&o.windDown, "partition-wind-down", time.Minute, "how long a finished campaign's running partitions get to exit on their own before they are deleted")
 	flag.DurationVar(&o.partitionTTL, "partition-ttl", time.Hour, "how long finished MPIJobs are kept, with their launcher logs")
 	flag.StringVar(&o.namespace, "namespace", "", "watch only this namespace (default: all)")
@@ -121,16 +123,17 @@ func run(o options) error {
 		return fmt.Errorf("creating manager: %w", err)
 	}
 	if err := controllers.Setup(mgr, controllers.Config{
-		WorkerImage:  o.workerImage,
-		Site:         o.site,
-		PollInterval: o.pollInterval,
-		PartitionTTL: o.partitionTTL,
-		WindDown:     o.windDown,
-		Burst:        o.burst,
-		Policy:       o.policy,
-		CABundle:     o.caBundle,
-		STSEndpoint:  o.stsEndpoint,
-		Bounds:       o.bounds,
+		WorkerImage:   o.workerImage,
+		Site:          o.site,
+		PollInterval:  o.pollInterval,
+		PartitionTTL:  o.partitionTTL,
+		WindDown:      o.windDown,
+		Burst:         o.burst,
+		Policy:        o.policy,
+		CABundle:      o.caBundle,
+		STSEndpoint:   o.stsEndpoint,
+		Bounds:        o.bounds,
+		SummaryMaxAge: o.summaryMaxAge,
 
 		NamespaceSelector:      o.namespaceSelector,
 		PartitionNetworkPolicy: o.networkPolicy,
