@@ -42,7 +42,7 @@ func (t trickle) Read(p []byte) (int, error) {
 // finding 2: an endpoint that stalls must not hold a worker for ever).
 func TestBoundedGetStall(t *testing.T) {
 	read := func(gap time.Duration, want int) error {
-		st := StoreBounds{RequestTimeout: 100 * time.Millisecond}.bound(trickleStore{gap: gap})
+		st := StoreBounds{RequestTimeout: 500 * time.Millisecond}.bound(trickleStore{gap: gap})
 		rc, err := st.Get(context.Background(), "result")
 		if err != nil {
 			return err
@@ -51,13 +51,13 @@ func TestBoundedGetStall(t *testing.T) {
 		_, err = io.ReadFull(rc, make([]byte, want))
 		return err
 	}
-	if err := read(20*time.Millisecond, 20); err != nil { // 400 ms in all, never 100 ms idle
+	if err := read(20*time.Millisecond, 50); err != nil { // 1 s in all, never 500 ms idle (a loaded machine delays timers)
 		t.Errorf("a steady read failed: %v", err)
 	}
 	start := time.Now()
 	err := read(time.Hour, 1)
 	if err == nil || time.Since(start) > 5*time.Second {
-		t.Fatalf("a stalled read ended after %s with %v, want an error after about 100ms", time.Since(start), err)
+		t.Fatalf("a stalled read ended after %s with %v, want an error after about 500ms", time.Since(start), err)
 	}
 	t.Logf("stalled read: %v", err)
 }
