@@ -46,6 +46,8 @@ type options struct {
 	stsEndpoint            string
 	bounds                 controllers.StoreBounds
 	summaryMaxAge          time.Duration
+	kubeQPS                float64
+	kubeBurst              int
 }
 
 func main() {
@@ -69,6 +71,8 @@ func main() {
 	flag.DurationVar(&o.burst.MinWindow, "burst-window", burst.DefaultPolicy.MinWindow, "least time a site's rate must be measured over before a deadline campaign's partitions follow it")
 	flag.Float64Var(&o.burst.Margin, "burst-margin", burst.DefaultPolicy.Margin, "share of the time left before a deadline by which the sites must finish early before partitions are removed")
 	bindPolicyFlags(flag.CommandLine, &o.policy)
+	flag.Float64Var(&o.kubeQPS, "kube-api-qps", 50, "requests per second the operator may make to the Kubernetes API server (client-side limit; controller-runtime's own default, 20, throttles status writes once hundreds of campaigns progress at once)")
+	flag.IntVar(&o.kubeBurst, "kube-api-burst", 100, "requests the operator may make to the Kubernetes API server in a burst above --kube-api-qps")
 	flag.IntVar(&o.bounds.MaxConcurrentReconciles, "max-concurrent-reconciles", controllers.DefaultMaxConcurrent, "how many campaigns (and, apart, databases) are reconciled at once, so one tenant's slow store does not hold up the others")
 	flag.DurationVar(&o.bounds.RequestTimeout, "store-request-timeout", controllers.DefaultStoreRequestTimeout, "deadline of each request the operator makes to a tenant's object store (for a streamed read: for its answer, then for each stretch without data)")
 	flag.DurationVar(&o.bounds.ReconcileTimeout, "reconcile-timeout", controllers.DefaultReconcileTimeout, "the most one reconcile of a campaign or database may spend")
@@ -118,7 +122,9 @@ func run(o options) error {
 		// namespaces with a Role).
 		o.namespaceSelector = ""
 	}
-	mgr, err := ctrl.NewManager(ctrl.GetConfigOrDie(), mopts)
+	restCfg := ctrl.GetConfigOrDie()
+	restCfg.QPS, restCfg.Burst = float32(o.kubeQPS), o.kubeBurst
+	mgr, err := ctrl.NewManager(restCfg, mopts)
 	if err != nil {
 		return fmt.Errorf("creating manager: %w", err)
 	}
