@@ -43,12 +43,8 @@ func (run *campaignRun) assembleByJob(ctx context.Context) (bool, error) {
 		}
 		timeout := run.r.Bounds.withDefaults().AssembleTimeout
 		job := assembleJob(c, run.db, run.loc, run.r.image(c), int64(timeout.Seconds()))
-		podWithSTS(&job.Spec.Template.Spec, run.r.Stores.STSEndpoint)
-		if err := controllerutil.SetControllerReference(c, job, run.r.Scheme); err != nil {
+		if err := run.createJob(ctx, job, "assembly"); err != nil {
 			return false, err
-		}
-		if err := run.r.Create(ctx, job); err != nil && !apierrors.IsAlreadyExists(err) {
-			return false, fmt.Errorf("creating assembly Job: %w", err)
 		}
 		run.normal("AssembleStarted", "Assemble", fmt.Sprintf("every chunk is decided and no partition is left to assemble the result: Job %s assembles it", job.Name))
 		return false, nil
@@ -72,4 +68,17 @@ func (run *campaignRun) assembleByJob(ctx context.Context) (bool, error) {
 		return false, fmt.Errorf("deleting ended assembly Job: %w", err)
 	}
 	return false, nil
+}
+
+// createJob creates one of the campaign's Jobs (planJob, assembleJob),
+// owned by it, its pod told the STS endpoint; one already there is kept.
+func (run *campaignRun) createJob(ctx context.Context, job *batchv1.Job, what string) error {
+	podWithSTS(&job.Spec.Template.Spec, run.r.Stores.STSEndpoint)
+	if err := controllerutil.SetControllerReference(run.c, job, run.r.Scheme); err != nil {
+		return err
+	}
+	if err := run.r.Create(ctx, job); err != nil && !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("creating %s Job: %w", what, err)
+	}
+	return nil
 }

@@ -12,7 +12,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	"github.com/blastfleet/blastfleet/api/v1alpha1"
 	"github.com/blastfleet/blastfleet/internal/ledger"
@@ -86,12 +85,8 @@ func (run *campaignRun) ensurePlan(ctx context.Context) (bool, error) {
 			return run.refuse(err)
 		}
 		job := planJob(c, spec, run.db, run.loc, run.r.image(c))
-		podWithSTS(&job.Spec.Template.Spec, run.r.Stores.STSEndpoint)
-		if err := controllerutil.SetControllerReference(c, job, run.r.Scheme); err != nil {
+		if err := run.createJob(ctx, job, "planning"); err != nil {
 			return false, err
-		}
-		if err := run.r.Create(ctx, job); err != nil && !apierrors.IsAlreadyExists(err) {
-			return false, fmt.Errorf("creating planning Job: %w", err)
 		}
 		run.normal("PlanStarted", "Plan", fmt.Sprintf("planning Job %s started", job.Name))
 		return run.wait(v1alpha1.CampaignPlanning, "Planning", fmt.Sprintf("planning Job %s reads the queries and cuts chunks", job.Name))
