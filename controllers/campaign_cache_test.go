@@ -28,10 +28,29 @@ func TestFinishedCampaignLeavesLedgerCache(t *testing.T) {
 	r := &CampaignReconciler{Client: cl, Scheme: cl.Scheme(), Recorder: events.NewFakeRecorder(10), Executor: MPIJobExecutor{},
 		PollInterval: time.Second, WindDown: time.Minute}
 	r.ledgers.Store(c.UID, &cachedLedger{key: client.ObjectKeyFromObject(c)})
+	r.backoff.next(c.UID, time.Second)
 	if _, err := r.Reconcile(context.Background(), ctrl.Request{NamespacedName: client.ObjectKeyFromObject(c)}); err != nil {
 		t.Fatal(err)
 	}
 	if _, ok := r.ledgers.Load(c.UID); ok {
 		t.Error("the finished campaign's ledger is still cached")
+	}
+	if _, ok := r.backoff.failures.Load(c.UID); ok {
+		t.Error("the finished campaign's backoff is still kept")
+	}
+
+	// Deleted: whatever was kept under its name goes too.
+	r.ledgers.Store(c.UID, &cachedLedger{key: client.ObjectKeyFromObject(c)})
+	r.backoff.next(c.UID, time.Second)
+	if err := cl.Delete(context.Background(), c); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Reconcile(context.Background(), ctrl.Request{NamespacedName: client.ObjectKeyFromObject(c)}); err != nil {
+		t.Fatal(err)
+	}
+	_, cached := r.ledgers.Load(c.UID)
+	_, backoff := r.backoff.failures.Load(c.UID)
+	if cached || backoff {
+		t.Errorf("a deleted campaign's ledger cached %v, backoff kept %v", cached, backoff)
 	}
 }

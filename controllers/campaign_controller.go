@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -75,9 +76,13 @@ type CampaignReconciler struct {
 	// PartitionNetworkPolicy: each campaign gets a NetworkPolicy letting
 	// into its pods only its own pods' traffic and metrics scrapes.
 	PartitionNetworkPolicy bool
+	// SummaryMaxAge is how old the summary.json partitions write may be
+	// for a status poll to read it instead of listing the chunks (zero:
+	// DefaultSummaryMaxAge).
+	SummaryMaxAge time.Duration
 
-	ledgers    sync.Map // campaign UID -> *cachedLedger, whose Ledger caches records by ETag
-	assemblies sync.Map // campaign UID -> *assembly running
+	ledgers sync.Map // campaign UID -> *cachedLedger, whose Ledger caches records by ETag
+	backoff storeBackoff
 }
 
 // Reconcile moves a campaign one step: database, plan, ledger,
@@ -98,12 +103,10 @@ func (r *CampaignReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 	if !c.DeletionTimestamp.IsZero() {
 		// Owner references remove the partitions; the ledger and result
 		// stay in object storage on purpose.
-		r.ledgers.Delete(c.UID)
-		r.assemblies.Delete(c.UID)
+		r.evict(c.UID)
 		return ctrl.Result{}, nil
 	}
 	run := newCampaignRun(r, &c)
-	run.outer = ctx
 	// One tenant's store that trickles or swallows packets costs its own
 	// campaign this long at most, never a worker for ever.
 	rctx, cancel := r.Bounds.reconcileContext(ctx)
@@ -115,8 +118,7 @@ func (r *CampaignReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 		// A finished campaign reads its ledger no more: its cached
 		// records would stay in memory for as long as the operator runs.
 		// Only once its status says so: a lost write is reconciled again.
-		r.ledgers.Delete(c.UID)
-		r.assemblies.Delete(c.UID)
+		r.evict(c.UID)
 	}
 	if werr != nil {
 		if apierrors.IsConflict(werr) {
@@ -128,13 +130,39 @@ func (r *CampaignReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 		log.FromContext(ctx).Error(err, "reconciling campaign")
 		return ctrl.Result{}, err
 	}
-	return ctrl.Result{RequeueAfter: run.requeue}, nil
+	requeue := run.requeue
+	if run.storeFailed {
+		requeue = max(requeue, r.backoff.next(c.UID, r.PollInterval))
+	} else {
+		r.backoff.reset(c.UID)
+	}
+	return ctrl.Result{RequeueAfter: requeue}, nil
+}
+
+// evict drops what the reconciler holds of a campaign: its ledger handle
+// (whose cached records would stay in memory for as long as the
+// operator runs) and its backoff.
+func (r *CampaignReconciler) evict(uid types.UID) {
+	r.ledgers.Delete(uid)
+	r.backoff.reset(uid)
 }
 
 // poll is the poll interval, spread by jitter: campaigns (and the
 // reconciles after an operator restart) that started together would
 // otherwise read their ledgers in lockstep for ever.
 func (r *CampaignReconciler) poll() time.Duration { return jitter.Spread(r.PollInterval) }
+
+// DefaultSummaryMaxAge: a running partition writes summary.json within
+// seconds of each chunk's end and every 30 s meanwhile, so one older than
+// this has no partition writing it.
+const DefaultSummaryMaxAge = 2 * time.Minute
+
+func (r *CampaignReconciler) summaryMaxAge() time.Duration {
+	if r.SummaryMaxAge > 0 {
+		return r.SummaryMaxAge
+	}
+	return DefaultSummaryMaxAge
+}
 
 func (r *CampaignReconciler) now() time.Time {
 	if r.Now != nil {
@@ -146,8 +174,7 @@ func (r *CampaignReconciler) now() time.Time {
 func (r *CampaignReconciler) forget(key types.NamespacedName) {
 	r.ledgers.Range(func(k, v any) bool {
 		if e := v.(*cachedLedger); e.key == key {
-			r.ledgers.Delete(k)
-			r.assemblies.Delete(k)
+			r.evict(k.(types.UID))
 		}
 		return true
 	})
@@ -160,6 +187,9 @@ type cachedLedger struct {
 	// was opened with them (storeAccess): when they change, a rotated
 	// key say, the ledger is opened again with the new ones.
 	access string
+	// summaryETag is the summary.json last read, whose problems were
+	// reported then.
+	summaryETag atomic.Value
 }
 
 // SetupWithManager watches campaigns, their partitions and planning Jobs,

@@ -1,6 +1,7 @@
 package controllers
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -21,16 +22,17 @@ func (run *campaignRun) readLedger(ctx context.Context) (bool, error) {
 	if err := run.ledger.CheckPlan(ctx); errors.Is(err, ledger.ErrPlanChanged) {
 		return run.planChanged(ctx, err)
 	}
-	st, err := run.ledger.Status(ctx)
+	st, err := run.readStatus(ctx)
 	if err != nil {
 		// The handle may hold what no longer works: open the ledger again
 		// with this reconcile's store and retry once.
 		if ok, rerr := run.reopenLedger(ctx, run.storeAccess(ctx)); !ok || rerr != nil {
 			return ok, rerr
 		}
-		st, err = run.ledger.Status(ctx)
+		st, err = run.readStatus(ctx)
 	}
 	if err != nil {
+		run.storeFailed = true
 		run.setCondition(v1alpha1.ConditionDegraded, true, "LedgerUnreachable", fmt.Sprintf("reading the ledger at %s: %v", run.loc, err))
 		return true, nil
 	}
@@ -75,6 +77,25 @@ func (run *campaignRun) readLedger(ctx context.Context) (bool, error) {
 	return true, nil
 }
 
+// readStatus reads the campaign's status from the summary its partitions
+// keep (one small GET), and lists the chunks only when there is none
+// fresh: partitions that predate it, or none running for a while. A
+// summary read again unchanged reports no problem twice: the partition
+// that voided a bad commit found it once.
+func (run *campaignRun) readStatus(ctx context.Context) (*ledger.Status, error) {
+	sum, err := run.ledger.ReadSummary(ctx, run.r.summaryMaxAge())
+	if err != nil || sum == nil {
+		return run.ledger.Status(ctx)
+	}
+	if v, ok := run.r.ledgers.Load(run.c.UID); ok {
+		cached := v.(*cachedLedger)
+		if cached.summaryETag.Swap(sum.ETag) == sum.ETag {
+			sum.Status.Problems = nil
+		}
+	}
+	return sum.Status, nil
+}
+
 // endgamePoll is how soon to read the ledger again once every chunk left
 // is being searched: the campaign completes when a partition assembles
 // the result, which no watch reports, so the last poll interval would
@@ -87,40 +108,29 @@ func endgamePoll(st *ledger.Status, poll time.Duration) time.Duration {
 }
 
 // finishIfDone completes the campaign once every chunk is decided and
-// the result is assembled. Partitions assemble it before they exit; the
-// operator does so itself only when none is left to.
+// the result is assembled. The operator assembles nothing: partitions
+// assemble the result before they exit, under the assembly lease, and
+// when none is left to, a short Job does (assembleByJob).
 func (run *campaignRun) finishIfDone(ctx context.Context) (bool, error) {
 	if run.status == nil || !run.status.Complete {
 		return true, nil
 	}
-	if run.activePartitions() > 0 {
-		// No chunk is left: once a partition has assembled the result the
-		// others are stopped; until then they are assembling.
-		done, err := run.ledger.Assembled(ctx)
-		if err != nil || !done {
-			run.requeueWithin(run.r.poll())
-			return true, nil
-		}
-	}
-	key, busy, err := run.assemble(ctx)
-	if busy {
-		run.requeueWithin(run.r.poll())
-		return true, nil
-	}
-	if errors.Is(err, ledger.ErrIncomplete) {
-		run.normal("ChunkRedo", "Verify", err.Error())
-		return true, nil // a result failed its check: its chunk is leasable again
-	}
-	if err != nil {
-		run.setCondition(v1alpha1.ConditionDegraded, true, "AssembleFailed", err.Error())
-		run.requeue = run.r.poll()
-		return false, nil
-	}
 	asm, err := run.ledger.AssembledResult(ctx)
-	if err != nil || asm == nil {
+	if err != nil {
 		run.requeueWithin(run.r.poll()) // a store hiccup: read it again
 		return true, nil
 	}
+	if asm == nil {
+		if run.activePartitions() > 0 {
+			// No chunk is left: once a partition has assembled the
+			// result the others are stopped; until then they are
+			// assembling.
+			run.requeueWithin(run.r.poll())
+			return true, nil
+		}
+		return run.assembleByJob(ctx)
+	}
+	key := cmp.Or(asm.Key, ledger.ResultKey)
 	s := &run.c.Status
 	s.Result = run.store.URL(key)
 	s.ResultSHA256, s.ResultBytes = asm.SHA256, asm.Size
@@ -165,50 +175,6 @@ func failedQueryStatus(qs []ledger.FailedQuery) []v1alpha1.FailedQuery {
 		out = append(out, v1alpha1.FailedQuery{Index: int32(q.Query), ID: truncate(q.ID, maxFailedID), Reason: truncate(q.Reason.String(), maxFailedReason)})
 	}
 	return out
-}
-
-// assembly is a result's assembly by the operator, running in its own
-// goroutine.
-type assembly struct {
-	done chan struct{}
-	key  string
-	err  error
-}
-
-// assemble assembles the campaign's result: at once when it already is
-// (Assemble then only finds the marker), else in a goroutine bounded by
-// the assembly timeout, since reading every part through SHA-256 would
-// hold a reconcile worker for as long as the result is large. busy: it is
-// running; a later poll collects the outcome.
-func (run *campaignRun) assemble(ctx context.Context) (key string, busy bool, err error) {
-	uid := run.c.UID
-	if v, ok := run.r.assemblies.Load(uid); ok {
-		a := v.(*assembly)
-		select {
-		case <-a.done:
-			run.r.assemblies.Delete(uid)
-			return a.key, false, a.err
-		default:
-			return "", true, nil
-		}
-	}
-	if done, err := run.ledger.Assembled(ctx); err == nil && done {
-		key, err := run.ledger.Assemble(ctx)
-		return key, false, err
-	}
-	a := &assembly{done: make(chan struct{})}
-	run.r.assemblies.Store(uid, a)
-	l, parent, timeout := run.ledger, run.outer, run.r.Bounds.withDefaults().AssembleTimeout
-	if parent == nil {
-		parent = context.Background()
-	}
-	go func() {
-		defer close(a.done)
-		actx, cancel := context.WithTimeout(parent, timeout)
-		defer cancel()
-		a.key, a.err = l.Assemble(actx)
-	}()
-	return "", true, nil
 }
 
 // failedNames names the first n failed queries by id (by index where the

@@ -1,10 +1,13 @@
 package controllers
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/blastfleet/blastfleet/api/v1alpha1"
 	"github.com/blastfleet/blastfleet/internal/ledger"
 )
 
@@ -66,5 +69,44 @@ func TestFailedQueriesBounded(t *testing.T) {
 	}
 	if names := failedNames(qs, 3); len(names) > 4*maxFailedID || !strings.HasSuffix(names, "and 4997 more") {
 		t.Errorf("failedNames: %d bytes, ending %q", len(names), names[max(0, len(names)-20):])
+	}
+}
+
+// No controller file assembles a result: the result's assembly reads
+// every part through SHA-256, work for a partition or the assembly Job.
+func TestNoControllerAssembles(t *testing.T) {
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, call := range []string{".Assemble(", ".StreamResults(", "ReadResults("} {
+			if strings.Contains(string(src), call) {
+				t.Errorf("%s calls %s: the operator must leave result assembly to the partitions and the assembly Job", f, call)
+			}
+		}
+	}
+}
+
+// The assembly Job runs the CLI's assemble on the campaign's location,
+// bounded by the assemble timeout (at least a minute).
+func TestAssembleJob(t *testing.T) {
+	db := &v1alpha1.BlastDatabase{}
+	db.Name, db.Namespace = "db", "ns"
+	c := aCampaign().build()
+	job := assembleJob(c, db, "s3://b/c", "img", 30)
+	ctr := job.Spec.Template.Spec.Containers[0]
+	if got := strings.Join(append(ctr.Command, ctr.Args...), " "); got != "blastfleet campaign assemble s3://b/c" {
+		t.Errorf("command %q", got)
+	}
+	if job.Name != AssembleJobName(c.Name) || job.Labels[LabelComponent] != componentAssemble || *job.Spec.ActiveDeadlineSeconds != 60 {
+		t.Errorf("job %s labels %v deadline %d", job.Name, job.Labels, *job.Spec.ActiveDeadlineSeconds)
 	}
 }

@@ -12,7 +12,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	"github.com/blastfleet/blastfleet/api/v1alpha1"
 	"github.com/blastfleet/blastfleet/internal/ledger"
@@ -63,6 +62,7 @@ func (run *campaignRun) ensurePlan(ctx context.Context) (bool, error) {
 		// Waits rather than fails: the administrator may raise the limit.
 		return run.wait(v1alpha1.CampaignPending, "ObjectTooLarge", fmt.Sprintf("reading the plan at %s: %v (the operator's --max-object-bytes)", run.loc, err))
 	case !errors.Is(err, objstore.ErrNotExist):
+		run.storeFailed = true
 		reason := storageReason(err)
 		if reason == "StorageUnavailable" {
 			reason = "LedgerUnreachable"
@@ -85,12 +85,8 @@ func (run *campaignRun) ensurePlan(ctx context.Context) (bool, error) {
 			return run.refuse(err)
 		}
 		job := planJob(c, spec, run.db, run.loc, run.r.image(c))
-		podWithSTS(&job.Spec.Template.Spec, run.r.Stores.STSEndpoint)
-		if err := controllerutil.SetControllerReference(c, job, run.r.Scheme); err != nil {
+		if err := run.createJob(ctx, job, "planning"); err != nil {
 			return false, err
-		}
-		if err := run.r.Create(ctx, job); err != nil && !apierrors.IsAlreadyExists(err) {
-			return false, fmt.Errorf("creating planning Job: %w", err)
 		}
 		run.normal("PlanStarted", "Plan", fmt.Sprintf("planning Job %s started", job.Name))
 		return run.wait(v1alpha1.CampaignPlanning, "Planning", fmt.Sprintf("planning Job %s reads the queries and cuts chunks", job.Name))
@@ -201,6 +197,7 @@ func (run *campaignRun) checkQueries(ctx context.Context) (bool, error) {
 	if _, err := run.r.Bounds.bound(st).Stat(ctx, key); errors.Is(err, objstore.ErrNotExist) {
 		return run.fail("QueriesNotFound", fmt.Sprintf("spec.queries: object %s does not exist", url))
 	} else if err != nil {
+		run.storeFailed = true
 		return run.wait(v1alpha1.CampaignPending, storageReason(err), fmt.Sprintf("spec.queries: %s: %v", url, err))
 	}
 	return true, nil

@@ -90,6 +90,8 @@ func (run *campaignRun) waitStore(field string, err error) (bool, error) {
 	reason, msg := storageReason(err), field+": "+err.Error()
 	if policy.IsRefusal(reason) {
 		run.warnOnce(reason, msg)
+	} else {
+		run.storeFailed = true
 	}
 	return run.wait(v1alpha1.CampaignPending, reason, msg)
 }

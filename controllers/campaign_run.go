@@ -36,9 +36,9 @@ type campaignRun struct {
 	// policyMade: the partitions' NetworkPolicy was made (or found) in this
 	// reconcile, which may create every partition.
 	policyMade bool
-	// outer is the reconcile's context without its deadline: a result's
-	// assembly outlives the reconcile that starts it.
-	outer context.Context
+	// storeFailed: a store did not answer; the campaign is polled again
+	// after its backoff.
+	storeFailed bool
 }
 
 func newCampaignRun(r *CampaignReconciler, c *v1alpha1.SearchCampaign) *campaignRun {

@@ -11,22 +11,23 @@ import (
 
 // Labels on every object the operator creates.
 const (
-	LabelCampaign    = "blastfleet.io/campaign"
-	LabelDatabase    = "blastfleet.io/database"
-	LabelReplica     = "blastfleet.io/replica"
-	LabelPartition   = "blastfleet.io/partition"
-	LabelRestart     = "blastfleet.io/restart"
-	LabelGeneration  = "blastfleet.io/generation"
-	LabelComponent   = "app.kubernetes.io/component"
-	LabelManagedBy   = "app.kubernetes.io/managed-by"
-	LabelKueueQueue  = "kueue.x-k8s.io/queue-name"
-	managedByValue   = "blastfleet"
-	componentPlan    = "plan"
-	componentPart    = "partition"
-	componentShards  = "shards"
-	componentFinish  = "manifest"
-	componentReplica = "replica"
-	fieldDatabaseRef = ".spec.databaseRef.name"
+	LabelCampaign     = "blastfleet.io/campaign"
+	LabelDatabase     = "blastfleet.io/database"
+	LabelReplica      = "blastfleet.io/replica"
+	LabelPartition    = "blastfleet.io/partition"
+	LabelRestart      = "blastfleet.io/restart"
+	LabelGeneration   = "blastfleet.io/generation"
+	LabelComponent    = "app.kubernetes.io/component"
+	LabelManagedBy    = "app.kubernetes.io/managed-by"
+	LabelKueueQueue   = "kueue.x-k8s.io/queue-name"
+	managedByValue    = "blastfleet"
+	componentPlan     = "plan"
+	componentAssemble = "assemble"
+	componentPart     = "partition"
+	componentShards   = "shards"
+	componentFinish   = "manifest"
+	componentReplica  = "replica"
+	fieldDatabaseRef  = ".spec.databaseRef.name"
 )
 
 // PartitionName is partition index's MPIJob after restart replacements:
@@ -41,6 +42,10 @@ func NetworkPolicyName(campaign string) string { return truncName(campaign, "-pa
 
 // PlanJobName is the campaign's planning Job.
 func PlanJobName(campaign string) string { return truncName(campaign, "-plan") }
+
+// AssembleJobName is the Job assembling the campaign's result when no
+// partition is left to.
+func AssembleJobName(campaign string) string { return truncName(campaign, "-assemble") }
 
 // ShardJobName and ManifestJobName are a database's sharding Jobs.
 func ShardJobName(db string) string    { return truncName(db, "-shards") }

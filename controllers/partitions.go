@@ -165,7 +165,7 @@ func (run *campaignRun) reconcilePartitions(ctx context.Context) (bool, error) {
 	budget := int(c.Spec.RetryPolicy.MaxPartitionRestarts)
 	plan := planReplacements(replacementInput{
 		parts: run.parts, count: count, policy: c.Spec.RetryPolicy,
-		used: int(c.Status.Partitions.Replaced), ledgerRead: run.status != nil, now: run.now,
+		used: int(c.Status.Partitions.Replaced), ledgerRead: run.status != nil, complete: run.status != nil && run.status.Complete, now: run.now,
 	})
 	for _, p := range plan.remove {
 		if err := run.deletePartition(ctx, p, run.countWhy(count)); err != nil {

@@ -51,10 +51,20 @@ func planJob(c *v1alpha1.SearchCampaign, spec search.Spec, db *v1alpha1.BlastDat
 	for _, o := range req.Options {
 		args = append(args, "--blast-option="+o)
 	}
-	labels := map[string]string{LabelCampaign: c.Name, LabelComponent: componentPlan, LabelManagedBy: managedByValue}
+	// Planning streams the queries once and writes the chunks' index:
+	// little of either.
+	return campaignJob(c, db, PlanJobName(c.Name), componentPlan, args, image)
+}
+
+// campaignJob is a Job of the campaign's running `blastfleet` with args in
+// the worker image, beside the partitions: their service account,
+// placement and storage, a small request, restricted, retried twice.
+func campaignJob(c *v1alpha1.SearchCampaign, db *v1alpha1.BlastDatabase, name, component string, args []string, image string) *batchv1.Job {
+	s := c.Spec
+	labels := map[string]string{LabelCampaign: c.Name, LabelComponent: component, LabelManagedBy: managedByValue}
 	st := campaignStorage(c, db)
 	job := &batchv1.Job{
-		ObjectMeta: metav1.ObjectMeta{Name: PlanJobName(c.Name), Namespace: c.Namespace, Labels: labels},
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: c.Namespace, Labels: labels},
 		Spec: batchv1.JobSpec{
 			BackoffLimit:            ptr.To[int32](2),
 			TTLSecondsAfterFinished: ptr.To[int32](86400),
@@ -67,14 +77,12 @@ func planJob(c *v1alpha1.SearchCampaign, spec search.Spec, db *v1alpha1.BlastDat
 					NodeSelector:       s.Partitions.NodeSelector,
 					Tolerations:        s.Partitions.Tolerations,
 					Containers: []corev1.Container{{
-						Name:         "plan",
-						Image:        image,
-						Command:      []string{"blastfleet"},
-						Args:         args,
-						Env:          st.Env,
-						VolumeMounts: st.Mounts,
-						// Planning streams the queries once and writes
-						// the chunks' index: little of either.
+						Name:                     component,
+						Image:                    image,
+						Command:                  []string{"blastfleet"},
+						Args:                     args,
+						Env:                      st.Env,
+						VolumeMounts:             st.Mounts,
 						Resources:                withRequests(corev1.ResourceRequirements{}, "100m", "256Mi"),
 						TerminationMessagePolicy: corev1.TerminationMessageFallbackToLogsOnError,
 					}},

@@ -57,6 +57,7 @@ func operatorPods(t *testing.T) map[string]corev1.PodTemplateSpec {
 		"launcher": mj.Spec.MPIReplicaSpecs[kubeflow.MPIReplicaTypeLauncher].Template,
 		"worker":   mj.Spec.MPIReplicaSpecs[kubeflow.MPIReplicaTypeWorker].Template,
 		"plan":     planJob(aCampaign().build(), search.Spec{}, db, "s3://b/c", "img").Spec.Template,
+		"assemble": assembleJob(aCampaign().build(), db, "s3://b/c", "img", 600).Spec.Template,
 		"shard":    shardingJob(db, "s3://b/src.fa", "s3://b/db", 2, "img").Spec.Template,
 		"manifest": manifestJob(db, "s3://b/src.fa", "s3://b/db", 2, "img").Spec.Template,
 		"blastdb":  blastdbJob(db, "s3://b/ncbi/nt", "s3://b/db", 2, "img").Spec.Template,

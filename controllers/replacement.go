@@ -19,7 +19,10 @@ type replacementInput struct {
 	// ledgerRead: the ledger answered this reconcile, so a partition that
 	// exited 0 while chunks remain can be told from one that finished.
 	ledgerRead bool
-	now        time.Time
+	// complete: the ledger says every chunk is decided, so a partition
+	// that exited 0 is done, not to be replaced.
+	complete bool
+	now      time.Time
 }
 
 // stepKind is what to do for one partition index.
@@ -77,9 +80,11 @@ func planReplacements(in replacementInput) replacementPlan {
 			plan.steps = append(plan.steps, partitionStep{kind: stepCreate, index: i})
 		case p.active():
 			// Running or waiting for admission: nothing to do.
-		case p.state.Phase == PartitionSucceeded && !in.ledgerRead:
+		case p.state.Phase == PartitionSucceeded && (!in.ledgerRead || in.complete):
 			// Partitions exit 0 when the campaign is done; confirm with
-			// the ledger before replacing one.
+			// the ledger before replacing one, and replace none once
+			// every chunk is decided (the others, or the assembly Job,
+			// assemble the result).
 		default: // Failed, or Succeeded while chunks remain
 			plan.lastFailure = describeEnd(p)
 			if used >= budget {

@@ -151,3 +151,17 @@ func TestWorkersFailedReplacedAfterBackoff(t *testing.T) {
 		}
 	}
 }
+
+// A partition that exited 0 is replaced while chunks remain, and not once
+// the ledger says every chunk is decided: it ended because the campaign is
+// done, and the others or the assembly Job assemble the result.
+func TestPlanReplacementsSucceededWhenComplete(t *testing.T) {
+	c := aCampaign().restarts(3, 10, 60).build()
+	ended := parts(aPartition(0, 0).succeeded(t0.Add(-time.Hour)))
+	if plan := planReplacements(replacementInput{count: 1, policy: c.Spec.RetryPolicy, ledgerRead: true, now: t0, parts: ended}); len(plan.steps) != 1 || plan.steps[0].kind != stepReplace {
+		t.Errorf("chunks remain: steps %+v, want the partition replaced", plan.steps)
+	}
+	if plan := planReplacements(replacementInput{count: 1, policy: c.Spec.RetryPolicy, ledgerRead: true, complete: true, now: t0, parts: ended}); len(plan.steps) != 0 {
+		t.Errorf("ledger complete: steps %+v, want none", plan.steps)
+	}
+}

@@ -34,6 +34,8 @@ type Config struct {
 	STSEndpoint string
 	// Bounds limit both reconcilers' store work (zero: the defaults).
 	Bounds StoreBounds
+	// SummaryMaxAge: see CampaignReconciler.SummaryMaxAge.
+	SummaryMaxAge time.Duration
 	// PartitionNetworkPolicy: see CampaignReconciler.PartitionNetworkPolicy.
 	PartitionNetworkPolicy bool
 	// NamespaceSelector: a label selector of the namespaces whose
@@ -76,6 +78,7 @@ func Setup(mgr ctrl.Manager, cfg Config) error {
 		Stores: stores, Executor: MPIJobExecutor{TTLSecondsAfterFinished: int32(cfg.PartitionTTL / time.Second)},
 		WorkerImage: cfg.WorkerImage, PollInterval: cfg.PollInterval, WindDown: cfg.WindDown, Site: cfg.Site, Policy: cfg.Policy,
 		Burst: cfg.Burst, Bounds: cfg.Bounds, Namespaces: owned, PartitionNetworkPolicy: cfg.PartitionNetworkPolicy,
+		SummaryMaxAge: cfg.SummaryMaxAge,
 	}
 	if argo {
 		sc.Argo = ArgoExecutor{TTLSecondsAfterFinished: sc.Executor.(MPIJobExecutor).TTLSecondsAfterFinished}

@@ -12,12 +12,18 @@ import (
 // Defaults of the bounds on the operator's store work: one operator
 // serves every tenant, so a store that trickles, swallows packets or
 // holds a huge object must cost its own campaign time, never the others'.
+// DefaultMaxConcurrent: a reconcile waits on the network (a store GET
+// or two, a status write), not on a core, so workers are not cores. A
+// thousand campaigns polled every 15 s need about 67 reconciles a second;
+// 16 workers serve that at up to 240 ms a reconcile, and a few tenants
+// whose stores hang until --reconcile-timeout still leave the rest most
+// of the workers.
 const (
 	DefaultStoreRequestTimeout = 30 * time.Second
 	DefaultReconcileTimeout    = 2 * time.Minute
 	DefaultAssembleTimeout     = 10 * time.Minute
 	DefaultMaxObjectBytes      = 16 << 20
-	DefaultMaxConcurrent       = 4
+	DefaultMaxConcurrent       = 16
 )
 
 // StoreBounds bound the operator's work on tenants' stores; zero fields
@@ -28,8 +34,9 @@ type StoreBounds struct {
 	RequestTimeout time.Duration
 	// ReconcileTimeout bounds one reconcile's work.
 	ReconcileTimeout time.Duration
-	// AssembleTimeout bounds the operator's assembly of a result (which
-	// reads every part through SHA-256), in its own goroutine.
+	// AssembleTimeout is the assembly Job's activeDeadlineSeconds: the
+	// Job the operator starts when no partition is left to assemble a
+	// result (which reads every part through SHA-256).
 	AssembleTimeout time.Duration
 	// MaxObjectBytes is the most the operator reads whole: plan.json,
 	// ledger records, manifests.
@@ -74,8 +81,8 @@ func (b StoreBounds) bound(st objstore.Store) objstore.Store {
 // request has a deadline, and what is read whole (plan.json, ledger
 // records) has a size limit. A streamed Get has a deadline for its
 // answer and then for each stretch without bytes, so a long result can
-// be read while a stalled one cannot hold the reader. Compose is left to
-// its caller's deadline: it is many server-side copies.
+// be read while a stalled one cannot hold the reader. Every other request,
+// uploads' parts included, has the deadline whole.
 type boundedStore struct {
 	objstore.Store
 	timeout time.Duration
@@ -170,5 +177,51 @@ func (b boundedStore) GetBytes(ctx context.Context, key string) ([]byte, string,
 }
 
 func (b boundedStore) Compose(ctx context.Context, dst string, srcs []string) error {
-	return b.Store.Compose(objstore.WithReadLimit(ctx, b.limit), dst, srcs)
+	ctx, cancel := b.ctx(ctx)
+	defer cancel()
+	return b.Store.Compose(ctx, dst, srcs)
+}
+
+func (b boundedStore) NewUpload(ctx context.Context, key string) (objstore.Upload, error) {
+	cctx, cancel := b.ctx(ctx)
+	defer cancel()
+	up, err := b.Store.NewUpload(cctx, key)
+	if err != nil {
+		return nil, err
+	}
+	return boundedUpload{Upload: up, b: b}, nil
+}
+
+func (b boundedStore) ResumeUpload(ctx context.Context, key, uploadID string) (objstore.Upload, error) {
+	cctx, cancel := b.ctx(ctx)
+	defer cancel()
+	up, err := b.Store.ResumeUpload(cctx, key, uploadID)
+	if err != nil {
+		return nil, err
+	}
+	return boundedUpload{Upload: up, b: b}, nil
+}
+
+// boundedUpload gives each request of a multipart upload the deadline.
+type boundedUpload struct {
+	objstore.Upload
+	b boundedStore
+}
+
+func (u boundedUpload) PutPart(ctx context.Context, n int, data []byte) (objstore.Part, error) {
+	ctx, cancel := u.b.ctx(ctx)
+	defer cancel()
+	return u.Upload.PutPart(ctx, n, data)
+}
+
+func (u boundedUpload) Complete(ctx context.Context, parts []objstore.Part) error {
+	ctx, cancel := u.b.ctx(ctx)
+	defer cancel()
+	return u.Upload.Complete(ctx, parts)
+}
+
+func (u boundedUpload) Abort(ctx context.Context) error {
+	ctx, cancel := u.b.ctx(ctx)
+	defer cancel()
+	return u.Upload.Abort(ctx)
 }

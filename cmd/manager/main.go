@@ -45,6 +45,9 @@ type options struct {
 	caBundle               string
 	stsEndpoint            string
 	bounds                 controllers.StoreBounds
+	summaryMaxAge          time.Duration
+	kubeQPS                float64
+	kubeBurst              int
 }
 
 func main() {
@@ -57,6 +60,7 @@ func main() {
 	flag.StringVar(&o.leaderElectionID, "leader-election-id", "blastfleet-operator.blastfleet.io", "name of the leader election lease: one per operator release, so two releases in one namespace do not wait on each other")
 	flag.StringVar(&o.workerImage, "worker-image", "ghcr.io/blastfleet/worker:"+version, "image for sharding, planning and partitions when a resource names none")
 	flag.DurationVar(&o.pollInterval, "ledger-poll-interval", 15*time.Second, "how often a running campaign's ledger is read for progress")
+	flag.DurationVar(&o.summaryMaxAge, "summary-max-age", controllers.DefaultSummaryMaxAge, "how old the summary.json a campaign's partitions keep may be for a status poll to read it instead of listing every chunk (older: no partition is writing it, and the chunks are listed)")
 	flag.DurationVar(&o.windDown, "partition-wind-down", time.Minute, "how long a finished campaign's running partitions get to exit on their own before they are deleted")
 	flag.DurationVar(&o.partitionTTL, "partition-ttl", time.Hour, "how long finished MPIJobs are kept, with their launcher logs")
 	flag.StringVar(&o.namespace, "namespace", "", "watch only this namespace (default: all)")
@@ -67,10 +71,12 @@ func main() {
 	flag.DurationVar(&o.burst.MinWindow, "burst-window", burst.DefaultPolicy.MinWindow, "least time a site's rate must be measured over before a deadline campaign's partitions follow it")
 	flag.Float64Var(&o.burst.Margin, "burst-margin", burst.DefaultPolicy.Margin, "share of the time left before a deadline by which the sites must finish early before partitions are removed")
 	bindPolicyFlags(flag.CommandLine, &o.policy)
+	flag.Float64Var(&o.kubeQPS, "kube-api-qps", 50, "requests per second the operator may make to the Kubernetes API server (client-side limit; controller-runtime's own default, 20, throttles status writes once hundreds of campaigns progress at once)")
+	flag.IntVar(&o.kubeBurst, "kube-api-burst", 100, "requests the operator may make to the Kubernetes API server in a burst above --kube-api-qps")
 	flag.IntVar(&o.bounds.MaxConcurrentReconciles, "max-concurrent-reconciles", controllers.DefaultMaxConcurrent, "how many campaigns (and, apart, databases) are reconciled at once, so one tenant's slow store does not hold up the others")
 	flag.DurationVar(&o.bounds.RequestTimeout, "store-request-timeout", controllers.DefaultStoreRequestTimeout, "deadline of each request the operator makes to a tenant's object store (for a streamed read: for its answer, then for each stretch without data)")
 	flag.DurationVar(&o.bounds.ReconcileTimeout, "reconcile-timeout", controllers.DefaultReconcileTimeout, "the most one reconcile of a campaign or database may spend")
-	flag.DurationVar(&o.bounds.AssembleTimeout, "assemble-timeout", controllers.DefaultAssembleTimeout, "the most the operator spends assembling one campaign's result (in the background, beside reconciles)")
+	flag.DurationVar(&o.bounds.AssembleTimeout, "assemble-timeout", controllers.DefaultAssembleTimeout, "the most the Job that assembles a campaign's result may run (the operator starts one when every chunk is decided and no partition is left to assemble; the operator itself reads no result)")
 	flag.Int64Var(&o.bounds.MaxObjectBytes, "max-object-bytes", controllers.DefaultMaxObjectBytes, "the largest object the operator reads whole from a tenant's store (plan.json, ledger records, manifests); a larger one is refused naming its key")
 	flag.StringVar(&o.caBundle, "ca-bundle", "", "PEM file of certificate authorities the operator trusts, beside the system's, for every object store it reads (a private endpoint's CA); a store's own spec caBundle adds to it")
 	flag.StringVar(&o.stsEndpoint, "sts-endpoint", "", "http(s) URL where the operator and its pods exchange web identity tokens (IRSA) for stores that name no credentials Secret, such as an in-cluster MinIO's STS (default: AWS STS of the store's region); never a store's own endpoint, which authors choose")
@@ -116,21 +122,24 @@ func run(o options) error {
 		// namespaces with a Role).
 		o.namespaceSelector = ""
 	}
-	mgr, err := ctrl.NewManager(ctrl.GetConfigOrDie(), mopts)
+	restCfg := ctrl.GetConfigOrDie()
+	restCfg.QPS, restCfg.Burst = float32(o.kubeQPS), o.kubeBurst
+	mgr, err := ctrl.NewManager(restCfg, mopts)
 	if err != nil {
 		return fmt.Errorf("creating manager: %w", err)
 	}
 	if err := controllers.Setup(mgr, controllers.Config{
-		WorkerImage:  o.workerImage,
-		Site:         o.site,
-		PollInterval: o.pollInterval,
-		PartitionTTL: o.partitionTTL,
-		WindDown:     o.windDown,
-		Burst:        o.burst,
-		Policy:       o.policy,
-		CABundle:     o.caBundle,
-		STSEndpoint:  o.stsEndpoint,
-		Bounds:       o.bounds,
+		WorkerImage:   o.workerImage,
+		Site:          o.site,
+		PollInterval:  o.pollInterval,
+		PartitionTTL:  o.partitionTTL,
+		WindDown:      o.windDown,
+		Burst:         o.burst,
+		Policy:        o.policy,
+		CABundle:      o.caBundle,
+		STSEndpoint:   o.stsEndpoint,
+		Bounds:        o.bounds,
+		SummaryMaxAge: o.summaryMaxAge,
 
 		NamespaceSelector:      o.namespaceSelector,
 		PartitionNetworkPolicy: o.networkPolicy,

@@ -30,6 +30,7 @@ type campaignSource struct {
 	// the storage lane reads or writes it.
 	failingSince time.Time
 	renewer      *renewer
+	summary      *summarizer
 }
 
 // giveUpAfter bounds how long a partition keeps retrying an object store
@@ -56,7 +57,8 @@ func newCampaignSource(ctx context.Context, cfg *Config, queriesSHA string, quer
 	if m.samHeader != nil {
 		cfg.Campaign.Ledger.SetHeader(m.samHeader)
 	}
-	return &campaignSource{c: cfg.Campaign, renewer: newRenewer(ctx, plan.Policy.Renew(), m.ledgerOp, cfg.Log)}, nil
+	return &campaignSource{c: cfg.Campaign, renewer: newRenewer(ctx, plan.Policy.Renew(), m.ledgerOp, cfg.Log),
+		summary: newSummarizer(ctx, cfg.Campaign.Ledger, cfg.Campaign.Holder, m.ledgerOp, cfg.Log)}, nil
 }
 
 func (s *campaignSource) take(ctx context.Context, m *master) taken {
@@ -156,19 +158,30 @@ func (s *campaignSource) committed(m *master, u *unit, err error) {
 }
 
 func (s *campaignSource) hold(u *unit) { s.renewer.hold(u.lease) }
-func (s *campaignSource) drop(u *unit) { s.renewer.drop(u.lease) }
-func (s *campaignSource) close()       { s.renewer.stop() }
+
+// drop ends a chunk's lease renewal: it was committed, failed or given
+// up, which the summary tells pollers soon.
+func (s *campaignSource) drop(u *unit) {
+	s.renewer.drop(u.lease)
+	s.summary.changed()
+}
+
+func (s *campaignSource) close() {
+	s.renewer.stop()
+	s.summary.stop()
+}
 
 // assemble builds the campaign's result once every chunk is decided and
 // returns its location; empty when a chunk turned out to need redoing.
 func (s *campaignSource) assemble(ctx context.Context, m *master) (string, error) {
-	var st *ledger.Status
-	err := m.ledgerOp("status", func() (err error) {
-		st, err = s.c.Ledger.Status(ctx)
-		return err
-	})
-	if err != nil {
+	// The listing that finds the campaign complete is the summary's too,
+	// so pollers see it complete without a listing of their own.
+	st, err := s.summary.write(ctx)
+	if st == nil {
 		return "", err
+	}
+	if err != nil {
+		m.cfg.Log.V(1).Info("writing the campaign summary", "error", err.Error())
 	}
 	if !st.Complete {
 		return "", nil

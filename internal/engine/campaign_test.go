@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/blastfleet/blastfleet/internal/blast"
 	"github.com/blastfleet/blastfleet/internal/engine"
@@ -95,6 +96,19 @@ func TestCampaignPartitionsShareChunks(t *testing.T) {
 	}
 	if d := refsearch.Diff(got.Bytes(), want); d != "" {
 		t.Fatalf("campaign result differs from the unsharded search: %s", d)
+	}
+	// The partitions left the campaign's summary for pollers: complete,
+	// as a listing of the chunks says.
+	l, err := ledger.Open(context.Background(), st, ledger.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, err := l.ReadSummary(context.Background(), time.Minute)
+	if err != nil || sum == nil {
+		t.Fatalf("summary after the partitions ended: %+v, %v", sum, err)
+	}
+	if s := sum.Status; !s.Complete || s.Committed != 8 || s.QueriesDone != 30 || !strings.HasPrefix(sum.Writer, "p") {
+		t.Errorf("summary %+v by %q, want complete with 8 chunks and 30 queries", s, sum.Writer)
 	}
 }
 

@@ -144,6 +144,7 @@ func TestArgoExecutor(t *testing.T) {
 	// Every chunk committed and the Workflow done: Complete.
 	h.commitAll(l)
 	r1 := h.waitWorkflows("wf", "wf-p0-r1")["wf-p0-r1"]
+	h.assembleAsPartition(l)
 	h.setWorkflowStatus(r1, map[string]any{"phase": "Succeeded", "finishedAt": time.Now().UTC().Format(time.RFC3339)})
 	done := h.waitPhase("wf", v1alpha1.CampaignComplete, 20*time.Second)
 	if done.Status.Result == "" || done.Status.Progress != "100%" {

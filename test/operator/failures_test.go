@@ -196,6 +196,7 @@ func TestFailedQueryDegrades(t *testing.T) {
 		}
 		return nil
 	})
+	h.assembleAsPartition(l)
 	h.setJobCondition(parts["degraded-p0-r0"], kubeflow.JobSucceeded, "Succeeded", "")
 	got := h.waitPhase("degraded", v1alpha1.CampaignComplete, 30*time.Second)
 	s := got.Status

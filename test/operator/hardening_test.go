@@ -178,6 +178,7 @@ func TestSlowStoreDoesNotStallOthers(t *testing.T) {
 	l := h.writePlan("brisk", "sprot", 3)
 	parts := h.waitPartitions("brisk", "brisk-p0-r0")
 	h.commitAll(l)
+	h.assembleAsPartition(l)
 	h.setJobCondition(parts["brisk-p0-r0"], kubeflow.JobSucceeded, "Succeeded", "")
 	h.waitPhase("brisk", v1alpha1.CampaignComplete, 30*time.Second)
 }

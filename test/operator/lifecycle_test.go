@@ -99,10 +99,13 @@ func TestCampaignLifecycle(t *testing.T) {
 	parts = h.waitPartitions("life", "life-p0-r0")
 	h.waitPhase("life", v1alpha1.CampaignRunning, 10*time.Second)
 
-	// Every chunk committed and the partition done: Complete, with the
-	// assembled result.
+	// Every chunk committed and the partition done without assembling:
+	// the assembly Job assembles, then Complete, with the result.
 	h.commitAll(l)
 	h.setJobCondition(parts["life-p0-r0"], kubeflow.JobSucceeded, "Succeeded", "")
+	asmJob := h.waitAssembleJob("life")
+	h.runJob(asmJob)
+	h.setBatchJobCondition(asmJob, batchv1.JobComplete, "Completed", "")
 	done := h.waitPhase("life", v1alpha1.CampaignComplete, 20*time.Second)
 	if done.Status.Result != "s3://blastfleet/campaigns/default/life/result" {
 		t.Errorf("status.result = %q", done.Status.Result)

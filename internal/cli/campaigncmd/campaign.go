@@ -1,6 +1,6 @@
 // Package campaigncmd is the blastfleet CLI's campaign commands, which
 // work on a campaign's ledger in object storage without a cluster:
-// campaign plan, status, results and report.
+// campaign plan, status, results, report and assemble.
 package campaigncmd
 
 import (
@@ -18,7 +18,8 @@ import (
 	"github.com/blastfleet/blastfleet/internal/objstore"
 )
 
-// New groups the campaign commands: plan, status, results, report.
+// New groups the campaign commands: plan, status, results, report,
+// assemble.
 func New(root *cli.Options) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "campaign",
@@ -35,7 +36,8 @@ credentials, AWS_ENDPOINT_URL for MinIO) or a directory.`,
   blastfleet campaign results s3://work/campaigns/run1 -o run1.tsv
   blastfleet campaign report --campaign s3://work/campaigns/run1 -o run1-report.html`,
 	}
-	cmd.AddCommand(newCampaignPlanCmd(root), newCampaignStatusCmd(root), newCampaignResultsCmd(root), newCampaignReportCmd(root))
+	cmd.AddCommand(newCampaignPlanCmd(root), newCampaignStatusCmd(root), newCampaignResultsCmd(root), newCampaignReportCmd(root),
+		newCampaignAssembleCmd(root))
 	return cmd
 }
 
