@@ -54,9 +54,6 @@ func newCampaignSource(ctx context.Context, cfg *Config, queriesSHA string, quer
 	if err := ledger.CheckStore(ctx, cfg.Campaign.Ledger.Store()); err != nil {
 		return nil, fmt.Errorf("campaign %s: %w", cfg.Campaign.Location, err)
 	}
-	if m.samHeader != nil {
-		cfg.Campaign.Ledger.SetHeader(m.samHeader)
-	}
 	return &campaignSource{c: cfg.Campaign, renewer: newRenewer(ctx, plan.Policy.Renew(), m.ledgerOp, cfg.Log),
 		summary: newSummarizer(ctx, cfg.Campaign.Ledger, cfg.Campaign.Holder, m.ledgerOp, cfg.Log)}, nil
 }

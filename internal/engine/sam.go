@@ -8,6 +8,7 @@ import (
 
 	"github.com/blastfleet/blastfleet/internal/blast"
 	"github.com/blastfleet/blastfleet/internal/blastdoc"
+	"github.com/blastfleet/blastfleet/internal/ledger"
 	"github.com/blastfleet/blastfleet/internal/output"
 )
 
@@ -40,6 +41,12 @@ func (m *master) setupSAM(ctx context.Context, dbName string) error {
 	lengths := make([]int, len(m.queries))
 	for i, q := range m.queries {
 		lengths[i] = q.Len
+	}
+	if cfg.Campaign != nil {
+		// Whichever assembles the campaign's result (a partition, or
+		// the operator's assembly Job, which runs no BLAST and reads no
+		// queries) makes the header from these.
+		return cfg.Campaign.Ledger.PutSAMInputs(ctx, ledger.SAMInputs{PG: string(pg), Lengths: lengths})
 	}
 	m.samHeader = func(body io.Reader) ([]byte, error) { return blastdoc.SAMHeader(body, lengths, pg) }
 	return nil

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"slices"
 	"strings"
 	"sync"
@@ -95,8 +94,6 @@ type Ledger struct {
 	mu    sync.Mutex
 	cache map[string]cached
 	seen  map[string]observation // lease versions, by lease object key
-	// header makes the assembled result's header (SetHeader); nil: none.
-	header func(io.Reader) ([]byte, error)
 }
 
 // observation is when this handle first saw a version of a lease object

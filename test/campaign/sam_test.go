@@ -64,5 +64,23 @@ func TestCampaignSAM(t *testing.T) {
 	if whole, err := io.ReadAll(rc); err != nil || !bytes.Equal(whole, want) {
 		t.Fatalf("the assembled result differs from blastn's SAM (%v): %s", err, refsearch.Diff(whole, want))
 	}
-	t.Logf("%d chunks, %d bytes of SAM, identical", s.Chunks, len(got))
+
+	// The operator's assembly Job (blastfleet campaign assemble, which
+	// reads no queries and runs no BLAST) makes the same result, header
+	// included, when no partition was left to assemble it.
+	for _, k := range []string{"assembled.json", "result.header", ledger.ResultKey} {
+		if err := st.Delete(ctx, k); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mustRunCLI(t, "campaign", "assemble", loc)
+	rc2, err := st.Get(ctx, ledger.ResultKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rc2.Close()
+	if whole, err := io.ReadAll(rc2); err != nil || !bytes.Equal(whole, want) {
+		t.Fatalf("the result assembled by campaign assemble differs from blastn's SAM (%v): %s", err, refsearch.Diff(whole, want))
+	}
+	t.Logf("%d chunks, %d bytes of SAM, identical, assembled by a partition and by campaign assemble", s.Chunks, len(got))
 }
