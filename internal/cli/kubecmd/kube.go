@@ -37,9 +37,13 @@ type kubeOptions struct {
 }
 
 func (k *kubeOptions) addFlags(cmd *cobra.Command) {
-	k.flags = genericclioptions.NewConfigFlags(false)
-	// No discovery cache here, and results has a --cache-dir of its own.
-	k.flags.CacheDir = nil
+	// Made once: a Locator adds the same options to several commands
+	// (hpc submit, status, cancel), whichever of them runs.
+	if k.flags == nil {
+		k.flags = genericclioptions.NewConfigFlags(false)
+		// No discovery cache here, and results has a --cache-dir of its own.
+		k.flags.CacheDir = nil
+	}
 	k.flags.AddFlags(cmd.Flags())
 	k.addCompletions(cmd)
 }
