@@ -27,8 +27,9 @@ var burstPolicy = burst.Policy{MinWindow: time.Second, Margin: 0.1, MinInterval:
 // the deadline makes the operator add partitions up to partitions.max,
 // saying why in an event and the OnSchedule condition; once the site
 // catches up, the partitions added are removed again (down to min).
+// Not parallel: it reads the operator's metrics, which live in
+// controller-runtime's one registry, shared by every test's operator.
 func TestBurstToDeadline(t *testing.T) {
-	t.Parallel() // its own API server, MinIO and operator
 	h := newHarness(t)
 	h.readyDatabase("sprot", v1alpha1.DatabaseProtein)
 	h.putQueries("burst")
