@@ -395,8 +395,12 @@ func TestDockerfilesBuildWhatMakeBuilds(t *testing.T) {
 			}
 		}
 	}
-	// And the images hold every program make build builds.
+	// And the images hold every program make build builds, but the local
+	// stack's (blastfleet dev runs it on a workstation, never in a pod).
 	for _, m := range made {
+		if m.pkg == "./cmd/blastfleet-dev" {
+			continue
+		}
 		if !slices.Contains(built, m) {
 			t.Errorf("make build builds %s (tags %q), which no image does", m.pkg, m.tags)
 		}
