@@ -102,7 +102,14 @@ func testStopsNotFailures(t *testing.T, tg *target, f *fixture, db string) {
 		name, s.Committed, s.Chunks, s.StoppedAttempts, s.FailedAttempts)
 
 	patch(`{"spec":{"suspend":false}}`)
-	tg.waitPhase(t, name, v1alpha1.CampaignRunning, time.Minute)
+	// Every chunk may have been committed before the stop reached the
+	// partitions: then the resume only assembles the result (the
+	// assembly Job), and the campaign goes straight to Complete.
+	if c := tg.waitPhaseOr(t, name, v1alpha1.CampaignRunning, v1alpha1.CampaignComplete, time.Minute); c.Status.Phase == v1alpha1.CampaignComplete {
+		t.Logf("%s: every chunk was committed before the suspend; the resume assembled the result", name)
+		finish(c)
+		return
+	}
 	waitFor(t, time.Minute, "a chunk leased after the resume", func() (bool, string) {
 		if c := tg.campaign(t, name); c.Status.Phase == v1alpha1.CampaignComplete {
 			return true, "complete"
