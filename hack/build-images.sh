@@ -41,11 +41,16 @@ gobuilder=localhost/blastfleet/golang:$GO_VERSION-bookworm-local
 
 step() { printf '[%s] %s\n' "$(date +%T)" "$*" >&2; }
 
+# A working container a failed step leaves (with its overlay mount) is
+# removed on exit; one committed with --rm is gone already.
+working=()
+trap 'for w in "${working[@]}"; do bh rm "$w" >/dev/null 2>&1 || true; done' EXIT
+
 if ! bh inspect --type image "$base" >/dev/null 2>&1; then
   step "base: mmdebstrap bookworm (minbase, about 40 s)"
   tar="$out/bookworm-minbase.tar"
   [ -s "$tar" ] || { mmdebstrap --variant=minbase --quiet bookworm "$tar.tmp" && mv "$tar.tmp" "$tar"; }
-  c=$(bh from scratch)
+  c=$(bh from scratch); working+=("$c")
   bh add "$c" "$tar" / >/dev/null
   bh config --env PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin --cmd /bin/bash "$c"
   bh commit --quiet --rm "$c" "$base" >/dev/null
@@ -53,7 +58,7 @@ fi
 
 if ! bh inspect --type image "$gobuilder" >/dev/null 2>&1; then
   step "Go builder: the base, gcc and Go $GO_VERSION (this machine's, which is go.mod's)"
-  c=$(bh from --pull=never "$base")
+  c=$(bh from --pull=never "$base"); working+=("$c")
   bh run --isolation chroot "$c" -- sh -c 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends gcc libc6-dev make pkg-config ca-certificates git >/dev/null && rm -rf /var/lib/apt/lists/*'
   bh copy "$c" "$(go env GOROOT)" /usr/local/go >/dev/null
   # The CAs this machine trusts beyond Debian's (an egress proxy's): the
