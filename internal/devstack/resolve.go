@@ -35,15 +35,18 @@ func Resolve(c *Config, binDir string, progress io.Writer) error {
 		}
 		c.Dir = abs
 	}
+	// The programs not given: in binDir, else beside the CLI (make build
+	// puts them side by side).
+	progDir := binDir
+	if progDir == "" && c.CLI != "" {
+		progDir = filepath.Dir(c.CLI)
+	}
 	for _, p := range []struct {
 		dst  *string
 		name string
 	}{{&c.CLI, "blastfleet"}, {&c.Dev, "blastfleet-dev"}, {&c.Engine, "blastfleet-engine"}, {&c.Manager, "blastfleet-manager"}} {
-		if *p.dst == "" && binDir != "" {
-			*p.dst = filepath.Join(binDir, p.name)
-		}
-		if *p.dst == "" && p.name == "blastfleet-dev" && c.CLI != "" {
-			*p.dst = filepath.Join(filepath.Dir(c.CLI), p.name) // make build puts them side by side
+		if *p.dst == "" && progDir != "" {
+			*p.dst = filepath.Join(progDir, p.name)
 		}
 		if *p.dst != "" {
 			if _, err := os.Stat(*p.dst); err != nil {

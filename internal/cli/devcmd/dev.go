@@ -60,7 +60,7 @@ func (o *devOptions) dirArg() string {
 // NewRoot is blastfleet-dev's root command: the dev commands.
 func NewRoot() *cobra.Command {
 	cmd := New()
-	cmd.Use = "blastfleet-dev"
+	cmd.Use = devexec.Binary
 	cmd.SilenceErrors = true // main prints the error once
 	cmd.PersistentPreRun = func(c *cobra.Command, _ []string) { c.SilenceUsage = true }
 	return cmd
@@ -70,7 +70,7 @@ func NewRoot() *cobra.Command {
 // blastfleet dev passes it (devexec.CallerEnv); a test tree's root is the
 // CLI itself.
 func caller(cmd *cobra.Command) string {
-	if root := cmd.Root(); root.Name() != "blastfleet-dev" {
+	if root := cmd.Root(); root.Name() != devexec.Binary {
 		return root.CommandPath()
 	}
 	if c := os.Getenv(devexec.CallerEnv); c != "" {
