@@ -111,9 +111,9 @@ func (r *CampaignReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 	// campaign this long at most, never a worker for ever.
 	rctx, cancel := r.Bounds.reconcileContext(ctx)
 	err := run.reconcile(rctx)
-	run.recordCost(rctx)
+	_, _ = timed(rctx, "cost", func(ctx context.Context) (bool, error) { run.recordCost(ctx); return true, nil })
 	cancel()
-	werr := run.writeStatus(ctx)
+	_, werr := timed(ctx, "status", func(ctx context.Context) (bool, error) { return true, run.writeStatus(ctx) })
 	if werr == nil && run.terminal() {
 		// A finished campaign reads its ledger no more: its cached
 		// records would stay in memory for as long as the operator runs.

@@ -55,7 +55,7 @@ func programDBType(p v1alpha1.Program) v1alpha1.DatabaseType {
 func (run *campaignRun) openStorage(ctx context.Context) (bool, error) {
 	c := run.c
 	bucket, prefix := splitLocation(run.loc)
-	st, err := run.r.Stores.Open(ctx, c.Namespace, c.Spec.Output, bucket, prefix)
+	st, err := run.stores.Open(ctx, c.Namespace, c.Spec.Output, bucket, prefix)
 	if err != nil {
 		return run.waitStorage(err)
 	}

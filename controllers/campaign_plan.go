@@ -157,14 +157,14 @@ func (run *campaignRun) storeAccess(ctx context.Context) string {
 	access := fmt.Sprintf("%s|%s|%t|%v|%v", out.Endpoint, out.Region, out.Anonymous, out.CredentialsSecretRef, out.CABundle)
 	if ref := out.CredentialsSecretRef; ref != nil {
 		var sec corev1.Secret
-		if err := run.r.Stores.Secrets.Get(ctx, client.ObjectKey{Namespace: run.c.Namespace, Name: ref.Name}, &sec); err != nil {
+		if err := run.stores.Secrets.Get(ctx, client.ObjectKey{Namespace: run.c.Namespace, Name: ref.Name}, &sec); err != nil {
 			return access + "|unread"
 		}
 		access += "|secret " + sec.ResourceVersion
 	}
 	if ca := out.CABundle; ca != nil {
 		var cm corev1.ConfigMap
-		if err := run.r.Stores.Secrets.Get(ctx, client.ObjectKey{Namespace: run.c.Namespace, Name: ca.Name}, &cm); err != nil {
+		if err := run.stores.Secrets.Get(ctx, client.ObjectKey{Namespace: run.c.Namespace, Name: ca.Name}, &cm); err != nil {
 			return access + "|unread"
 		}
 		access += "|ca " + cm.ResourceVersion
@@ -180,14 +180,14 @@ func (run *campaignRun) checkQueries(ctx context.Context) (bool, error) {
 	bucket, key := splitLocation(url)
 	store := c.Spec.Output
 	if qs := c.Spec.Queries.Storage; qs != nil {
-		if qs.CredentialsSecretRef == nil && !qs.Anonymous && !run.r.Stores.Policy.AllowOperatorIdentity {
+		if qs.CredentialsSecretRef == nil && !qs.Anonymous && !run.stores.Policy.AllowOperatorIdentity {
 			// Only the pods' identity reaches them: the planning Job
 			// finds a missing object.
 			return true, nil
 		}
 		store = *qs
 	}
-	st, err := run.r.Stores.Open(ctx, c.Namespace, store, bucket, "")
+	st, err := run.stores.Open(ctx, c.Namespace, store, bucket, "")
 	if err != nil {
 		if qs := c.Spec.Queries.Storage; qs != nil {
 			return run.waitStore("spec.queries.storage", err)

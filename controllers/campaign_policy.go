@@ -33,7 +33,7 @@ func (run *campaignRun) policyViolation() error {
 func (run *campaignRun) checkStores(ctx context.Context) (bool, error) {
 	c := run.c
 	check := func(field string, st v1alpha1.ObjectStorage) error {
-		return run.r.Stores.CheckAccess(ctx, c.Namespace, field, st)
+		return run.stores.CheckAccess(ctx, c.Namespace, field, st)
 	}
 	err := check("BlastDatabase "+run.db.Name+" spec.storage", run.db.Spec.Storage)
 	for i, r := range run.db.Spec.Replicas {

@@ -21,6 +21,9 @@ type campaignRun struct {
 	before *v1alpha1.SearchCampaignStatus
 	now    time.Time
 
+	// stores is the reconciler's, reading each Secret once per reconcile.
+	stores StoreOpener
+
 	db     *v1alpha1.BlastDatabase
 	loc    string
 	store  objstore.Store
@@ -42,7 +45,11 @@ type campaignRun struct {
 }
 
 func newCampaignRun(r *CampaignReconciler, c *v1alpha1.SearchCampaign) *campaignRun {
-	return &campaignRun{r: r, c: c, before: c.Status.DeepCopy(), now: r.now(), loc: location(c.Spec.Output, c.Namespace, c.Name)}
+	stores := r.Stores
+	if stores.Secrets != nil {
+		stores.Secrets = newOnceReader(stores.Secrets)
+	}
+	return &campaignRun{r: r, c: c, before: c.Status.DeepCopy(), now: r.now(), stores: stores, loc: location(c.Spec.Output, c.Namespace, c.Name)}
 }
 
 // reconcile runs the phases in order; each returns false when the
@@ -50,22 +57,26 @@ func newCampaignRun(r *CampaignReconciler, c *v1alpha1.SearchCampaign) *campaign
 func (run *campaignRun) reconcile(ctx context.Context) error {
 	run.c.Status.Location = run.loc
 	if run.terminal() {
-		return run.windDownPartitions(ctx)
+		_, err := timed(ctx, "wind-down", func(ctx context.Context) (bool, error) { return true, run.windDownPartitions(ctx) })
+		return err
 	}
-	for _, phase := range []func(context.Context) (bool, error){
-		run.resolveDatabase,
-		run.openStorage,
-		run.checkStores,
-		run.ensurePlan,
-		run.readLedger,
-		run.observePartitions,
-		run.finishIfDone,
-		run.checkDeadline,
-		run.checkPolicy,
-		run.decideBurst,
-		run.reconcilePartitions,
+	for _, p := range []struct {
+		step string
+		run  func(context.Context) (bool, error)
+	}{
+		{"database", run.resolveDatabase},
+		{"storage", run.openStorage},
+		{"stores", run.checkStores},
+		{"plan", run.ensurePlan},
+		{"ledger", run.readLedger},
+		{"observe", run.observePartitions},
+		{"finish", run.finishIfDone},
+		{"deadline", run.checkDeadline},
+		{"policy", run.checkPolicy},
+		{"burst", run.decideBurst},
+		{"partitions", run.reconcilePartitions},
 	} {
-		ok, err := phase(ctx)
+		ok, err := timed(ctx, p.step, p.run)
 		if err != nil || !ok {
 			return err
 		}

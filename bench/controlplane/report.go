@@ -26,6 +26,7 @@ func (b *bench) report(out io.Writer, mpijobs int, pl pipeline) {
 	fmt.Fprintf(out, "apply to the last MPIJob created: %.1f s; MPIJob created to its launcher Running: p50 %.1f s, p99 %.1f s (%d partitions)\n",
 		pl.lastCreated.Seconds(), pl.startP50.Seconds(), pl.startP99.Seconds(), pl.started)
 	fmt.Fprintf(out, "reconciles of searchcampaign %d: p50 %.1f ms, p99 %.1f ms\n", int(reconciles), p50, p99)
+	b.reportSteps(out)
 	fmt.Fprintf(out, "operator heap peak %.0f MiB (at the end %.0f MiB), CPU %.1f s (%.2f cores over the run)\n",
 		heapPeak/(1<<20), heapNow/(1<<20), cpu, cpu/math.Max(secs, 1))
 	byVerb := b.apiMetrics.sum("apiserver_request_total", "verb", nil)
@@ -49,6 +50,26 @@ func (b *bench) report(out io.Writer, mpijobs int, pl pipeline) {
 	fmt.Fprintf(out, "load average at the end: %s\n", loadAverage())
 	fmt.Fprintf(out, "campaigns %d partitions %d reconcile p99 %.0f ms operator heap %.0f MiB\n",
 		b.cfg.campaigns, b.cfg.campaigns*b.cfg.partitions, p99, heapPeak/(1<<20))
+}
+
+// stepSeconds is the operator's histogram of a campaign reconcile's steps.
+const stepSeconds = "blastfleet_operator_campaign_step_seconds"
+
+// reportSteps breaks the reconcile latency down by step, slowest total
+// first: where the tail waits (the API server, the store, the operator).
+func (b *bench) reportSteps(out io.Writer) {
+	counts := b.opMetrics.sum(stepSeconds+"_count", "step", nil)
+	sums := b.opMetrics.sum(stepSeconds+"_sum", "step", nil)
+	var steps []string
+	for s := range counts {
+		steps = append(steps, s)
+	}
+	sort.Slice(steps, func(i, j int) bool { return sums[steps[i]] > sums[steps[j]] })
+	for _, step := range steps {
+		is := func(l map[string]string) bool { return l["step"] == step }
+		fmt.Fprintf(out, "  step %-12s %6d runs, p50 %7.1f ms, p99 %7.1f ms, %6.1f s in all\n", step, int(counts[step]),
+			b.opMetrics.quantile(0.50, stepSeconds, is)*1000, b.opMetrics.quantile(0.99, stepSeconds, is)*1000, sums[step])
+	}
 }
 
 func orNone(s string) string {

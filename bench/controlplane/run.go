@@ -113,6 +113,8 @@ func keepOperatorSample(s sample) bool {
 	case "controller_runtime_reconcile_time_seconds_bucket", "controller_runtime_reconcile_time_seconds_count",
 		"controller_runtime_reconcile_time_seconds_sum", "controller_runtime_reconcile_total":
 		return s.labels["controller"] == "searchcampaign"
+	case stepSeconds + "_bucket", stepSeconds + "_count", stepSeconds + "_sum":
+		return true
 	case "go_memstats_heap_alloc_bytes", "process_cpu_seconds_total":
 		return true
 	}

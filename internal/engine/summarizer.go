@@ -12,10 +12,11 @@ import (
 )
 
 // Pace of a partition's summary.json writes: within summaryLeast of a
-// chunk's end, and every summaryEvery meanwhile, so a poller (the
-// operator) finds it fresh while any partition runs and reads one small
-// object instead of listing every chunk. Each write costs one listing of
-// the chunks, here, where the work is.
+// chunk's end, and every summaryEvery meanwhile unless another
+// partition's is that recent, so a poller (the operator) finds it fresh
+// while any partition runs and reads one small object instead of listing
+// every chunk. Each write costs one listing of the chunks, here, where the
+// work is.
 const (
 	summaryLeast = 5 * time.Second
 	summaryEvery = 30 * time.Second
@@ -71,18 +72,32 @@ func (s *summarizer) run(ctx context.Context) {
 		case <-t.C:
 		}
 		s.mu.Lock()
-		due := s.dirty || time.Since(last) >= summaryEvery
+		dirty := s.dirty
 		s.dirty = false
 		s.mu.Unlock()
-		if !due {
+		if !dirty && time.Since(last) < summaryEvery {
 			continue
 		}
 		last = time.Now()
+		if !dirty && s.fresh(ctx) {
+			continue // another partition's listing is recent: ours would say the same
+		}
 		// A summary not written costs pollers a listing, nothing more.
 		if _, err := s.write(ctx); err != nil && ctx.Err() == nil {
 			s.log.V(1).Info("writing the campaign summary; will retry", "error", err.Error())
 		}
 	}
+}
+
+// fresh says whether another writer's summary is recent enough that a
+// periodic write, with no chunk ended here since, would add nothing.
+func (s *summarizer) fresh(ctx context.Context) bool {
+	var ok bool
+	err := s.op("summary", func() (err error) {
+		ok, err = s.l.SummaryFresh(ctx, summaryEvery)
+		return err
+	})
+	return err == nil && ok
 }
 
 // write lists the chunks and stores their status in summary.json.

@@ -118,3 +118,19 @@ func (l *Ledger) ReadSummary(ctx context.Context, maxAge time.Duration) (*Summar
 	}
 	return &Summary{Status: rec.Status, Taken: rec.Taken, Writer: rec.Writer, ETag: etag}, nil
 }
+
+// SummaryFresh says whether summary.json holds this plan's status taken
+// less than age ago, by this clock. A partition with no chunk ended since
+// its last write leaves a fresh summary (another partition's) as it is, so
+// a campaign's partitions list its chunks about once per age between
+// them, not once each.
+func (l *Ledger) SummaryFresh(ctx context.Context, age time.Duration) (bool, error) {
+	rec, _, err := l.readSummary(ctx)
+	switch {
+	case errors.Is(err, objstore.ErrNotExist):
+		return false, nil
+	case err != nil || rec == nil:
+		return false, err
+	}
+	return rec.PlanETag == l.planETag && l.now().Sub(rec.Taken) < age, nil
+}

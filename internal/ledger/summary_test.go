@@ -126,3 +126,37 @@ func sameStatus(a, b *Status) bool {
 	_ = json.Unmarshal(jb, &y)
 	return reflect.DeepEqual(x, y)
 }
+
+// TestSummaryFresh: a summary any writer took less than the age ago is
+// fresh; older, absent or another plan's is not.
+func TestSummaryFresh(t *testing.T) {
+	forStores(t, func(t *testing.T, fresh func() objstore.Store) {
+		ctx := context.Background()
+		st := fresh()
+		clk := newClock()
+		l := campaign(t, st, ChunkByQueries(6, 2), Options{Now: clk.Now})
+		other := open(t, st, Options{Now: clk.Now})
+		if ok, err := other.SummaryFresh(ctx, 30*time.Second); err != nil || ok {
+			t.Fatalf("no summary: fresh %v, %v", ok, err)
+		}
+		if _, err := l.WriteSummary(ctx, "p"); err != nil {
+			t.Fatal(err)
+		}
+		clk.Advance(29 * time.Second)
+		if ok, err := other.SummaryFresh(ctx, 30*time.Second); err != nil || !ok {
+			t.Errorf("another writer's summary 29 s old: fresh %v, %v", ok, err)
+		}
+		clk.Advance(time.Second)
+		if ok, err := other.SummaryFresh(ctx, 30*time.Second); err != nil || ok {
+			t.Errorf("30 s old: fresh %v, %v", ok, err)
+		}
+		rec := summaryRecord{Taken: clk.Now(), Writer: "q", PlanETag: "another", Status: &Status{Name: "other"}}
+		data, _ := json.Marshal(rec)
+		if err := st.Put(ctx, SummaryKey, bytes.NewReader(data), int64(len(data))); err != nil {
+			t.Fatal(err)
+		}
+		if ok, err := other.SummaryFresh(ctx, 30*time.Second); err != nil || ok {
+			t.Errorf("another plan's summary: fresh %v, %v", ok, err)
+		}
+	})
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"sort"
 	"strings"
 
@@ -19,9 +20,10 @@ const unknownSizePart = 16 << 20
 
 // S3 is a Store over an S3 bucket and key prefix, through minio-go.
 type S3 struct {
-	core   *minio.Core
-	bucket string
-	prefix string // "" or ending in '/'
+	core      *minio.Core
+	transport http.RoundTripper // shared with every client of the same TLS settings
+	bucket    string
+	prefix    string // "" or ending in '/'
 }
 
 // NewS3 returns a Store rooted at bucket/prefix. It does not contact the
@@ -55,7 +57,7 @@ func NewS3(cfg S3Config, bucket, prefix string) (*S3, error) {
 	if err != nil {
 		return nil, fmt.Errorf("s3 client for %s: %w", cfg, err)
 	}
-	return &S3{core: core, bucket: bucket, prefix: prefix}, nil
+	return &S3{core: core, transport: transport, bucket: bucket, prefix: prefix}, nil
 }
 
 // URL returns s3://bucket/prefix/key.

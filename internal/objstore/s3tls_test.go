@@ -64,3 +64,44 @@ func writeFile(t *testing.T, data string) string {
 	}
 	return p
 }
+
+// Clients of the same settings share one transport, so an operator that
+// opens a campaign's store at every reconcile reuses its connections; a
+// bundle rewritten in place (a mounted ConfigMap) gets a new one.
+func TestS3SharesTransports(t *testing.T) {
+	m := testenv.StartMinIOTLS(t)
+	ca, err := os.ReadFile(m.CA)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bundle := writeFile(t, string(ca))
+	cfg := S3Config{Endpoint: "127.0.0.1:1", Secure: true, Region: "us-east-1", CABundle: bundle}
+	transport := func(cfg S3Config) any {
+		t.Helper()
+		s, err := NewS3(cfg, "bucket", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s.transport
+	}
+	first := transport(cfg)
+	if transport(cfg) != first {
+		t.Error("two clients of the same settings have two transports")
+	}
+	plain := cfg
+	plain.CABundle = ""
+	if transport(plain) == first {
+		t.Error("a client without the bundle shares the bundle's transport")
+	}
+	insecure := plain
+	insecure.Secure = false
+	if transport(insecure) == transport(plain) {
+		t.Error("http and https clients share a transport")
+	}
+	if err := os.WriteFile(bundle, append(ca, '\n'), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if transport(cfg) == first {
+		t.Error("a rewritten bundle kept the old transport")
+	}
+}
