@@ -83,6 +83,15 @@ type CampaignReconciler struct {
 
 	ledgers sync.Map // campaign UID -> *cachedLedger, whose Ledger caches records by ETag
 	backoff storeBackoff
+
+	secretsOnce sync.Once
+	secrets     *cachedReader // Stores.Secrets, cached for secretTTL
+}
+
+// secretReader is Stores.Secrets behind the reconciler's cache.
+func (r *CampaignReconciler) secretReader() *cachedReader {
+	r.secretsOnce.Do(func() { r.secrets = newCachedReader(r.Stores.Secrets, secretTTL, r.Now) })
+	return r.secrets
 }
 
 // Reconcile moves a campaign one step: database, plan, ledger,

@@ -62,3 +62,12 @@ func (run *campaignRun) openStorage(ctx context.Context) (bool, error) {
 	run.store = run.r.Bounds.bound(st)
 	return true, nil
 }
+
+// reopenStorage opens the output store again with credentials read anew:
+// the cached ones may be the keys a rotation replaced.
+func (run *campaignRun) reopenStorage(ctx context.Context) (bool, error) {
+	if r := run.r.secrets; r != nil {
+		r.forget(run.c.Namespace)
+	}
+	return run.openStorage(ctx)
+}

@@ -24,8 +24,12 @@ func (run *campaignRun) readLedger(ctx context.Context) (bool, error) {
 	}
 	st, err := run.readStatus(ctx)
 	if err != nil {
-		// The handle may hold what no longer works: open the ledger again
-		// with this reconcile's store and retry once.
+		// The handle may hold what no longer works (keys rotated since):
+		// read the credentials again, open the ledger again with them and
+		// retry once.
+		if ok, rerr := run.reopenStorage(ctx); !ok || rerr != nil {
+			return ok, rerr
+		}
 		if ok, rerr := run.reopenLedger(ctx, run.storeAccess(ctx)); !ok || rerr != nil {
 			return ok, rerr
 		}

@@ -21,7 +21,7 @@ type campaignRun struct {
 	before *v1alpha1.SearchCampaignStatus
 	now    time.Time
 
-	// stores is the reconciler's, reading each Secret once per reconcile.
+	// stores is the reconciler's, reading Secrets through its cache.
 	stores StoreOpener
 
 	db     *v1alpha1.BlastDatabase
@@ -47,7 +47,7 @@ type campaignRun struct {
 func newCampaignRun(r *CampaignReconciler, c *v1alpha1.SearchCampaign) *campaignRun {
 	stores := r.Stores
 	if stores.Secrets != nil {
-		stores.Secrets = newOnceReader(stores.Secrets)
+		stores.Secrets = r.secretReader()
 	}
 	return &campaignRun{r: r, c: c, before: c.Status.DeepCopy(), now: r.now(), stores: stores, loc: location(c.Spec.Output, c.Namespace, c.Name)}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math"
 	"net/http"
 	"sort"
@@ -27,7 +28,27 @@ type scraper struct {
 	gauges map[string]float64 // gauges' latest values
 	peaks  map[string]float64 // gauges' highest values
 	kinds  map[string]sample  // each key's name and labels
+	marked map[string]float64 // the totals at mark, nil before
 	errors int
+}
+
+// mark notes the totals now, for sinceMark to count from.
+func (s *scraper) mark() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.marked = maps.Clone(s.total)
+}
+
+// sinceMark is a scraper whose totals are those counted after mark.
+func (s *scraper) sinceMark() *scraper {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	d := newScraper(s.url, s.token, s.client, s.keep)
+	for k, v := range s.total {
+		d.total[k] = v - s.marked[k]
+		d.kinds[k] = s.kinds[k]
+	}
+	return d
 }
 
 func newScraper(url, token string, client *http.Client, keep func(sample) bool) *scraper {

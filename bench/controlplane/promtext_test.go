@@ -58,3 +58,29 @@ func TestScraperAcrossRestartsAndQuantile(t *testing.T) {
 		t.Errorf("p75 %v, want 0.55", got)
 	}
 }
+
+// sinceMark counts only what came after the mark: the quantile of the
+// reconciles after the restarts leaves out the slow ones before.
+func TestScraperSinceMark(t *testing.T) {
+	s := newScraper("", "", nil, func(sample) bool { return true })
+	feed := func(text string) {
+		samples, err := parseSamples(strings.NewReader(text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.fold(samples)
+	}
+	feed("h_bucket{le=\"0.1\"} 0\nh_bucket{le=\"1\"} 10\nh_bucket{le=\"+Inf\"} 10\n")
+	s.mark()
+	feed("h_bucket{le=\"0.1\"} 10\nh_bucket{le=\"1\"} 20\nh_bucket{le=\"+Inf\"} 20\n")
+	if got := s.quantile(0.5, "h", nil); got != 0.1 {
+		t.Errorf("p50 over the whole run %v, want 0.1", got)
+	}
+	after := s.sinceMark()
+	if got := after.sum("h_bucket", "le", nil)["+Inf"]; got != 10 {
+		t.Errorf("%v observations after the mark, want 10", got)
+	}
+	if got := after.quantile(0.99, "h", nil); got > 0.1 {
+		t.Errorf("p99 after the mark %v, want at most 0.1", got)
+	}
+}

@@ -39,7 +39,16 @@ type bench struct {
 	t0                    time.Time
 	lastRunning, allDone  time.Duration
 	restarts              []string
+	// settled is when the operator's metrics were marked, settleAfter the
+	// last restart: the reconciles after it are those of a cluster that
+	// restarts nothing (zero: no mark).
+	settled     time.Duration
+	restartedAt time.Time
 }
+
+// settleAfter is how long after the API server's restart the operator's
+// reconciles still meet its reconnects and the backlog of the outage.
+const settleAfter = 30 * time.Second
 
 // start brings the cluster up: control plane, store, the cluster's own
 // components, kwok's nodes, then the operator.
