@@ -88,6 +88,13 @@ type CampaignReconciler struct {
 	secrets     *cachedReader // Stores.Secrets, cached for secretTTL
 }
 
+// forgetSecrets drops the cached Secrets of namespace.
+func (r *CampaignReconciler) forgetSecrets(namespace string) {
+	if r.secrets != nil {
+		r.secrets.forget(namespace)
+	}
+}
+
 // secretReader is Stores.Secrets behind the reconciler's cache.
 func (r *CampaignReconciler) secretReader() *cachedReader {
 	r.secretsOnce.Do(func() { r.secrets = newCachedReader(r.Stores.Secrets, secretTTL, r.Now) })
@@ -141,6 +148,7 @@ func (r *CampaignReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 	}
 	requeue := run.requeue
 	if run.storeFailed {
+		r.forgetSecrets(c.Namespace) // the keys may be what failed
 		requeue = max(requeue, r.backoff.next(c.UID, r.PollInterval))
 	} else {
 		r.backoff.reset(c.UID)

@@ -66,8 +66,6 @@ func (run *campaignRun) openStorage(ctx context.Context) (bool, error) {
 // reopenStorage opens the output store again with credentials read anew:
 // the cached ones may be the keys a rotation replaced.
 func (run *campaignRun) reopenStorage(ctx context.Context) (bool, error) {
-	if r := run.r.secrets; r != nil {
-		r.forget(run.c.Namespace)
-	}
+	run.r.forgetSecrets(run.c.Namespace)
 	return run.openStorage(ctx)
 }

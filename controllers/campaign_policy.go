@@ -87,6 +87,9 @@ func (run *campaignRun) waitStorage(err error) (bool, error) {
 
 // waitStore is waitStorage for the store of field.
 func (run *campaignRun) waitStore(field string, err error) (bool, error) {
+	// What is fixed while it waits (a Secret created or labelled, a key
+	// rotated) is read anew at the next reconcile, not a minute later.
+	run.r.forgetSecrets(run.c.Namespace)
 	reason, msg := storageReason(err), field+": "+err.Error()
 	if policy.IsRefusal(reason) {
 		run.warnOnce(reason, msg)

@@ -21,7 +21,8 @@ type campaignRun struct {
 	before *v1alpha1.SearchCampaignStatus
 	now    time.Time
 
-	// stores is the reconciler's, reading Secrets through its cache.
+	// stores is the reconciler's, reading Secrets through its cache once
+	// the campaign runs.
 	stores StoreOpener
 
 	db     *v1alpha1.BlastDatabase
@@ -46,8 +47,14 @@ type campaignRun struct {
 
 func newCampaignRun(r *CampaignReconciler, c *v1alpha1.SearchCampaign) *campaignRun {
 	stores := r.Stores
-	if stores.Secrets != nil {
+	switch {
+	case stores.Secrets == nil:
+	case c.Status.Phase == v1alpha1.CampaignRunning:
 		stores.Secrets = r.secretReader()
+	default:
+		// Not admitted yet: the policy's checks of its Secrets (a label
+		// just removed) are made on what they are now, each read once.
+		stores.Secrets = newCachedReader(stores.Secrets, time.Hour, nil)
 	}
 	return &campaignRun{r: r, c: c, before: c.Status.DeepCopy(), now: r.now(), stores: stores, loc: location(c.Spec.Output, c.Namespace, c.Name)}
 }

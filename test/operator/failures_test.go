@@ -197,7 +197,7 @@ func TestFailedQueryDegrades(t *testing.T) {
 		return nil
 	})
 	h.assembleAsPartition(l)
-	h.setJobCondition(parts["degraded-p0-r0"], kubeflow.JobSucceeded, "Succeeded", "")
+	h.partitionExited(parts["degraded-p0-r0"])
 	got := h.waitPhase("degraded", v1alpha1.CampaignComplete, 30*time.Second)
 	s := got.Status
 	if cond := meta.FindStatusCondition(s.Conditions, v1alpha1.ConditionDegraded); cond == nil || cond.Status != metav1.ConditionTrue ||

@@ -11,6 +11,7 @@ import (
 
 	kubeflow "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -284,6 +285,19 @@ func (h *harness) waitPartitions(campaign string, want ...string) map[string]*ku
 }
 
 // setJobCondition writes an MPIJob condition as the MPI operator would.
+// partitionExited marks a partition that assembled the result Succeeded,
+// as its launcher's exit would. The operator may have seen the assembled
+// result first and removed the partition (still Queued here, so without
+// a wind-down): that is the campaign ending, not a failure.
+func (h *harness) partitionExited(job *kubeflow.MPIJob) {
+	h.t.Helper()
+	now := metav1.Now()
+	job.Status.Conditions = append(job.Status.Conditions, kubeflow.JobCondition{Type: kubeflow.JobSucceeded, Status: corev1.ConditionTrue, Reason: "Succeeded", LastUpdateTime: now, LastTransitionTime: now})
+	if err := h.c.Status().Update(context.Background(), job); err != nil && !apierrors.IsNotFound(err) {
+		h.t.Fatalf("setting Succeeded on %s: %v", job.Name, err)
+	}
+}
+
 func (h *harness) setJobCondition(job *kubeflow.MPIJob, t kubeflow.JobConditionType, reason, msg string) {
 	h.t.Helper()
 	now := metav1.Now()

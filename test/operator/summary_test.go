@@ -77,7 +77,7 @@ func TestStatusFromSummary(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.assembleAsPartition(l)
-	h.setJobCondition(parts["sum-p0-r0"], kubeflow.JobSucceeded, "Succeeded", "")
+	h.partitionExited(parts["sum-p0-r0"])
 	done := h.waitPhase("sum", v1alpha1.CampaignComplete, 20*time.Second)
 	if done.Status.Chunks.Committed != 3 || done.Status.Progress != "100%" {
 		t.Errorf("complete status chunks %+v progress %s", done.Status.Chunks, done.Status.Progress)
