@@ -16,6 +16,12 @@ import (
 // comments dropped), so the test runs what users copy and cannot drift.
 func readmeCommands(t *testing.T, root, heading string) [][]string {
 	t.Helper()
+	return readmeProgram(t, root, heading, "kubectl")
+}
+
+// readmeProgram is readmeCommands for the lines that run program.
+func readmeProgram(t *testing.T, root, heading, program string) [][]string {
+	t.Helper()
 	raw, err := os.ReadFile(filepath.Join(root, "README.md"))
 	if err != nil {
 		t.Fatal(err)
@@ -32,7 +38,7 @@ func readmeCommands(t *testing.T, root, heading string) [][]string {
 	for _, line := range strings.Split(strings.ReplaceAll(block[1], "\\\n", " "), "\n") {
 		line, _, _ = strings.Cut(line, "#")
 		fields := strings.Fields(line)
-		if len(fields) > 0 && fields[0] == "kubectl" {
+		if len(fields) > 0 && fields[0] == program {
 			cmds = append(cmds, fields[1:])
 		}
 	}

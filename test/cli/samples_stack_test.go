@@ -6,7 +6,9 @@ import (
 	"context"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -98,6 +100,30 @@ func TestReadmeSamplesLocalStack(t *testing.T) {
 			len(got), len(want), refsearch.Diff(got, want))
 	}
 	t.Logf("result: %d lines, identical to blastp's", bytes.Count(got, []byte("\n")))
+
+	// The block's blastfleet results line, with the variables blastfleet
+	// dev env prints, in a directory of its own (it names a file to write).
+	results := readmeProgram(t, root, "The local stack", "bin/blastfleet")
+	results = slices.DeleteFunc(results, func(c []string) bool { return c[0] != "results" })
+	if len(results) != 1 {
+		t.Fatalf("README's local stack block has %d blastfleet results lines, want 1", len(results))
+	}
+	dir := t.TempDir()
+	cmd := exec.Command(testenv.BuiltBinaries(t).CLI, results[0]...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "KUBECONFIG="+st.Kubeconfig, "AWS_ACCESS_KEY_ID="+st.MinIO.AccessKey,
+		"AWS_SECRET_ACCESS_KEY="+st.MinIO.SecretKey, "AWS_REGION="+st.MinIO.Region, "AWS_ENDPOINT_URL="+st.MinIO.Endpoint)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("blastfleet %s: %v\n%s", strings.Join(results[0], " "), err, out)
+	}
+	i := slices.Index(results[0], "--output-file")
+	if i < 0 || i+1 == len(results[0]) {
+		t.Fatalf("README's results line names no --output-file: %q", results[0])
+	}
+	file, err := os.ReadFile(filepath.Join(dir, results[0][i+1]))
+	if err != nil || !bytes.Equal(file, want) {
+		t.Errorf("blastfleet %s wrote %d bytes (%v); want blastp's %d", strings.Join(results[0], " "), len(file), err, len(want))
+	}
 }
 
 // wait polls obj until done, failing at once when failed.
