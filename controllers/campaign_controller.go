@@ -22,6 +22,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	config "github.com/blastfleet/blastfleet/api/config/v1alpha1"
 	"github.com/blastfleet/blastfleet/api/v1alpha1"
 	"github.com/blastfleet/blastfleet/internal/burst"
 	"github.com/blastfleet/blastfleet/internal/jitter"
@@ -111,6 +112,7 @@ func (r *CampaignReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
+	r.Stores.defaultCampaign(&c)
 	if ours, err := r.Namespaces.owns(ctx, c.Namespace); err != nil || !ours {
 		// Another release's namespace: its operator reconciles it.
 		r.forget(req.NamespacedName)
@@ -169,10 +171,8 @@ func (r *CampaignReconciler) evict(uid types.UID) {
 // otherwise read their ledgers in lockstep for ever.
 func (r *CampaignReconciler) poll() time.Duration { return jitter.Spread(r.PollInterval) }
 
-// DefaultSummaryMaxAge: a running partition writes summary.json within
-// seconds of each chunk's end and every 30 s meanwhile, so one older than
-// this has no partition writing it.
-const DefaultSummaryMaxAge = 2 * time.Minute
+// DefaultSummaryMaxAge: see the configuration package's.
+const DefaultSummaryMaxAge = config.DefaultSummaryMaxAge
 
 func (r *CampaignReconciler) summaryMaxAge() time.Duration {
 	if r.SummaryMaxAge > 0 {

@@ -23,6 +23,7 @@ func (run *campaignRun) resolveDatabase(ctx context.Context) (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("reading BlastDatabase %s: %w", c.Spec.DatabaseRef.Name, err)
 	}
+	run.r.Stores.defaultDatabase(&db)
 	if db.Status.Phase != v1alpha1.DatabaseReady {
 		return run.wait(v1alpha1.CampaignPending, "DatabaseNotReady",
 			fmt.Sprintf("waiting for BlastDatabase %q to be Ready (it is %s)", db.Name, phaseOr(string(db.Status.Phase), "Pending")))

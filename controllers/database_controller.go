@@ -70,6 +70,7 @@ func (r *DatabaseReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 	if err := r.Get(ctx, req.NamespacedName, &db); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
+	r.Stores.defaultDatabase(&db)
 	if ours, err := r.Namespaces.owns(ctx, db.Namespace); err != nil || !ours {
 		return ctrl.Result{}, err // another release's namespace
 	}

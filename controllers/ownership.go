@@ -12,6 +12,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	config "github.com/blastfleet/blastfleet/api/config/v1alpha1"
 )
 
 // +kubebuilder:rbac:groups="",resources=namespaces,verbs=get;list;watch
@@ -20,11 +22,11 @@ import (
 // named by its value, one that watches that namespace alone (helm value
 // operator.watchNamespace). Only cluster administrators label namespaces,
 // so a campaign's author cannot pick the laxer of two operators.
-const OperatorNamespaceLabel = "blastfleet.io/operator"
+const OperatorNamespaceLabel = config.OperatorNamespaceLabel
 
 // DefaultNamespaceSelector is which namespaces a cluster-wide operator
 // reconciles: every one no release of its own claims.
-const DefaultNamespaceSelector = "!" + OperatorNamespaceLabel
+const DefaultNamespaceSelector = config.DefaultNamespaceSelector
 
 // namespaces decides which namespaces' objects an operator reconciles:
 // all with no selector (an operator that watches one namespace owns it),

@@ -32,6 +32,8 @@ type Config struct {
 	CABundle string
 	// STSEndpoint: see StoreOpener.STSEndpoint.
 	STSEndpoint string
+	// DefaultStoreEndpoint: see StoreOpener.DefaultEndpoint.
+	DefaultStoreEndpoint string
 	// Bounds limit both reconcilers' store work (zero: the defaults).
 	Bounds StoreBounds
 	// SummaryMaxAge: see CampaignReconciler.SummaryMaxAge.
@@ -59,7 +61,8 @@ func Setup(mgr ctrl.Manager, cfg Config) error {
 		return err
 	}
 	owned := namespaces{reader: mgr.GetClient(), selector: sel}
-	stores := StoreOpener{Secrets: mgr.GetAPIReader(), Policy: cfg.Policy, CABundle: cfg.CABundle, STSEndpoint: cfg.STSEndpoint}
+	stores := StoreOpener{Secrets: mgr.GetAPIReader(), Policy: cfg.Policy, CABundle: cfg.CABundle, STSEndpoint: cfg.STSEndpoint,
+		DefaultEndpoint: cfg.DefaultStoreEndpoint}
 	db := &DatabaseReconciler{
 		Client: mgr.GetClient(), Scheme: mgr.GetScheme(), Recorder: mgr.GetEventRecorder("blastfleet-database"),
 		Stores: stores, WorkerImage: cfg.WorkerImage, PollInterval: cfg.PollInterval, Policy: cfg.Policy, Bounds: cfg.Bounds,

@@ -4,13 +4,14 @@ import (
 	"fmt"
 	"strings"
 
+	config "github.com/blastfleet/blastfleet/api/config/v1alpha1"
 	"github.com/blastfleet/blastfleet/api/v1alpha1"
 	"github.com/blastfleet/blastfleet/internal/ledger"
 )
 
 // DefaultSite names the partitions this operator runs, in the ledger and
-// in status.sites, unless --site says otherwise.
-const DefaultSite = "cloud"
+// in status.sites, unless the configuration's site says otherwise.
+const DefaultSite = config.DefaultSite
 
 // maxSites bounds status.sites (the CRD's MaxItems).
 const maxSites = 64

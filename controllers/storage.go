@@ -33,6 +33,10 @@ type StoreOpener struct {
 	// operator's and its pods' (--sts-endpoint); empty is AWS STS. Never
 	// a store's endpoint: that is the author's choice.
 	STSEndpoint string
+	// DefaultEndpoint is the endpoint of stores that name none and are not
+	// anonymous (--default-store-endpoint; empty: AWS S3). The policy
+	// allows it: the administrator chose it.
+	DefaultEndpoint string
 }
 
 // Open opens bucket/prefix on st's endpoint with its credentials.
@@ -50,7 +54,7 @@ func (o StoreOpener) Open(ctx context.Context, namespace string, st v1alpha1.Obj
 
 func (o StoreOpener) config(ctx context.Context, namespace string, st v1alpha1.ObjectStorage) (objstore.S3Config, error) {
 	// The operator itself connects to the endpoint: check it first.
-	if err := o.Policy.Endpoint("endpoint", st.Endpoint); err != nil {
+	if err := o.endpointAllowed("endpoint", st.Endpoint); err != nil {
 		return objstore.S3Config{}, err
 	}
 	cfg := objstore.S3Config{Endpoint: "s3.amazonaws.com", Secure: true, Region: st.Region, CABundle: o.CABundle}
@@ -82,7 +86,7 @@ func (o StoreOpener) config(ctx context.Context, namespace string, st v1alpha1.O
 		if err := o.Policy.OperatorIdentity("credentialsSecretRef"); err != nil {
 			return cfg, err
 		}
-		if err := o.Policy.IdentityEndpoint("endpoint", st.Endpoint); err != nil {
+		if err := o.identityEndpointAllowed("endpoint", st.Endpoint); err != nil {
 			return cfg, err
 		}
 		cfg.Credentials, cfg.STSEndpoint = objstore.CredentialsIdentity, o.STSEndpoint
@@ -122,7 +126,7 @@ func (o StoreOpener) caBundle(ctx context.Context, namespace, field string, ref 
 // itself (a campaign's queries, read by its pods): its endpoint, its
 // Secret's opt-in label, the use of the pods' own identity.
 func (o StoreOpener) CheckAccess(ctx context.Context, namespace, field string, st v1alpha1.ObjectStorage) error {
-	if err := o.Policy.Endpoint(field+".endpoint", st.Endpoint); err != nil {
+	if err := o.endpointAllowed(field+".endpoint", st.Endpoint); err != nil {
 		return err
 	}
 	if ca := st.CABundle; ca != nil {
@@ -136,7 +140,7 @@ func (o StoreOpener) CheckAccess(ctx context.Context, namespace, field string, s
 		return nil
 	case ref == nil:
 		// The pods' identity: its credentials go with every request.
-		return o.Policy.IdentityEndpoint(field+".endpoint", st.Endpoint)
+		return o.identityEndpointAllowed(field+".endpoint", st.Endpoint)
 	}
 	_, err := o.credentialsSecret(ctx, namespace, field+".credentialsSecretRef", ref)
 	return err
@@ -170,4 +174,22 @@ func secretKeys(ref *v1alpha1.CredentialsSecretRef) (id, secret string) {
 		secret = "AWS_SECRET_ACCESS_KEY"
 	}
 	return id, secret
+}
+
+// endpointAllowed applies the policy to an endpoint the author named; the
+// default endpoint is the administrator's.
+func (o StoreOpener) endpointAllowed(field, endpoint string) error {
+	if o.isDefault(endpoint) {
+		return nil
+	}
+	return o.Policy.Endpoint(field, endpoint)
+}
+
+// identityEndpointAllowed is endpointAllowed for a store reached with
+// the operator's or the pods' own identity.
+func (o StoreOpener) identityEndpointAllowed(field, endpoint string) error {
+	if o.isDefault(endpoint) {
+		return nil
+	}
+	return o.Policy.IdentityEndpoint(field, endpoint)
 }

@@ -6,24 +6,20 @@ import (
 	"io"
 	"time"
 
+	config "github.com/blastfleet/blastfleet/api/config/v1alpha1"
 	"github.com/blastfleet/blastfleet/internal/objstore"
 )
 
-// Defaults of the bounds on the operator's store work: one operator
-// serves every tenant, so a store that trickles, swallows packets or
-// holds a huge object must cost its own campaign time, never the others'.
-// DefaultMaxConcurrent: a reconcile waits on the network (a store GET
-// or two, a status write), not on a core, so workers are not cores. A
-// thousand campaigns polled every 15 s need about 67 reconciles a second;
-// 16 workers serve that at up to 240 ms a reconcile, and a few tenants
-// whose stores hang until --reconcile-timeout still leave the rest most
-// of the workers.
+// Defaults of the bounds on the operator's store work (the
+// configuration package's): one operator serves every tenant, so a store
+// that trickles, swallows packets or holds a huge object must cost its
+// own campaign time, never the others'.
 const (
-	DefaultStoreRequestTimeout = 30 * time.Second
-	DefaultReconcileTimeout    = 2 * time.Minute
-	DefaultAssembleTimeout     = 10 * time.Minute
-	DefaultMaxObjectBytes      = 16 << 20
-	DefaultMaxConcurrent       = 16
+	DefaultStoreRequestTimeout = config.DefaultStoreRequestTimeout
+	DefaultReconcileTimeout    = config.DefaultReconcileTimeout
+	DefaultAssembleTimeout     = config.DefaultAssembleTimeout
+	DefaultMaxObjectBytes      = config.DefaultMaxObjectBytes
+	DefaultMaxConcurrent       = config.DefaultMaxConcurrent
 )
 
 // StoreBounds bound the operator's work on tenants' stores; zero fields

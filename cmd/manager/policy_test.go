@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"testing"
 
+	config "github.com/blastfleet/blastfleet/api/config/v1alpha1"
 	"github.com/blastfleet/blastfleet/internal/policy"
 )
 
@@ -13,12 +14,12 @@ func parsePolicy(t *testing.T, args ...string) policy.Policy {
 	t.Helper()
 	fs := flag.NewFlagSet("manager", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	var p policy.Policy
+	p := config.Default().Policy
 	bindPolicyFlags(fs, &p)
 	if err := fs.Parse(args); err != nil {
 		t.Fatalf("%v: %v", args, err)
 	}
-	return p
+	return p.Policy()
 }
 
 // No flag: anything allowed, but credentials Secrets and caBundle

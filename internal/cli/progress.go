@@ -121,6 +121,20 @@ func (b *Bar) Finish() {
 	}
 }
 
+// Reader counts what is read from r (an upload's source).
+func (b *Bar) Reader(r io.Reader) io.Reader { return &countingReader{r: r, b: b} }
+
+type countingReader struct {
+	r io.Reader
+	b *Bar
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.b.Add(int64(n))
+	return n, err
+}
+
 // Writer counts what is written to w.
 func (b *Bar) Writer(w io.Writer) io.Writer { return &counting{w: w, b: b} }
 

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -40,7 +41,9 @@ func TestBar(t *testing.T) {
 		t.Fatalf("Writer: %q, %v", w.String(), err)
 	}
 	bar.Println("above the bar")
-	bar.Add(1)
+	if b, err := io.ReadAll(bar.Reader(strings.NewReader("c"))); err != nil || string(b) != "c" {
+		t.Fatalf("Reader: %q, %v", b, err)
+	}
 	bar.Finish()
 	out := tty.String()
 	if !strings.Contains(out, "\r") || !strings.Contains(out, "regenerating") || !strings.Contains(out, "3/3") || !strings.Contains(out, "above the bar\n") {

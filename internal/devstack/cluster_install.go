@@ -141,6 +141,9 @@ func (s *supervisor) installOnCluster(ctx context.Context, c client.Client, p pa
 		"workerImage.repository=localhost/blastfleet/worker", "workerImage.tag="+cc.ImageTag,
 		"operator.ledgerPollInterval="+cfg.LedgerPollInterval.D().String(),
 		"operator.partitionTTL=1h",
+		// Stores that name no endpoint (config/samples) are the stack's
+		// MinIO, at its fixed cluster IP.
+		"operator.defaultStore.endpoint="+creds.Endpoint,
 		// MinIO is a Service of the cluster: an internal endpoint.
 		"policy.allowInternalEndpoints=true"); err != nil {
 		return err
@@ -262,7 +265,10 @@ func (s *supervisor) installMinIO(ctx context.Context, c client.Client, p paths,
 	if err := waitServiceAnswers(ctx, c, clusterNamespace, "minio", 9000, time.Minute); err != nil {
 		return err
 	}
-	return ensureBucket(ctx, creds, strings.TrimPrefix(creds.Endpoint, "http://"))
+	if err := ensureBucket(ctx, creds, strings.TrimPrefix(creds.Endpoint, "http://")); err != nil {
+		return err
+	}
+	return ensureSamples(ctx, creds, strings.TrimPrefix(creds.Endpoint, "http://"))
 }
 
 func ptr[T any](v T) *T { return &v }

@@ -51,6 +51,10 @@ type Config struct {
 	Cluster *ClusterConfig `json:"cluster,omitempty"`
 }
 
+// DefaultBucket is the stack's bucket unless its configuration names
+// another: config/samples name it.
+const DefaultBucket = "blastfleet"
+
 // SecretName is the Secret holding MinIO's credentials, under the key
 // names a credentialsSecretRef reads by default.
 const SecretName = "minio-credentials"
@@ -114,7 +118,7 @@ func (c *Config) defaults() {
 		c.LedgerPollInterval = Duration(3 * time.Second)
 	}
 	if c.Bucket == "" {
-		c.Bucket = "blastfleet"
+		c.Bucket = DefaultBucket
 	}
 	if c.Namespace == "" {
 		c.Namespace = "default"

@@ -21,6 +21,7 @@ func (p paths) credentials() string         { return p.join("minio-credentials.j
 func (p paths) lock() string                { return p.join("supervisor.lock") }
 func (p paths) kubeconfig() string          { return p.join("kubeconfig") }
 func (p paths) operatorKubeconfig() string  { return p.join("operator.kubeconfig") }
+func (p paths) operatorConfig() string      { return p.join("operator-config.yaml") }
 func (p paths) pki() string                 { return p.join("pki") }
 func (p paths) etcdData() string            { return p.join("etcd") }
 func (p paths) minioData() string           { return p.join("minio") }

@@ -83,10 +83,13 @@ func (s *supervisor) start(ctx, runCtx context.Context) (*localrunner.Runner, er
 	if err := ensureBucket(ctx, creds, hostPort(ports.MinIO)); err != nil {
 		return nil, err
 	}
+	if err := ensureSamples(ctx, creds, hostPort(ports.MinIO)); err != nil {
+		return nil, err
+	}
 	if err := ensureSecret(ctx, c, cfg.Namespace, creds); err != nil {
 		return nil, err
 	}
-	s.step("bucket %s and Secret %s ready", creds.Bucket, creds.Secret)
+	s.step("bucket %s (with config/samples' inputs %s, %s) and Secret %s ready", creds.Bucket, SampleDatabaseKey, SampleQueriesKey, creds.Secret)
 
 	prom, err := prometheusChild(cfg, p, ports)
 	if err != nil {
@@ -109,7 +112,11 @@ func (s *supervisor) start(ctx, runCtx context.Context) (*localrunner.Runner, er
 	go gc.run(runCtx)
 
 	metrics := "http://" + hostPort(ports.OperatorMetrics) + "/metrics"
-	if err := s.run(ctx, runCtx, &component{child: operatorChild(cfg, p, ports), url: metrics,
+	op, err := operatorChild(cfg, p, ports, creds.Endpoint)
+	if err != nil {
+		return runner, err
+	}
+	if err := s.run(ctx, runCtx, &component{child: op, url: metrics,
 		health: "http://" + hostPort(ports.OperatorProbes) + "/readyz", notes: "probes http://" + hostPort(ports.OperatorProbes)}); err != nil {
 		return runner, err
 	}

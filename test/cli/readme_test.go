@@ -16,6 +16,12 @@ import (
 // comments dropped), so the test runs what users copy and cannot drift.
 func readmeCommands(t *testing.T, root, heading string) [][]string {
 	t.Helper()
+	return readmeProgram(t, root, heading, "kubectl")
+}
+
+// readmeProgram is readmeCommands for the lines that run program.
+func readmeProgram(t *testing.T, root, heading, program string) [][]string {
+	t.Helper()
 	raw, err := os.ReadFile(filepath.Join(root, "README.md"))
 	if err != nil {
 		t.Fatal(err)
@@ -32,7 +38,7 @@ func readmeCommands(t *testing.T, root, heading string) [][]string {
 	for _, line := range strings.Split(strings.ReplaceAll(block[1], "\\\n", " "), "\n") {
 		line, _, _ = strings.Cut(line, "#")
 		fields := strings.Fields(line)
-		if len(fields) > 0 && fields[0] == "kubectl" {
+		if len(fields) > 0 && fields[0] == program {
 			cmds = append(cmds, fields[1:])
 		}
 	}
@@ -41,10 +47,11 @@ func readmeCommands(t *testing.T, root, heading string) [][]string {
 
 // TestReadmeCommands runs the kubectl commands of README's "Install on a
 // cluster" against a real API server with the CRDs, from the repository
-// root as the README implies: the samples must apply with the README's
-// own command (they once said apply -f on a kustomization), and
-// kubectl get blastfleet must list what they created. The helm line is
-// tested in test/install.
+// root as the README implies: the credentials Secret is made and
+// labelled, the samples must apply with the README's own command (they
+// once said apply -f on a kustomization), and kubectl get blastfleet must
+// list what they created. The helm line is tested in test/install, the
+// local stack's block by TestReadmeSamplesLocalStack.
 func TestReadmeCommands(t *testing.T) {
 	root, err := testenv.RepoRoot()
 	if err != nil {
@@ -72,9 +79,10 @@ func TestReadmeCommands(t *testing.T) {
 	}
 	for _, want := range []string{
 		"secret/minio-credentials created",
-		"blastdatabase.blastfleet.io/uniprot-sprot created",
-		"searchcampaign.blastfleet.io/human-vs-sprot created",
-		"uniprot-sprot", "human-vs-sprot", // kubectl get blastfleet
+		"secret/minio-credentials labeled",
+		"blastdatabase.blastfleet.io/sample-proteins created",
+		"searchcampaign.blastfleet.io/sample-search created",
+		"sample-proteins", "sample-search", // kubectl get blastfleet
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("README's commands printed no %q:\n%s", want, out)

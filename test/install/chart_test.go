@@ -126,7 +126,7 @@ func TestHelmLint(t *testing.T) {
 
 func TestHelmTemplateDefaults(t *testing.T) {
 	objs := render(t, chartDir)
-	want := []string{"ClusterRole", "ClusterRoleBinding", "CustomResourceDefinition", "Deployment", "Role", "RoleBinding", "Service", "ServiceAccount"}
+	want := []string{"ClusterRole", "ClusterRoleBinding", "ConfigMap", "CustomResourceDefinition", "Deployment", "Role", "RoleBinding", "Service", "ServiceAccount"}
 	if got := kinds(objs); !slices.Equal(got, want) {
 		t.Errorf("default values render kinds %v, want %v", got, want)
 	}
@@ -150,10 +150,12 @@ func TestHelmTemplateDefaults(t *testing.T) {
 	into(t, find(t, objs, "Deployment", release).Object, &d)
 	checkManagerPod(t, "chart", d.Spec.Template.Spec)
 	c := d.Spec.Template.Spec.Containers[0]
-	for _, arg := range []string{"--leader-elect=true", "--health-probe-bind-address=:8081", "--metrics-bind-address=:8443", "--metrics-secure=true", "--worker-image=ghcr.io/blastfleet/worker:v0.1.0"} {
-		if !slices.Contains(c.Args, arg) {
-			t.Errorf("manager args %v lack %s", c.Args, arg)
-		}
+	if !slices.Equal(c.Args, configArgs) {
+		t.Errorf("manager args %v, want %v (the rest is in the configuration file)", c.Args, configArgs)
+	}
+	if cfg, _ := managerConfig(t, objs); !cfg.LeaderElection.LeaderElect || cfg.Health.HealthProbeBindAddress != ":8081" ||
+		cfg.Metrics.BindAddress != ":8443" || !cfg.Metrics.Secure || cfg.WorkerImage != "ghcr.io/blastfleet/worker:v0.1.0" {
+		t.Errorf("configuration %+v: want leader election, probes on :8081, secure metrics on :8443, the appVersion's worker image", cfg)
 	}
 	if c.Image != "ghcr.io/blastfleet/operator:v0.1.0" {
 		t.Errorf("image %s, want the chart's appVersion tag", c.Image)
@@ -426,9 +428,8 @@ func TestChartRBACMatchesMarkers(t *testing.T) {
 			}
 		}
 	}
-	args, _, _ := unstructured.NestedSlice(find(t, objs, "Deployment", "").Object, "spec", "template", "spec", "containers")
-	if !slices.Contains(args[0].(map[string]any)["args"].([]any), any("--namespace=research")) {
-		t.Error("operator.watchNamespace does not pass --namespace to the manager")
+	if cfg, fields := managerConfig(t, objs); cfg.Namespace != "research" || fields["namespaceSelector"] != nil {
+		t.Errorf("operator.watchNamespace: configuration namespace %q, namespaceSelector %v; want research and none", cfg.Namespace, fields["namespaceSelector"])
 	}
 }
 
@@ -437,7 +438,7 @@ func TestChartRBACMatchesMarkers(t *testing.T) {
 func TestDashboardsShipEveryJSONFile(t *testing.T) {
 	// The chart as it is: one ConfigMap per JSON file it holds.
 	jsons, _ := filepath.Glob(rootPath(t, chartDir+"/dashboards/*.json"))
-	if got := len(ofKind(render(t, chartDir, "--set", "dashboards.enabled=true"), "ConfigMap")); got != len(jsons) || got == 0 {
+	if got := len(dashboardConfigMaps(render(t, chartDir, "--set", "dashboards.enabled=true"))); got != len(jsons) || got == 0 {
 		t.Errorf("%d dashboard ConfigMaps for %d JSON files", got, len(jsons))
 	}
 
@@ -460,10 +461,10 @@ func TestDashboardsShipEveryJSONFile(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if cms := ofKind(render(t, dir), "ConfigMap"); len(cms) != 0 {
+	if cms := dashboardConfigMaps(render(t, dir)); len(cms) != 0 {
 		t.Errorf("dashboards.enabled=false renders %d ConfigMaps", len(cms))
 	}
-	cms := ofKind(render(t, dir, "--set", "dashboards.enabled=true"), "ConfigMap")
+	cms := dashboardConfigMaps(render(t, dir, "--set", "dashboards.enabled=true"))
 	if len(cms) != len(files) {
 		t.Fatalf("%d ConfigMaps for %d dashboards: %s", len(cms), len(files), describe(cms))
 	}
@@ -588,14 +589,12 @@ func checkNotes(t *testing.T, installOutput string) {
 			t.Errorf("NOTES lack %q:\n%s", want, notes)
 		}
 	}
-	files := regexp.MustCompile(`config/samples/[A-Za-z0-9_.-]+\.yaml`).FindAllString(notes, -1)
-	if len(files) < 2 {
-		t.Errorf("NOTES name %v; they should apply the samples:\n%s", files, notes)
+	// The samples' kustomization, applied as README applies it.
+	if !strings.Contains(notes, "apply -k config/samples/") {
+		t.Errorf("NOTES do not apply the samples with apply -k config/samples/:\n%s", notes)
 	}
-	for _, f := range files {
-		if _, err := os.Stat(rootPath(t, f)); err != nil {
-			t.Errorf("NOTES apply %s: %v", f, err)
-		}
+	if _, err := os.Stat(rootPath(t, "config/samples/kustomization.yaml")); err != nil {
+		t.Errorf("NOTES apply config/samples: %v", err)
 	}
 }
 
@@ -666,30 +665,34 @@ func TestArgoDatabaseTemplate(t *testing.T) {
 	}
 }
 
-// operator.caBundle mounts the ConfigMap's key read-only and points
-// --ca-bundle at it; the identity policy values reach their flags; by
-// default none of them is there.
+// operator.caBundle mounts the ConfigMap's key read-only and points the
+// configuration's caBundle at it; the identity policy values reach the
+// configuration; by default none of them is there.
 func TestHelmTemplateOperatorCAAndIdentity(t *testing.T) {
-	dep := find(t, render(t, chartDir, "--set", "operator.caBundle.configMap=corp-ca", "--set", "operator.caBundle.key=bundle.pem",
-		"--set", "policy.allowOperatorIdentity=true", "--set", "policy.allowedServiceAccounts={blast-irsa,blast-pod}"), "Deployment", release)
+	objs := render(t, chartDir, "--set", "operator.caBundle.configMap=corp-ca", "--set", "operator.caBundle.key=bundle.pem",
+		"--set", "policy.allowOperatorIdentity=true", "--set", "policy.allowedServiceAccounts={blast-irsa,blast-pod}")
 	var d appsv1.Deployment
-	into(t, dep.Object, &d)
+	into(t, find(t, objs, "Deployment", release).Object, &d)
 	c := d.Spec.Template.Spec.Containers[0]
-	args := strings.Join(c.Args, " ")
-	for _, want := range []string{"--ca-bundle=/etc/blastfleet/operator-ca/ca.pem", "--allow-operator-identity=true", "--allowed-service-accounts=blast-irsa,blast-pod"} {
-		if !strings.Contains(args, want) {
-			t.Errorf("args %s lack %s", args, want)
-		}
+	cfg, _ := managerConfig(t, objs)
+	if cfg.CABundle != "/etc/blastfleet/operator-ca/ca.pem" || !cfg.Policy.AllowOperatorIdentity || !slices.Equal(cfg.Policy.AllowedServiceAccounts, []string{"blast-irsa", "blast-pod"}) {
+		t.Errorf("configuration caBundle %q, policy %+v", cfg.CABundle, cfg.Policy)
 	}
-	vols := d.Spec.Template.Spec.Volumes
-	if len(vols) != 1 || vols[0].ConfigMap == nil || vols[0].ConfigMap.Name != "corp-ca" || vols[0].ConfigMap.Items[0].Key != "bundle.pem" ||
-		vols[0].ConfigMap.Items[0].Path != "ca.pem" || len(c.VolumeMounts) != 1 || c.VolumeMounts[0].MountPath != "/etc/blastfleet/operator-ca" || !c.VolumeMounts[0].ReadOnly {
-		t.Errorf("volumes %+v mounts %+v", vols, c.VolumeMounts)
+	vol := slices.IndexFunc(d.Spec.Template.Spec.Volumes, func(v corev1.Volume) bool { return v.Name == "operator-ca" })
+	mount := slices.IndexFunc(c.VolumeMounts, func(m corev1.VolumeMount) bool { return m.Name == "operator-ca" })
+	if vol < 0 || mount < 0 {
+		t.Fatalf("no operator-ca volume and mount: volumes %+v mounts %+v", d.Spec.Template.Spec.Volumes, c.VolumeMounts)
 	}
-	var def appsv1.Deployment
-	into(t, find(t, render(t, chartDir), "Deployment", release).Object, &def)
-	if args := strings.Join(def.Spec.Template.Spec.Containers[0].Args, " "); strings.Contains(args, "--ca-bundle") || strings.Contains(args, "identity") ||
-		len(def.Spec.Template.Spec.Volumes) != 0 {
-		t.Errorf("defaults: args %s, volumes %+v", args, def.Spec.Template.Spec.Volumes)
+	v, m := d.Spec.Template.Spec.Volumes[vol], c.VolumeMounts[mount]
+	if v.ConfigMap == nil || v.ConfigMap.Name != "corp-ca" || v.ConfigMap.Items[0].Key != "bundle.pem" || v.ConfigMap.Items[0].Path != "ca.pem" ||
+		m.MountPath != "/etc/blastfleet/operator-ca" || !m.ReadOnly {
+		t.Errorf("volume %+v mount %+v", v, m)
+	}
+	def := render(t, chartDir)
+	var dd appsv1.Deployment
+	into(t, find(t, def, "Deployment", release).Object, &dd)
+	cfg, _ = managerConfig(t, def)
+	if cfg.CABundle != "" || cfg.Policy.AllowOperatorIdentity || len(dd.Spec.Template.Spec.Volumes) != 1 {
+		t.Errorf("defaults: caBundle %q, policy %+v, volumes %+v; want only the configuration's", cfg.CABundle, cfg.Policy, dd.Spec.Template.Spec.Volumes)
 	}
 }

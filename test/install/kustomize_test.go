@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"testing"
 
@@ -38,7 +39,8 @@ func prometheusOverlay(t testing.TB) string {
 }
 
 // kubectl kustomize config/default renders the chart's objects: the same
-// CRDs, the same RBAC, an equivalent Deployment and metrics Service.
+// CRDs, the same RBAC, an equivalent Deployment, configuration and
+// metrics Service.
 func TestKustomizeMatchesChart(t *testing.T) {
 	kz := kustomize(t, "config/default")
 	chart := render(t, chartDir)
@@ -142,6 +144,14 @@ func TestKustomizeMatchesChart(t *testing.T) {
 		if !deepEqual(f.a, f.b) {
 			t.Errorf("Deployment %s: config/default %+v, chart %+v", f.what, f.a, f.b)
 		}
+	}
+
+	// The configuration file: config/manager's gives the manager the
+	// settings the chart's default values give it.
+	kcfg, _ := managerConfig(t, kz)
+	ccfg, _ := managerConfig(t, chart)
+	if !reflect.DeepEqual(kcfg, ccfg) {
+		t.Errorf("configuration: config/default\n%+v\nchart\n%+v", kcfg, ccfg)
 	}
 
 	// The metrics Service: same ports, selecting the Deployment's pods.

@@ -101,7 +101,7 @@ func TestKustomizeMonitoringMatchesChart(t *testing.T) {
 // same names, sidecar label, folder annotation and data.
 func TestKustomizeDashboardsMatchChart(t *testing.T) {
 	kz := ofKind(kustomize(t, "config/grafana"), "ConfigMap")
-	chart := ofKind(render(t, chartDir, "--set", "dashboards.enabled=true"), "ConfigMap")
+	chart := dashboardConfigMaps(render(t, chartDir, "--set", "dashboards.enabled=true"))
 	if len(chart) == 0 || len(kz) != len(chart) {
 		t.Fatalf("config/grafana renders %d ConfigMaps (%s), the chart %d (%s)", len(kz), describe(kz), len(chart), describe(chart))
 	}

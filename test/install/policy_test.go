@@ -1,6 +1,7 @@
 package install
 
 import (
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -8,6 +9,8 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	config "github.com/blastfleet/blastfleet/api/config/v1alpha1"
 )
 
 // The rules of the chart's <release>-edit and <release>-view ClusterRoles
@@ -37,20 +40,16 @@ func managerArgs(t *testing.T, objs []*unstructured.Unstructured) []string {
 	return d.Spec.Template.Spec.Containers[0].Args
 }
 
-// policy.* values become the manager's policy flags; by default only the
-// credentials label is required.
+// policy.* values become the configuration's policy; by default none is
+// named (the operator's defaults: only the credentials and CA bundle
+// labels required).
 func TestChartPolicyFlags(t *testing.T) {
-	args := managerArgs(t, render(t, chartDir))
-	if !slices.Contains(args, "--require-credentials-label=true") {
-		t.Errorf("default args %v lack --require-credentials-label=true", args)
-	}
-	for _, a := range args {
-		if strings.HasPrefix(a, "--allowed-") || strings.HasPrefix(a, "--sts-endpoint") {
-			t.Errorf("default values render %s; an empty policy list passes no flag (anything allowed)", a)
-		}
+	c, fields := managerConfig(t, render(t, chartDir))
+	if _, ok := fields["policy"]; ok || !c.Policy.RequireCredentialsLabel || len(c.Policy.AllowedEndpoints) > 0 || c.STSEndpoint != "" {
+		t.Errorf("default values render policy %v (sts %q); want none named, the operator's defaults", fields["policy"], c.STSEndpoint)
 	}
 
-	args = managerArgs(t, render(t, chartDir,
+	c, _ = managerConfig(t, render(t, chartDir,
 		"--set", "policy.allowedImages={registry.example.org/blastfleet/*,docker.io/library/debian:12}",
 		"--set", "policy.allowedPriorityClasses={batch-low}",
 		"--set", "policy.allowedNodeSelectors={pool=blast,zone}",
@@ -59,18 +58,16 @@ func TestChartPolicyFlags(t *testing.T) {
 		"--set", "policy.requireCredentialsLabel=false",
 		"--set", "sts.endpoint=https://minio.storage.svc:9000",
 	))
-	for _, want := range []string{
-		"--allowed-images=registry.example.org/blastfleet/*,docker.io/library/debian:12",
-		"--allowed-priority-classes=batch-low",
-		"--allowed-node-selectors=pool=blast,zone",
-		"--allowed-toleration-keys=dedicated",
-		"--allowed-endpoints=minio.storage.svc,*.s3.example.org,10.20.0.0/16,fd00::/8",
-		"--require-credentials-label=false",
-		"--sts-endpoint=https://minio.storage.svc:9000",
-	} {
-		if !slices.Contains(args, want) {
-			t.Errorf("manager args %v lack %s", args, want)
-		}
+	want := config.Policy{
+		AllowedImages:          []string{"registry.example.org/blastfleet/*", "docker.io/library/debian:12"},
+		AllowedPriorityClasses: []string{"batch-low"},
+		AllowedNodeSelectors:   []string{"pool=blast", "zone"},
+		AllowedTolerationKeys:  []string{"dedicated"},
+		AllowedEndpoints:       []string{"minio.storage.svc", "*.s3.example.org", "10.20.0.0/16", "fd00::/8"},
+		RequireCABundleLabel:   true,
+	}
+	if !reflect.DeepEqual(c.Policy, want) || c.STSEndpoint != "https://minio.storage.svc:9000" {
+		t.Errorf("policy %+v (sts %q), want %+v", c.Policy, c.STSEndpoint, want)
 	}
 
 	// The schema refuses what the manager would refuse at start (a URL

@@ -9,20 +9,22 @@ import (
 	"strings"
 	"testing"
 
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
 	"github.com/blastfleet/blastfleet/api/v1alpha1"
+	"github.com/blastfleet/blastfleet/internal/devstack"
 	"github.com/blastfleet/blastfleet/internal/kubetest"
 	"github.com/blastfleet/blastfleet/internal/testenv"
 )
 
 // TestSamplesApply creates every object of config/samples, as
 // kubectl apply -k config/samples would, and checks the samples fit
-// together: the campaign searches the sample database, and both read the
-// sample Secret's keys.
+// together and the local stack (blastfleet dev up): the campaign searches
+// the sample database; both name no endpoint (the operator's default
+// store) and read the Secret and bucket the stack makes, and the inputs
+// it puts there.
 func TestSamplesApply(t *testing.T) {
 	root, err := testenv.RepoRoot()
 	if err != nil {
@@ -85,29 +87,18 @@ func TestSamplesApply(t *testing.T) {
 	if t.Failed() {
 		return
 	}
-	if kinds["Secret"] != 1 || kinds["BlastDatabase"] != 1 || kinds["SearchCampaign"] != 1 {
-		t.Fatalf("created %v; want one Secret, one BlastDatabase and one SearchCampaign", kinds)
+	if kinds["BlastDatabase"] != 1 || kinds["SearchCampaign"] != 1 || len(kinds) != 2 {
+		t.Fatalf("created %v; want one BlastDatabase and one SearchCampaign (the stack makes the Secret: one here would replace its keys)", kinds)
 	}
 
 	var dbs v1alpha1.BlastDatabaseList
 	var scs v1alpha1.SearchCampaignList
-	var secrets corev1.SecretList
-	for _, l := range []client.ObjectList{&dbs, &scs, &secrets} {
+	for _, l := range []client.ObjectList{&dbs, &scs} {
 		if err := c.List(ctx, l); err != nil {
 			t.Fatal(err)
 		}
 	}
 	db, sc := dbs.Items[0], scs.Items[0]
-	var secret *corev1.Secret
-	for i := range secrets.Items {
-		if secrets.Items[i].Name == "minio-credentials" {
-			secret = &secrets.Items[i]
-		}
-	}
-	if secret == nil {
-		t.Fatalf("no Secret minio-credentials among %d", len(secrets.Items))
-	}
-
 	if sc.Spec.Program != "blastp" || db.Spec.Type != v1alpha1.DatabaseProtein {
 		t.Errorf("campaign program %s against a %s database; want blastp against prot", sc.Spec.Program, db.Spec.Type)
 	}
@@ -117,18 +108,24 @@ func TestSamplesApply(t *testing.T) {
 	if sc.Spec.Partitions.Count != 2 {
 		t.Errorf("campaign runs %d partitions, want 2", sc.Spec.Partitions.Count)
 	}
+	if db.Spec.Source.Key != devstack.SampleDatabaseKey || sc.Spec.Queries.Key != devstack.SampleQueriesKey || sc.Spec.Queries.Storage != nil {
+		t.Errorf("inputs %q and %q (queries storage %v); the stack provides %s and %s in the output's bucket",
+			db.Spec.Source.Key, sc.Spec.Queries.Key, sc.Spec.Queries.Storage, devstack.SampleDatabaseKey, devstack.SampleQueriesKey)
+	}
 	for what, s := range map[string]v1alpha1.ObjectStorage{"campaign output": sc.Spec.Output, "database storage": db.Spec.Storage} {
-		if !strings.HasPrefix(s.Endpoint, "http://minio.") {
-			t.Errorf("%s endpoint %q: want the MinIO service", what, s.Endpoint)
+		if s.Endpoint != "" || s.Anonymous {
+			t.Errorf("%s endpoint %q (anonymous %t): want none, the operator's default store", what, s.Endpoint, s.Anonymous)
+		}
+		if s.Bucket != devstack.DefaultBucket {
+			t.Errorf("%s bucket %q; the stack makes %q", what, s.Bucket, devstack.DefaultBucket)
 		}
 		ref := s.CredentialsSecretRef
-		if ref.Name != secret.Name {
-			t.Errorf("%s reads Secret %q; the sample Secret is %q", what, ref.Name, secret.Name)
+		if ref == nil || ref.Name != devstack.SecretName {
+			t.Errorf("%s reads Secret %v; the stack makes %s", what, ref, devstack.SecretName)
+			continue
 		}
-		for _, k := range []string{ref.AccessKeyIDKey, ref.SecretAccessKeyKey} {
-			if len(secret.Data[k]) == 0 {
-				t.Errorf("%s reads key %q, which the sample Secret does not have", what, k)
-			}
+		if id, key := ref.AccessKeyIDKey, ref.SecretAccessKeyKey; id != "AWS_ACCESS_KEY_ID" || key != "AWS_SECRET_ACCESS_KEY" {
+			t.Errorf("%s reads keys %q and %q; the stack's Secret has AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY", what, id, key)
 		}
 	}
 }

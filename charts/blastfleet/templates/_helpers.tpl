@@ -59,3 +59,62 @@ app.kubernetes.io/component: manager
 {{- printf "%s:%s" $img.repository (default $root.Chart.AppVersion $img.tag) }}
 {{- end }}
 {{- end }}
+
+{{/*
+The manager's Configuration (config.blastfleet.io/v1alpha1): what the
+chart decides, then only the operator and policy values set (not null);
+every other setting keeps the default in the operator's code.
+*/}}
+{{- define "blastfleet.managerConfig" -}}
+{{- $o := .Values.operator }}
+{{- $c := dict "apiVersion" "config.blastfleet.io/v1alpha1" "kind" "Configuration" }}
+{{- $_ := set $c "workerImage" (include "blastfleet.image" (list .Values.workerImage .)) }}
+{{- $_ := set $c "leaderElection" (dict "leaderElect" .Values.leaderElection.enabled "resourceName" (.Values.leaderElection.id | default (printf "%s.blastfleet.io" (include "blastfleet.fullname" .)))) }}
+{{- if .Values.metrics.enabled }}
+{{- $_ := set $c "metrics" (dict "bindAddress" (printf ":%v" .Values.metrics.port)) }}
+{{- else }}
+{{- $_ := set $c "metrics" (dict "bindAddress" "0") }}
+{{- end }}
+{{- $_ := set $c "health" (dict "healthProbeBindAddress" (printf ":%v" .Values.probes.port)) }}
+{{- range $k := list "ledgerPollInterval" "summaryMaxAge" "partitionTTL" "partitionWindDown" "partitionNetworkPolicy" "site" }}
+{{- $v := index $o $k }}
+{{- if not (kindIs "invalid" $v) }}{{ $_ := set $c $k $v }}{{ end }}
+{{- end }}
+{{- if $o.watchNamespace }}
+{{- $_ := set $c "namespace" $o.watchNamespace }}
+{{- else if not (kindIs "invalid" $o.namespaceSelector) }}
+{{- $_ := set $c "namespaceSelector" $o.namespaceSelector }}
+{{- end }}
+{{- $b := dict }}
+{{- range $k := list "storeRequestTimeout" "reconcileTimeout" "assembleTimeout" }}
+{{- $v := index $o.bounds $k }}
+{{- if not (kindIs "invalid" $v) }}{{ $_ := set $b $k $v }}{{ end }}
+{{- end }}
+{{- range $k := list "maxConcurrentReconciles" "maxObjectBytes" }}
+{{- $v := index $o.bounds $k }}
+{{- if not (kindIs "invalid" $v) }}{{ $_ := set $b $k ($v | int64) }}{{ end }}
+{{- end }}
+{{- if $b }}{{ $_ := set $c "bounds" $b }}{{ end }}
+{{- $cc := dict }}
+{{- if not (kindIs "invalid" $o.bounds.kubeApiQPS) }}{{ $_ := set $cc "qps" ($o.bounds.kubeApiQPS | int64) }}{{ end }}
+{{- if not (kindIs "invalid" $o.bounds.kubeApiBurst) }}{{ $_ := set $cc "burst" ($o.bounds.kubeApiBurst | int64) }}{{ end }}
+{{- if $cc }}{{ $_ := set $c "clientConnection" $cc }}{{ end }}
+{{- $bu := dict }}
+{{- range $k := list "interval" "window" }}
+{{- $v := index $o.burst $k }}
+{{- if not (kindIs "invalid" $v) }}{{ $_ := set $bu $k $v }}{{ end }}
+{{- end }}
+{{- if not (kindIs "invalid" $o.burst.margin) }}{{ $_ := set $bu "margin" ($o.burst.margin | float64) }}{{ end }}
+{{- if $bu }}{{ $_ := set $c "burst" $bu }}{{ end }}
+{{- $p := dict }}
+{{- range $k, $v := .Values.policy }}
+{{- if not (kindIs "invalid" $v) }}{{ $_ := set $p $k $v }}{{ end }}
+{{- end }}
+{{- if $p }}{{ $_ := set $c "policy" $p }}{{ end }}
+{{- if $o.caBundle.configMap }}
+{{- $_ := set $c "caBundle" "/etc/blastfleet/operator-ca/ca.pem" }}
+{{- end }}
+{{- with .Values.sts.endpoint }}{{ $_ := set $c "stsEndpoint" . }}{{ end }}
+{{- with $o.defaultStore.endpoint }}{{ $_ := set $c "defaultStore" (dict "endpoint" .) }}{{ end }}
+{{- toYaml $c }}
+{{- end }}

@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/blastfleet/blastfleet/internal/blast"
+	"github.com/blastfleet/blastfleet/internal/cli"
 	"github.com/blastfleet/blastfleet/internal/fasta"
 	"github.com/blastfleet/blastfleet/internal/objstore"
 	"github.com/blastfleet/blastfleet/internal/queries"
@@ -97,11 +98,16 @@ func uploadBeside(ctx context.Context, obj *unstructured.Unstructured, file, dir
 	if err != nil {
 		return "", err
 	}
-	r := &progressReader{r: f, total: fi.Size(), w: progress, what: fmt.Sprintf("uploading %s to %s", file, dest), every: time.Second}
-	if err := st.Put(ctx, key, r, fi.Size()); err != nil {
+	// A bar on a terminal, a line now and then elsewhere; and a last line
+	// either way, saying where the file went.
+	what, start := fmt.Sprintf("uploading %s to %s", file, dest), time.Now()
+	bar := cli.NewBar(progress, what, fi.Size(), cli.Bytes)
+	err = st.Put(ctx, key, bar.Reader(f), fi.Size())
+	bar.Finish()
+	if err != nil {
 		return "", fmt.Errorf("uploading %s to %s: %w", file, dest, err)
 	}
-	r.report(true)
+	fmt.Fprintf(progress, "%s: %s, done in %s\n", what, humanize.IBytes(uint64(fi.Size())), time.Since(start).Round(time.Millisecond))
 	return key, nil
 }
 
@@ -125,43 +131,4 @@ func uploadStore(out map[string]string) (objstore.Store, error) {
 		cfg.Region = r
 	}
 	return objstore.NewS3(cfg, out["bucket"], "")
-}
-
-// progressReader reports how much of an upload was read, at most every
-// `every`, and once at the end.
-type progressReader struct {
-	r     io.Reader
-	total int64
-	n     int64
-	w     io.Writer
-	what  string
-	every time.Duration
-	last  time.Time
-	start time.Time
-}
-
-func (p *progressReader) Read(b []byte) (int, error) {
-	if p.start.IsZero() {
-		p.start = time.Now()
-		p.last = p.start
-	}
-	n, err := p.r.Read(b)
-	p.n += int64(n)
-	if time.Since(p.last) >= p.every {
-		p.report(false)
-	}
-	return n, err
-}
-
-func (p *progressReader) report(done bool) {
-	p.last = time.Now()
-	pct := 100.0
-	if p.total > 0 {
-		pct = 100 * float64(p.n) / float64(p.total)
-	}
-	state := fmt.Sprintf("%.0f%%", pct)
-	if done {
-		state = "done in " + time.Since(p.start).Round(time.Millisecond).String()
-	}
-	fmt.Fprintf(p.w, "%s: %s of %s, %s\n", p.what, humanize.IBytes(uint64(p.n)), humanize.IBytes(uint64(p.total)), state)
 }

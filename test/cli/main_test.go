@@ -1,0 +1,10 @@
+package cli
+
+import (
+	"testing"
+
+	"github.com/blastfleet/blastfleet/internal/testenv"
+)
+
+// TestMain removes the binaries a test built (the local stack's).
+func TestMain(m *testing.M) { testenv.Main(m) }
