@@ -19,10 +19,14 @@ import (
 // the campaign: partitions keep working from their own leases, and the
 // status keeps its last counts, marked Degraded.
 func (run *campaignRun) readLedger(ctx context.Context) (bool, error) {
-	if err := run.ledger.CheckPlan(ctx); errors.Is(err, ledger.ErrPlanChanged) {
-		return run.planChanged(ctx, err)
-	}
+	// Two reads of the store, side by side: a reconcile waits for the
+	// slower, not for both.
+	planChecked := make(chan error, 1)
+	go func() { planChecked <- run.ledger.CheckPlan(ctx) }()
 	st, err := run.readStatus(ctx)
+	if perr := <-planChecked; errors.Is(perr, ledger.ErrPlanChanged) {
+		return run.planChanged(ctx, perr)
+	}
 	if err != nil {
 		// The handle may hold what no longer works (keys rotated since):
 		// read the credentials again, open the ledger again with them and
