@@ -30,8 +30,9 @@ build:
 	CGO_ENABLED=0 $(GO) build -o $(BIN)/blastfleet-manager ./cmd/manager
 	$(GO) build -tags $(ENGINE_TAGS) -o $(BIN)/blastfleet-engine ./cmd/engine
 
-## manifests: CRDs and RBAC from the kubebuilder markers
+## manifests: CRDs and RBAC from the kubebuilder markers (those restating internal/blast's tables written first)
 manifests:
+	$(GO) run ./hack/gen-crd-rules
 	$(CONTROLLER_GEN) crd paths=./api/... output:crd:artifacts:config=config/crd/bases
 	$(CONTROLLER_GEN) rbac:roleName=blastfleet-manager paths=./controllers/... output:rbac:artifacts:config=config/rbac
 	@$(MAKE) --no-print-directory chart-crds

@@ -84,7 +84,10 @@ func (run *campaignRun) ensurePlan(ctx context.Context) (bool, error) {
 		if err := run.policyViolation(); err != nil {
 			return run.refuse(err)
 		}
-		job := planJob(c, spec, run.db, run.loc, run.r.image(c))
+		job, err := planJob(c, spec, run.db, run.loc, run.r.image(c))
+		if err != nil {
+			return false, err
+		}
 		if err := run.createJob(ctx, job, "planning"); err != nil {
 			return false, err
 		}

@@ -1,12 +1,12 @@
 package controllers
 
 import (
-	"slices"
 	"strings"
 	"testing"
 
 	"github.com/blastfleet/blastfleet/api/v1alpha1"
 	"github.com/blastfleet/blastfleet/internal/ledger"
+	"github.com/blastfleet/blastfleet/internal/search"
 )
 
 // A plan found at the campaign's location that names a local path is not
@@ -76,9 +76,9 @@ func TestPlanMismatchTaxidList(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "--blast-option=-taxidlist=" + objectURL(c.Spec.Output, c.Spec.TaxidList.ObjectReference)
-	if args := planJob(c, spec, db, "s3://b/campaigns/ns/run", "worker:test").Spec.Template.Spec.Containers[0].Args; !slices.Contains(args, want) {
-		t.Errorf("planning Job args %q lack %s", args, want)
+	want := search.TaxidList{Location: objectURL(c.Spec.Output, c.Spec.TaxidList.ObjectReference)}
+	if got := planJobSearch(t, mustPlanJob(t, c, spec, db, "s3://b/campaigns/ns/run", "worker:test")).TaxidList; got == nil || *got != want {
+		t.Errorf("planning Job's taxid list %+v, want %+v", got, want)
 	}
 	if err := spec.ReadTaxidList(strings.NewReader("9606\n10090\n")); err != nil {
 		t.Fatal(err)

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	batchv1 "k8s.io/api/batch/v1"
+
 	"github.com/blastfleet/blastfleet/api/v1alpha1"
 	"github.com/blastfleet/blastfleet/internal/search"
 )
@@ -31,10 +33,13 @@ func TestCampaignSearch(t *testing.T) {
 	if !reflect.DeepEqual(spec, want) {
 		t.Errorf("spec %+v, want %+v", spec, want)
 	}
-	args := planJob(c, spec, &v1alpha1.BlastDatabase{}, "s3://b/c", "img").Spec.Template.Spec.Containers[0].Args
-	for _, a := range []string{"--blast-option=-dust=20 64 1", "--blast-option=-ungapped", "1e-05"} {
-		if !slices.Contains(args, a) {
-			t.Errorf("planning Job args %q lack %q", args, a)
+	job := mustPlanJob(t, c, spec, &v1alpha1.BlastDatabase{}, "s3://b/c", "img")
+	if got := planJobSearch(t, job); !reflect.DeepEqual(got, spec) {
+		t.Errorf("planning Job's search %+v, want %+v", got, spec)
+	}
+	for _, flag := range []string{"--program", "--outfmt", "--blast-option", "--evalue"} {
+		if slices.ContainsFunc(job.Spec.Template.Spec.Containers[0].Args, func(a string) bool { return strings.HasPrefix(a, flag) }) {
+			t.Errorf("planning Job args %q hold %s: the search goes whole, as --search-json", job.Spec.Template.Spec.Containers[0].Args, flag)
 		}
 	}
 
@@ -68,4 +73,33 @@ func TestCampaignSearch(t *testing.T) {
 			t.Errorf("%s: err = %v, want it to say %q", tc.name, err, tc.want)
 		}
 	}
+}
+
+// anySearch is a valid search, for Jobs whose search does not matter.
+var anySearch = search.MustParse(search.Request{Program: "blastp", Outfmt: "6", MaxTargetSeqs: 500})
+
+// mustPlanJob is c's planning Job for spec.
+func mustPlanJob(t *testing.T, c *v1alpha1.SearchCampaign, spec search.Spec, db *v1alpha1.BlastDatabase, loc, image string) *batchv1.Job {
+	t.Helper()
+	job, err := planJob(c, spec, db, loc, image)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return job
+}
+
+// planJobSearch is the search a planning Job gives campaign plan, read
+// as campaign plan reads it.
+func planJobSearch(t *testing.T, job *batchv1.Job) search.Spec {
+	t.Helper()
+	args := job.Spec.Template.Spec.Containers[0].Args
+	i := slices.Index(args, "--search-json")
+	if i < 0 || i+1 == len(args) {
+		t.Fatalf("planning Job args %q lack --search-json", args)
+	}
+	s, err := search.ParseJSON([]byte(args[i+1]))
+	if err != nil {
+		t.Fatalf("planning Job's --search-json %s: %v", args[i+1], err)
+	}
+	return s
 }

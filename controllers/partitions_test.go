@@ -112,7 +112,7 @@ func TestPlanJobMaxStopped(t *testing.T) {
 	}{{0, ""}, {40, "--max-stopped 40"}} {
 		c := aCampaign().build()
 		c.Spec.RetryPolicy.MaxStoppedAttempts = tc.set
-		job := planJob(c, spec, db, "s3://bucket/ns/camp", "worker:test")
+		job := mustPlanJob(t, c, spec, db, "s3://bucket/ns/camp", "worker:test")
 		args := strings.Join(job.Spec.Template.Spec.Containers[0].Args, " ")
 		if got := strings.Contains(args, "--max-stopped"); got != (tc.want != "") || tc.want != "" && !strings.Contains(args, tc.want) {
 			t.Errorf("maxStoppedAttempts %d: args %q, want %q", tc.set, args, tc.want)

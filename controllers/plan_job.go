@@ -1,6 +1,8 @@
 package controllers
 
 import (
+	"encoding/json"
+	"fmt"
 	"strconv"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -17,19 +19,19 @@ import (
 // reads and validates every query, which can be gigabytes, so it runs
 // beside the data rather than in the operator's memory. Planning is
 // idempotent, so a retried pod or a re-created Job is harmless.
-func planJob(c *v1alpha1.SearchCampaign, spec search.Spec, db *v1alpha1.BlastDatabase, loc, image string) *batchv1.Job {
+func planJob(c *v1alpha1.SearchCampaign, spec search.Spec, db *v1alpha1.BlastDatabase, loc, image string) (*batchv1.Job, error) {
 	s := c.Spec
-	req := spec.Request()
+	// The search goes whole, as the plan stores it: the Job checks it as
+	// the operator did, with nothing to parse from strings.
+	js, err := json.Marshal(spec)
+	if err != nil {
+		return nil, fmt.Errorf("encoding the search for the planning Job: %w", err)
+	}
 	args := []string{"campaign", "plan",
 		"--name", c.Name,
 		"--queries", queriesURL(c),
 		"--database", db.Status.Location,
-		"--program", req.Program,
-		"--outfmt", req.Outfmt,
-		"--max-target-seqs", strconv.Itoa(req.MaxTargetSeqs),
-		"--top-hits", req.TopHits,
-		"--transfer", req.Transfer,
-		"--batching", string(spec.Batching),
+		"--search-json", string(js),
 		"--max-attempts", strconv.Itoa(int(s.RetryPolicy.MaxAttempts)),
 		"--max-abandoned", strconv.Itoa(int(maxAbandoned(s.RetryPolicy))),
 		"--lease-seconds", strconv.Itoa(int(s.RetryPolicy.LeaseSeconds)),
@@ -40,20 +42,14 @@ func planJob(c *v1alpha1.SearchCampaign, spec search.Spec, db *v1alpha1.BlastDat
 	if n := s.RetryPolicy.MaxStoppedAttempts; n > 0 {
 		args = append(args, "--max-stopped", strconv.Itoa(int(n)))
 	}
-	if req.Evalue != 0 {
-		args = append(args, "--evalue", strconv.FormatFloat(req.Evalue, 'g', -1, 64))
-	}
 	if s.Chunking.Queries != nil {
 		args = append(args, "--chunk-queries", strconv.Itoa(int(*s.Chunking.Queries)))
 	} else if s.Chunking.Letters != nil {
 		args = append(args, "--chunk-letters", strconv.FormatInt(*s.Chunking.Letters, 10))
 	}
-	for _, o := range req.Options {
-		args = append(args, "--blast-option="+o)
-	}
 	// Planning streams the queries once and writes the chunks' index:
 	// little of either.
-	return campaignJob(c, db, PlanJobName(c.Name), componentPlan, args, image)
+	return campaignJob(c, db, PlanJobName(c.Name), componentPlan, args, image), nil
 }
 
 // campaignJob is a Job of the campaign's running `blastfleet` with args in

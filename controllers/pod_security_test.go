@@ -1,7 +1,6 @@
 package controllers
 
 import (
-	"github.com/blastfleet/blastfleet/internal/search"
 	"testing"
 
 	kubeflow "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
@@ -56,7 +55,7 @@ func operatorPods(t *testing.T) map[string]corev1.PodTemplateSpec {
 	return map[string]corev1.PodTemplateSpec{
 		"launcher": mj.Spec.MPIReplicaSpecs[kubeflow.MPIReplicaTypeLauncher].Template,
 		"worker":   mj.Spec.MPIReplicaSpecs[kubeflow.MPIReplicaTypeWorker].Template,
-		"plan":     planJob(aCampaign().build(), search.Spec{}, db, "s3://b/c", "img").Spec.Template,
+		"plan":     mustPlanJob(t, aCampaign().build(), anySearch, db, "s3://b/c", "img").Spec.Template,
 		"assemble": assembleJob(aCampaign().build(), db, "s3://b/c", "img", 600).Spec.Template,
 		"shard":    shardingJob(db, "s3://b/src.fa", "s3://b/db", 2, "img").Spec.Template,
 		"manifest": manifestJob(db, "s3://b/src.fa", "s3://b/db", 2, "img").Spec.Template,

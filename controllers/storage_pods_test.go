@@ -9,7 +9,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/blastfleet/blastfleet/api/v1alpha1"
-	"github.com/blastfleet/blastfleet/internal/search"
 )
 
 // A campaign with three stores: the output's Secret as AWS_*, the
@@ -83,7 +82,7 @@ func TestCampaignStorageRoles(t *testing.T) {
 		t.Errorf("worker lacks the queries' CA: %+v %+v", worker.Spec.Volumes, worker.Spec.Containers[0].VolumeMounts)
 	}
 
-	plan := planJob(b.build(), search.Spec{}, db, "s3://bucket/ns/camp", "img").Spec.Template.Spec
+	plan := mustPlanJob(t, b.build(), anySearch, db, "s3://bucket/ns/camp", "img").Spec.Template.Spec
 	if plan.ServiceAccountName != "blast-irsa" || !slices.Contains(plan.Containers[0].Args, "s3://pub/sets/q.fa") {
 		t.Errorf("planning Job: service account %q, args %v", plan.ServiceAccountName, plan.Containers[0].Args)
 	}

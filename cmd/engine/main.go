@@ -31,25 +31,22 @@ import (
 )
 
 type flags struct {
-	database, queries, program, outfmt, output            string
-	maxTargetSeqs                                         int
-	evalue                                                float64
-	blastOptions                                          []string
-	blockLetters, threads, workers                        int
-	batching                                              string
-	cacheDir, cacheBytes, groupBytes                      string
-	writeBuffer, topHits, transfer, strategy, summaryJSON string
-	campaign, partitionID, site                           string
-	databaseManifest, databaseSHA256                      string // from the plan
-	databaseReplicas                                      []string
-	taskTimeoutFactor                                     float64
-	taskTimeoutMin, taskTimeoutMax                        time.Duration
-	maxTaskOutput                                         string
-	querySync                                             bool
-	verbose                                               int
-	backend, schedule                                     string
-	sim                                                   simFlags
-	metrics                                               metricsFlags
+	database, queries, output          string
+	search                             search.Request
+	blockLetters, threads, workers     int
+	cacheDir, cacheBytes, groupBytes   string
+	writeBuffer, strategy, summaryJSON string
+	campaign, partitionID, site        string
+	databaseManifest, databaseSHA256   string // from the plan
+	databaseReplicas                   []string
+	taskTimeoutFactor                  float64
+	taskTimeoutMin, taskTimeoutMax     time.Duration
+	maxTaskOutput                      string
+	querySync                          bool
+	verbose                            int
+	backend, schedule                  string
+	sim                                simFlags
+	metrics                            metricsFlags
 	// changed reports whether the user gave a flag (not its default).
 	changed func(name string) bool
 }
@@ -98,22 +95,15 @@ the --sim-* flags), to measure strategies and --schedule with many ranks.`,
 	fl.StringVar(&f.database, "database", "", "sharded database: DIR or s3://bucket/prefix holding manifest.json")
 	fl.StringArrayVar(&f.databaseReplicas, "database-replica", nil, "another store holding the database's build, checked against its manifest before use: DIR or s3://bucket/prefix, the N-th reaching its store with BLASTFLEET_REPLICA<N>_* (repeatable; default: the replicas recorded in the manifest whose variables are set)")
 	fl.StringVar(&f.queries, "queries", "", "query FASTA (plain or gzip): a path or s3://bucket/key")
-	fl.StringVar(&f.program, "program", "", blast.ProgramList())
-	fl.StringVar(&f.outfmt, "outfmt", "6", `output format: tabular with columns, e.g. "6 qseqid sseqid evalue bitscore" (tab-separated) or "10 std stitle" (CSV), or a report: 0, 5, 7, 11, 15, 16, 17 (SAM, blastn only)`)
+	f.search.AddFlags(fl)
 	fl.StringVar(&f.output, "output", "", "where the merged result goes: FILE or s3://bucket/key")
-	fl.IntVar(&f.maxTargetSeqs, "max-target-seqs", blast.DefaultMaxTargetSeqs, "keep at most this many subjects per query, applied globally after the merge")
-	fl.Float64Var(&f.evalue, "evalue", 0, "E-value cut-off (default: BLAST's, 10)")
-	fl.StringArrayVar(&f.blastOptions, "blast-option", nil, "extra BLAST option from the allowlist, e.g. --blast-option=-word_size=11 (repeatable)")
 	fl.IntVar(&f.blockLetters, "block-letters", 0, "query letters per task (default: guided, shrinking as work runs out)")
 	fl.IntVar(&f.threads, "threads", 1, "BLAST threads per worker (the worker's slots)")
 	fl.IntVar(&f.workers, "workers", 2, "workers when run without mpirun")
-	fl.StringVar(&f.batching, "batching", string(blast.BatchingBLAST), "how queries are cut into BLAST+ batches: blast (BLAST+'s own, as one BLAST+ run of the whole file prints; blastn runs with a fixed BATCH_SIZE per task) or alone (each query searched alone, independent of its neighbours: one database scan per query, docs/concepts.md)")
 	fl.StringVar(&f.cacheDir, "cache-dir", defaultCacheDir(), "where workers cache shards")
 	fl.StringVar(&f.cacheBytes, "cache-bytes", "0", "bound of each worker's shard cache, e.g. 8GiB (0: unbounded)")
 	fl.StringVar(&f.groupBytes, "group-bytes", "0", "database bytes one task searches (shards are grouped up to this; 0: the whole database, or --cache-bytes)")
 	fl.StringVar(&f.writeBuffer, "write-buffer", "4MiB", "bytes a writer gathers before writing (MBS; S3 parts are at least 5MiB)")
-	fl.StringVar(&f.transfer, "transfer", "full", "what a campaign's partitions commit: full (the output) or metadata (per query the ids of its kept subjects; blastfleet campaign results regenerates the output at home, docs/concepts.md)")
-	fl.StringVar(&f.topHits, "top-hits", "auto", "how shard groups are searched under --max-target-seqs: auto (with N as BLAST when one group holds the database, else overfetch), exact (untruncated: the exact global top N), overfetch[=F] (F x N, default 4)")
 	fl.StringVar(&f.strategy, "strategy", "worker-merge", "output strategy: "+strings.Join(output.Strategies, ", "))
 	fl.BoolVar(&f.querySync, "query-sync", false, "after each block's writes, every rank waits until the block is written (S3aSim's query sync; the wait is the summary's sync phase)")
 	fl.StringVar(&f.schedule, "schedule", "dynamic", "how queries reach workers: "+strings.Join(engine.Schedules, ", ")+
@@ -174,11 +164,10 @@ func config(ctx context.Context, f *flags, rank int, log logr.Logger) (*engine.C
 			return nil, err
 		}
 	} else {
-		if f.program == "" {
+		if f.search.Program == "" {
 			return nil, fmt.Errorf("--program is required")
 		}
-		if cfg.Spec, err = (search.Request{Program: f.program, Outfmt: f.outfmt, Options: f.blastOptions,
-			MaxTargetSeqs: f.maxTargetSeqs, Evalue: f.evalue, TopHits: f.topHits, Transfer: f.transfer, Batching: f.batching}).Parse(); err != nil {
+		if cfg.Spec, err = f.search.Parse(); err != nil {
 			return nil, err
 		}
 	}

@@ -100,9 +100,9 @@ func checkBackend(f *flags) error {
 	if _, err := simulate.ParseSpend(s.spend); err != nil {
 		return fmt.Errorf("--sim-spend: %w", err)
 	}
-	if f.program == "" {
+	if f.search.Program == "" {
 		// The model's hits are blastn's (nucleotide scoring).
-		f.program = "blastn"
+		f.search.Program = "blastn"
 	}
 	return nil
 }

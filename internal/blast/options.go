@@ -122,16 +122,24 @@ func ParseOption(s string) (Option, error) {
 	if !strings.HasPrefix(s, "-") {
 		return Option{}, fmt.Errorf("--blast-option %q: must start with '-' (for example -word_size=11)", s)
 	}
-	body := strings.TrimLeft(s, "-")
-	name, value, hasValue := strings.Cut(body, "=")
-	if !hasValue {
-		name, value, hasValue = strings.Cut(body, " ")
-	}
-	o, err := CheckOption(strings.TrimSpace(name), strings.TrimSpace(value), hasValue)
+	o, err := CheckOption(SplitOption(s))
 	if err != nil {
 		return Option{}, fmt.Errorf("--blast-option %q: %w", s, err)
 	}
 	return o, nil
+}
+
+// SplitOption reads an option as a command line gives it, "-name=value",
+// "-name value" or "-name" (a flag), leading dashes optional: the one
+// split of ParseOption and of blastfleet submit, which checks the option
+// later, with the campaign's other fields.
+func SplitOption(s string) (name, value string, hasValue bool) {
+	body := strings.TrimLeft(s, "-")
+	name, value, hasValue = strings.Cut(body, "=")
+	if !hasValue {
+		name, value, hasValue = strings.Cut(body, " ")
+	}
+	return strings.TrimSpace(name), strings.TrimSpace(value), hasValue
 }
 
 // CheckOption is the one check of an option, however it was written: the

@@ -136,3 +136,16 @@ func decodeFormat(raw json.RawMessage) (*blast.Format, error) {
 	}
 	return blast.NewFormat(f.Code, f.Columns)
 }
+
+// ParseJSON reads a search given whole, as a plan stores it (campaign
+// plan's --search-json, which the operator's planning Job gives): each
+// field checked as UnmarshalJSON checks it, then the whole as the
+// operator checks a campaign's (CheckWhole), so the Job refuses what the
+// operator would.
+func ParseJSON(b []byte) (Spec, error) {
+	var s Spec
+	if err := json.Unmarshal(b, &s); err != nil {
+		return Spec{}, err
+	}
+	return s, s.CheckWhole()
+}

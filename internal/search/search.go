@@ -220,6 +220,19 @@ func (s Spec) Transfer() string {
 // Validate checks a Spec built in code (a test's, a benchmark's) as Parse
 // checks flags.
 func (s Spec) Validate() error {
+	var errs []error
+	for _, o := range s.Options {
+		if _, err := blast.CheckOption(o.Name, o.Value, o.Value != ""); err != nil {
+			errs = append(errs, fmt.Errorf("--blast-option: %w", err))
+		}
+	}
+	return errors.Join(append(errs, s.CheckWhole())...)
+}
+
+// CheckWhole is Validate but for each option alone: the checks across
+// fields, for a Spec whose options were each checked as they were
+// converted (package fromapi, a plan's JSON).
+func (s Spec) CheckWhole() error {
 	errs := []error{s.checkRegeneration(), s.checkSAM(), s.checkTaxidList()}
 	if _, err := blast.ParseProgram(string(s.Program)); err != nil {
 		errs = append(errs, fmt.Errorf("--program: %w", err))
@@ -231,11 +244,6 @@ func (s Spec) Validate() error {
 	}
 	if _, err := blast.ParseBatching(string(s.Batching)); err != nil {
 		errs = append(errs, err)
-	}
-	for _, o := range s.Options {
-		if _, err := blast.CheckOption(o.Name, o.Value, o.Value != ""); err != nil {
-			errs = append(errs, fmt.Errorf("--blast-option: %w", err))
-		}
 	}
 	return errors.Join(append(errs, s.checkCutoffs())...)
 }

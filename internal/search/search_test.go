@@ -140,3 +140,26 @@ func TestJSON(t *testing.T) {
 		}
 	}
 }
+
+// ParseJSON gives back the spec that was encoded, and refuses what
+// CheckWhole refuses though each field is valid alone.
+func TestParseJSON(t *testing.T) {
+	s := MustParse(good)
+	b, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back, err := ParseJSON(b); err != nil || !reflect.DeepEqual(back, s) {
+		t.Errorf("ParseJSON = %+v (%v), want %+v", back, err, s)
+	}
+	for name, c := range map[string]struct{ doc, want string }{
+		"sam for blastp": {`{"program":"blastp","outfmt":{"code":17},"maxTargetSeqs":5,"topHits":"auto","batching":"blast"}`, "SAM"},
+		"another program's option": {`{"program":"blastn","outfmt":{"code":6},"maxTargetSeqs":5,"topHits":"auto","batching":"blast",` +
+			`"options":[{"name":"num_iterations","value":"3"}]}`, "-num_iterations is an option of psiblast only"},
+		"not JSON": {`-word_size=11`, "invalid character"},
+	} {
+		if _, err := ParseJSON([]byte(c.doc)); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q", name, err, c.want)
+		}
+	}
+}

@@ -66,12 +66,7 @@ func (s *Spec) ReadTaxidList(r io.Reader) error {
 // TaxidListOption splits "-taxidlist=FILE" (or "-negative_taxidlist FILE"):
 // ok only for a taxid list option.
 func TaxidListOption(opt string) (name, path string, ok bool) {
-	body := strings.TrimLeft(opt, "-")
-	name, path, found := strings.Cut(body, "=")
-	if !found {
-		name, path, _ = strings.Cut(body, " ")
-	}
-	name, path = strings.TrimSpace(name), strings.TrimSpace(path)
+	name, path, _ = blast.SplitOption(opt)
 	_, isList := taxidLists[name]
 	return name, path, strings.HasPrefix(opt, "-") && isList
 }

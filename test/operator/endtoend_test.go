@@ -31,19 +31,7 @@ func TestEndToEnd(t *testing.T) {
 	ctx := context.Background()
 
 	// Data: a synthetic protein set with real hits.
-	db, queries := synthProteins(t, synth.Options{Seed: 7, Families: 12, Members: 6, MinLen: 80, MaxLen: 200, Queries: 9, Unrelated: 20})
-	st := h.store("")
-	for key, data := range map[string][]byte{"fasta/e2e.fa": db, "queries/e2e.fa": queries} {
-		if err := st.Put(ctx, key, bytes.NewReader(data), int64(len(data))); err != nil {
-			t.Fatal(err)
-		}
-	}
-
-	h.create(&v1alpha1.BlastDatabase{
-		ObjectMeta: metav1.ObjectMeta{Name: "e2e", Namespace: h.ns},
-		Spec: v1alpha1.BlastDatabaseSpec{Source: v1alpha1.ObjectReference{Key: "fasta/e2e.fa"}, Type: v1alpha1.DatabaseProtein,
-			Shards: v1alpha1.Sharding{Count: ptr.To[int32](3)}, Storage: h.output("databases")},
-	})
+	db, queries := h.proteinDatabase("e2e", synth.Options{Seed: 7, Families: 12, Members: 6, MinLen: 80, MaxLen: 200, Queries: 9, Unrelated: 20}, 3)
 	var bdb v1alpha1.BlastDatabase
 	h.eventually("database Ready", 2*time.Minute, func() (bool, string) {
 		if err := h.c.Get(ctx, client.ObjectKey{Namespace: h.ns, Name: "e2e"}, &bdb); err != nil {
@@ -100,9 +88,28 @@ func (h *harness) runLocally() string {
 	return dir
 }
 
+// proteinDatabase puts a synthetic protein set with real hits in the
+// store, fasta/NAME.fa and queries/NAME.fa, and creates the BlastDatabase
+// NAME of it in shards.
+func (h *harness) proteinDatabase(name string, o synth.Options, shards int32) (db, queries []byte) {
+	h.t.Helper()
+	db, queries = synthProteins(h.t, o)
+	for key, data := range map[string][]byte{"fasta/" + name + ".fa": db, "queries/" + name + ".fa": queries} {
+		if err := h.store("").Put(context.Background(), key, bytes.NewReader(data), int64(len(data))); err != nil {
+			h.t.Fatal(err)
+		}
+	}
+	h.create(&v1alpha1.BlastDatabase{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: h.ns},
+		Spec: v1alpha1.BlastDatabaseSpec{Source: v1alpha1.ObjectReference{Key: "fasta/" + name + ".fa"}, Type: v1alpha1.DatabaseProtein,
+			Shards: v1alpha1.Sharding{Count: ptr.To(shards)}, Storage: h.output("databases")},
+	})
+	return db, queries
+}
+
 // synthProteins is a synthetic protein database and queries with real
 // hits (mutated family members).
-func synthProteins(t *testing.T, o synth.Options) (db, queries []byte) {
+func synthProteins(t testing.TB, o synth.Options) (db, queries []byte) {
 	t.Helper()
 	o.Protein, o.Mutation, o.QueryFrac = true, 0.25, 0.8
 	var d, q bytes.Buffer
@@ -127,10 +134,10 @@ func (h *harness) startRunner(bins testenv.Binaries, dir string) {
 	h.t.Cleanup(runner.Stop)
 }
 
-// checkAgainstBlastp compares campaign's result with blastp of each
-// query alone on the unsharded protein database: with one shard group
-// (the default), byte for byte, tie order included.
-func (h *harness) checkAgainstBlastp(campaign, dir string, db, queries []byte) {
+// checkAgainstBlastp compares campaign's result with blastp, given
+// blastArgs too, of each query alone on the unsharded protein database:
+// with one shard group (the default), byte for byte, tie order included.
+func (h *harness) checkAgainstBlastp(campaign, dir string, db, queries []byte, blastArgs ...string) {
 	t := h.t
 	t.Helper()
 	ctx := context.Background()
@@ -147,7 +154,7 @@ func (h *harness) checkAgainstBlastp(campaign, dir string, db, queries []byte) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := refsearch.SearchBatches(ctx, "blastp", ref, filepath.Join(dir, "q.fa"), "6", "-max_target_seqs", "500")
+	want, err := refsearch.SearchBatches(ctx, "blastp", ref, filepath.Join(dir, "q.fa"), "6", append([]string{"-max_target_seqs", "500"}, blastArgs...)...)
 	if err != nil {
 		t.Fatal(err)
 	}

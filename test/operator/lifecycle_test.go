@@ -44,7 +44,7 @@ func TestCampaignLifecycle(t *testing.T) {
 	}
 	args := strings.Join(plan.Spec.Template.Spec.Containers[0].Args, " ")
 	for _, want := range []string{"campaign plan", "--queries s3://blastfleet/queries/life.fa", "--database s3://blastfleet/databases/default/sprot",
-		"--program blastp", "--chunk-queries 2", "--output s3://blastfleet/campaigns/default/life"} {
+		`--search-json {"program":"blastp",`, "--chunk-queries 2", "--output s3://blastfleet/campaigns/default/life"} {
 		if !strings.Contains(args, want) {
 			t.Errorf("planning Job args %q lack %q", args, want)
 		}

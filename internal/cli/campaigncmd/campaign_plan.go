@@ -27,10 +27,10 @@ type campaignPlanOptions struct {
 	chunkLetters, chunkQueries      int
 
 	// The search, as blastfleet-engine's flags of the same names.
-	program, outfmt, topHits, transfer, batching string
-	maxTargetSeqs                                int
-	evalue                                       float64
-	blastOptions                                 []string
+	req search.Request
+	// searchJSON is the search whole, as a plan stores it: what the
+	// operator's planning Job gives instead of the flags above.
+	searchJSON string
 
 	maxAttempts, maxAbandoned, maxStopped, leaseSeconds, renewSeconds, skewSeconds int
 
@@ -41,11 +41,12 @@ type campaignPlanOptions struct {
 func newCampaignPlanCmd(root *cli.Options) *cobra.Command {
 	o := &campaignPlanOptions{}
 	cmd := &cobra.Command{
-		Use:   "plan --queries FASTA --database DB --program P (--chunk-letters L | --chunk-queries Q) --output LOCATION",
+		Use:   "plan --queries FASTA --database DB (--program P | --search-json JSON) (--chunk-letters L | --chunk-queries Q) --output LOCATION",
 		Short: "Validate the queries and the database, cut chunks and write a campaign's plan",
 		Long: `Write a campaign's plan (plan.json) at --output: the queries object with its
 SHA-256, size, count and letters; the database's manifest with its SHA-256;
-the search (the same flags as blastfleet-engine, validated the same way); the
+the search (the same flags as blastfleet-engine, validated the same way, or
+--search-json, the search whole as plan.json holds it); the
 chunks, contiguous ranges of queries; and the lease and retry policy.
 
 Every query is read and validated first (letters of the program's query
@@ -82,22 +83,20 @@ database at the recorded locations.`,
 	f.StringVar(&o.name, "name", "", "campaign name: 1 to 63 letters, digits, '-' or '_' (default: the last element of --output)")
 	f.IntVar(&o.chunkLetters, "chunk-letters", 0, "cut chunks of about this many query letters")
 	f.IntVar(&o.chunkQueries, "chunk-queries", 0, "cut chunks of this many queries")
-	f.StringVar(&o.program, "program", "", blast.ProgramList()+" (required)")
-	f.StringVar(&o.outfmt, "outfmt", "6", `output format: tabular with columns, e.g. "6 qseqid sseqid evalue bitscore" (tab-separated) or "10 std stitle" (CSV), or a report: 0, 5, 7, 11, 15, 16, 17 (SAM, blastn only)`)
-	f.IntVar(&o.maxTargetSeqs, "max-target-seqs", blast.DefaultMaxTargetSeqs, "keep at most this many subjects per query, applied globally after the merge")
-	f.Float64Var(&o.evalue, "evalue", 0, "E-value cut-off (default: BLAST's, 10)")
-	f.StringArrayVar(&o.blastOptions, "blast-option", nil, "extra BLAST option from the allowlist, e.g. --blast-option=-word_size=11 (repeatable)")
-	f.StringVar(&o.batching, "batching", string(blast.BatchingBLAST), "how queries are cut into BLAST+ batches: blast (BLAST+'s own, as one BLAST+ run of the file) or alone (each query searched alone: one database scan per query)")
-	f.StringVar(&o.transfer, "transfer", "full", "what partitions commit: full (the output) or metadata (per query the ids of its kept subjects, regenerated at home by campaign results)")
-	f.StringVar(&o.topHits, "top-hits", "auto", "how shard groups are searched under --max-target-seqs: auto, exact or overfetch[=F] (see blastfleet-engine --help)")
+	o.req.AddFlags(f)
 	f.IntVar(&o.maxAttempts, "max-attempts", ledger.DefaultMaxAttempts, "failed attempts per chunk before it is split in halves (a single query: recorded as failed)")
 	f.IntVar(&o.maxAbandoned, "max-abandoned", ledger.DefaultMaxAbandoned, "attempts per chunk that may end without a word (partition died, lease expired) before it is split; stopped attempts count toward --max-stopped only")
 	f.IntVar(&o.maxStopped, "max-stopped", 0, "attempts per chunk that may be stopped (SIGTERM) before it is split, to isolate a query whose own search gets its partition stopped every time (0: 20, or twice --max-abandoned)")
 	f.IntVar(&o.leaseSeconds, "lease-seconds", ledger.DefaultLeaseSeconds, "how long a chunk's lease lasts unless renewed")
 	f.IntVar(&o.renewSeconds, "renew-seconds", 0, "how often a partition renews its leases, under --lease-seconds (default a fifth of it, at least 2)")
 	f.IntVar(&o.skewSeconds, "skew-seconds", ledger.DefaultSkewSeconds, "clock skew tolerated between machines: an expired lease is taken over only this much later")
-	for _, name := range []string{"queries", "database", "output", "program"} {
+	f.StringVar(&o.searchJSON, "search-json", "", `the search as JSON, as plan.json's "search" holds it, instead of --program and the other search flags (the operator's planning Job gives it so)`)
+	for _, name := range []string{"queries", "database", "output"} {
 		_ = cmd.MarkFlagRequired(name) // cannot fail: the flags exist
+	}
+	cmd.MarkFlagsOneRequired("program", "search-json")
+	for _, name := range search.FlagNames {
+		cmd.MarkFlagsMutuallyExclusive("search-json", name)
 	}
 	return cmd
 }
@@ -124,8 +123,7 @@ func (o *campaignPlanOptions) validate() (search.Spec, error) {
 	case o.byQueries && o.chunkQueries < 1:
 		add(fmt.Errorf("--chunk-queries must be ≥ 1, not %d", o.chunkQueries))
 	}
-	spec, err := search.Request{Program: o.program, Outfmt: o.outfmt, Options: o.blastOptions,
-		MaxTargetSeqs: o.maxTargetSeqs, Evalue: o.evalue, TopHits: o.topHits, Transfer: o.transfer, Batching: o.batching}.Parse()
+	spec, err := o.search()
 	if err != nil {
 		add(err)
 	}
@@ -148,6 +146,19 @@ func (o *campaignPlanOptions) validate() (search.Spec, error) {
 		add(fmt.Errorf("--renew-seconds %d must be under --lease-seconds %d", o.renewSeconds, o.leaseSeconds))
 	}
 	return spec, errors.Join(errs...)
+}
+
+// search is the search given whole (--search-json) or as flags, checked
+// either way as the operator checks a campaign's.
+func (o *campaignPlanOptions) search() (search.Spec, error) {
+	if o.searchJSON != "" {
+		spec, err := search.ParseJSON([]byte(o.searchJSON))
+		if err != nil {
+			return spec, fmt.Errorf("--search-json: %w", err)
+		}
+		return spec, nil
+	}
+	return o.req.Parse()
 }
 
 func (o *campaignPlanOptions) run(ctx context.Context, cmd *cobra.Command, root *cli.Options, s search.Spec) error {

@@ -19,6 +19,7 @@ func TestClusterCommands(t *testing.T) {
 		{"submit/file", testSubmitFile},
 		{"submit/dry-run", testSubmitDryRun},
 		{"submit/refused", testSubmitRefused},
+		{"submit/checked", testSubmitChecked},
 		{"submit/upload", testSubmitUpload},
 		{"submit/stores", testSubmitStores},
 		{"get", testGet},

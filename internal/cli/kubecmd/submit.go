@@ -18,6 +18,9 @@ type submitOptions struct {
 	spec   submitSpec
 	file   string
 	dryRun string
+	// flagOptions are the --blast-option sent (taxid lists taken out),
+	// which errors name; nil for campaigns from -f.
+	flagOptions []string
 }
 
 func newSubmitCmd() *cobra.Command {
@@ -34,6 +37,10 @@ defaults (1 partition of 2 workers, chunks of 1,000,000 letters, outfmt 6,
 500 target sequences, ...) and validates every field. Its refusal is shown
 as it is and names the field, for example
   spec.partitions.count: Invalid value: 0: spec.partitions.count in body should be greater than or equal to 1
+The search (program, outfmt, options, ...) is also checked here as the
+operator will check it before planning: what the API server lets through
+but the operator would fail the campaign for is refused before the
+campaign exists, naming the flag (or, from -f, the field).
 
 The output storage (--endpoint, --region, --bucket, --credentials-secret)
 defaults to the database's, which the operator requires anyway for the
@@ -137,6 +144,7 @@ func (o *submitOptions) objects(ctx context.Context, cmd *cobra.Command, kc *kub
 		return nil, err
 	}
 	spec.blastOptions = rest
+	o.flagOptions = append([]string{}, rest...)
 	obj, err := spec.object(f.Changed, kc.namespace, databaseStorageIf(ctx, kc, &o.spec, cmd))
 	if err != nil {
 		return nil, err
@@ -166,6 +174,17 @@ func databaseStorageIf(ctx context.Context, kc *kube, s *submitSpec, cmd *cobra.
 
 func (o *submitOptions) create(ctx context.Context, cmd *cobra.Command, kc *kube, obj *unstructured.Unstructured) error {
 	w := cmd.OutOrStdout()
+	if err := checkSearch(obj, o.flagOptions); err != nil {
+		// The API server's refusal comes first, in its words, as kubectl
+		// shows it; what only the operator would refuse, once created,
+		// is refused here.
+		if o.dryRun != "client" {
+			if serr := kc.c.Create(ctx, obj.DeepCopy(), client.FieldOwner("blastfleet"), client.DryRunAll); serr != nil {
+				return kc.explain(serr)
+			}
+		}
+		return err
+	}
 	if o.dryRun == "client" {
 		return printObject(w, "yaml", obj.Object)
 	}

@@ -292,12 +292,14 @@ func queriesRef(q string) (map[string]any, error) {
 	return map[string]any{"bucket": bucket, "key": key}, nil
 }
 
-// parseBlastOption reads "-name=value" or "-name" (dashes optional). The
-// name and value are checked by the API server against the allowlist.
+// parseBlastOption reads "-name=value", "-name value" or "-name" (dashes
+// optional), split as BLAST's command line reads it (blast.SplitOption).
+// The name and value are checked with the rest of the search by
+// checkSearch, and by the API server against the allowlist.
 // (-taxidlist and -negative_taxidlist are taken out before: they name a
 // file, see splitTaxidLists.)
 func parseBlastOption(s string) (map[string]any, error) {
-	name, value, hasValue := strings.Cut(strings.TrimLeft(s, "-"), "=")
+	name, value, hasValue := blast.SplitOption(s)
 	if name == "" {
 		return nil, fmt.Errorf("--blast-option %q: want -name=value, or -name for a flag such as -ungapped", s)
 	}
