@@ -18,6 +18,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	"github.com/blastfleet/blastfleet/api/v1alpha1"
+	"github.com/blastfleet/blastfleet/controllers/executor"
+	"github.com/blastfleet/blastfleet/controllers/executor/argo"
 	"github.com/blastfleet/blastfleet/internal/argowf"
 	"github.com/blastfleet/blastfleet/internal/enginemetrics"
 	"github.com/blastfleet/blastfleet/internal/kubescheme"
@@ -66,7 +68,7 @@ func TestArgoWorkflowWrapsSpec(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.campaign.c.Spec.ActiveDeadlineSeconds = ptr.To[int64](3600)
 			s := NewPartitionSpec(tc.campaign.request(1, 0))
-			obj, err := ArgoExecutor{TTLSecondsAfterFinished: 60}.Build(s)
+			obj, err := argo.Executor{TTLSecondsAfterFinished: 60}.Build(s)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -97,7 +99,7 @@ func TestArgoWorkflowWrapsSpec(t *testing.T) {
 				t.Errorf("step %+v, want %d engine steps", step, tc.workers)
 			}
 			eng := sp.Templates[1]
-			if eng.RetryStrategy.Limit != argoStepRetries || eng.RetryStrategy.RetryPolicy != "Always" {
+			if eng.RetryStrategy.Limit != argo.DefaultStepRetries || eng.RetryStrategy.RetryPolicy != "Always" {
 				t.Errorf("retryStrategy %+v", eng.RetryStrategy)
 			}
 			c := eng.Container
@@ -127,7 +129,7 @@ func TestArgoWorkflowWrapsSpec(t *testing.T) {
 // Kueue admits MPIJobs only: a queued partition cannot be a Workflow
 // (the API refuses the campaign first).
 func TestArgoRefusesQueue(t *testing.T) {
-	if _, err := (ArgoExecutor{}).Build(NewPartitionSpec(aCampaign().queue("team").request(0, 0))); err == nil {
+	if _, err := (argo.Executor{}).Build(NewPartitionSpec(aCampaign().queue("team").request(0, 0))); err == nil {
 		t.Fatal("a Workflow built for a Kueue-queued partition")
 	}
 }
@@ -136,7 +138,7 @@ func TestArgoRefusesQueue(t *testing.T) {
 // a step's pod runs (status.nodes).
 func TestArgoState(t *testing.T) {
 	wf := func(status map[string]any) *unstructured.Unstructured {
-		u := ArgoExecutor{}.NewObject().(*unstructured.Unstructured)
+		u := argo.Executor{}.NewObject().(*unstructured.Unstructured)
 		if status != nil {
 			u.Object["status"] = status
 		}
@@ -146,32 +148,32 @@ func TestArgoState(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		status map[string]any
-		want   Phase
+		want   executor.Phase
 		reason string
 	}{
-		{"new", nil, PartitionQueued, "Starting"},
-		{"pending", map[string]any{"phase": "Pending"}, PartitionQueued, "Starting"},
+		{"new", nil, executor.Queued, "Starting"},
+		{"pending", map[string]any{"phase": "Pending"}, executor.Queued, "Starting"},
 		{"running-no-pod", map[string]any{"phase": "Running", "nodes": map[string]any{
-			"a": map[string]any{"type": "Steps", "phase": "Running"}, "b": map[string]any{"type": "Pod", "phase": "Pending"}}}, PartitionQueued, "Starting"},
+			"a": map[string]any{"type": "Steps", "phase": "Running"}, "b": map[string]any{"type": "Pod", "phase": "Pending"}}}, executor.Queued, "Starting"},
 		{"running", map[string]any{"phase": "Running", "nodes": map[string]any{
-			"b": map[string]any{"type": "Pod", "phase": "Running"}}}, PartitionRunning, ""},
-		{"succeeded", map[string]any{"phase": "Succeeded", "finishedAt": fin}, PartitionSucceeded, "WorkflowSucceeded"},
-		{"failed", map[string]any{"phase": "Failed", "finishedAt": fin, "message": "child failed"}, PartitionFailed, "WorkflowFailed"},
-		{"error", map[string]any{"phase": "Error", "finishedAt": fin}, PartitionFailed, "WorkflowError"},
+			"b": map[string]any{"type": "Pod", "phase": "Running"}}}, executor.Running, ""},
+		{"succeeded", map[string]any{"phase": "Succeeded", "finishedAt": fin}, executor.Succeeded, "WorkflowSucceeded"},
+		{"failed", map[string]any{"phase": "Failed", "finishedAt": fin, "message": "child failed"}, executor.Failed, "WorkflowFailed"},
+		{"error", map[string]any{"phase": "Error", "finishedAt": fin}, executor.Failed, "WorkflowError"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			st := ArgoExecutor{}.State(wf(tc.status))
+			st := argo.Executor{}.State(wf(tc.status))
 			if st.Phase != tc.want || st.Reason != tc.reason {
 				t.Errorf("state %+v, want %s %s", st, tc.want, tc.reason)
 			}
-			if tc.want == PartitionSucceeded || tc.want == PartitionFailed {
+			if tc.want == executor.Succeeded || tc.want == executor.Failed {
 				if want, _ := time.Parse(time.RFC3339, fin); !st.FinishedAt.Equal(want) {
 					t.Errorf("finished at %s, want status.finishedAt %s", st.FinishedAt, fin)
 				}
 			}
 		})
 	}
-	if st := (ArgoExecutor{}).State(wf(map[string]any{"phase": "Failed", "message": "child failed"})); st.Message != "child failed" {
+	if st := (argo.Executor{}).State(wf(map[string]any{"phase": "Failed", "message": "child failed"})); st.Message != "child failed" {
 		t.Errorf("message %q, want status.message", st.Message)
 	}
 	// Without status.finishedAt: the last node's end, else the creation;
@@ -181,13 +183,13 @@ func TestArgoState(t *testing.T) {
 	noEnd := wf(map[string]any{"phase": "Failed", "nodes": map[string]any{
 		"a": map[string]any{"type": "Pod", "phase": "Failed", "finishedAt": node},
 		"b": map[string]any{"type": "Pod", "phase": "Failed", "finishedAt": "2026-11-26T04:58:00Z"}}})
-	if st, want := (ArgoExecutor{}).State(noEnd), mustTime(t, node); !st.FinishedAt.Equal(want) {
+	if st, want := (argo.Executor{}).State(noEnd), mustTime(t, node); !st.FinishedAt.Equal(want) {
 		t.Errorf("failed without finishedAt: finished at %s, want the last node's end %s", st.FinishedAt, want)
 	}
 	bare := wf(map[string]any{"phase": "Error"})
 	created := metav1.NewTime(mustTime(t, "2026-11-26T04:00:00Z"))
 	bare.SetCreationTimestamp(created)
-	if st := (ArgoExecutor{}).State(bare); !st.FinishedAt.Equal(created.Time) {
+	if st := (argo.Executor{}).State(bare); !st.FinishedAt.Equal(created.Time) {
 		t.Errorf("errored with no times: finished at %s, want the creation %s", st.FinishedAt, created)
 	}
 }
@@ -200,7 +202,7 @@ func TestArgoState(t *testing.T) {
 func TestArgoServiceAccount(t *testing.T) {
 	b := aCampaign()
 	b.c.Spec.Partitions.ServiceAccountName = "cluster-admin-ish"
-	partition, err := ArgoExecutor{}.Build(NewPartitionSpec(b.request(0, 0)))
+	partition, err := argo.Executor{}.Build(NewPartitionSpec(b.request(0, 0)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -224,7 +226,7 @@ func TestArgoServiceAccount(t *testing.T) {
 	}
 
 	c := fake.NewClientBuilder().WithScheme(kubescheme.New()).Build()
-	if err := (ArgoExecutor{}).Prepare(context.Background(), c, "ns", "cluster-admin-ish"); err != nil {
+	if err := (argo.Executor{}).Prepare(context.Background(), c, "ns", "cluster-admin-ish"); err != nil {
 		t.Fatal(err)
 	}
 	var tok corev1.Secret

@@ -7,6 +7,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/blastfleet/blastfleet/api/v1alpha1"
+	"github.com/blastfleet/blastfleet/controllers/executor"
 )
 
 // campaignBuilder makes SearchCampaigns for tests: a valid running
@@ -64,21 +65,21 @@ type partitionBuilder struct{ p partition }
 
 func aPartition(index, restart int) *partitionBuilder {
 	obj := &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Name: PartitionName("camp", index, restart)}}
-	return &partitionBuilder{partition{obj: obj, index: index, restart: restart, state: PartitionState{Phase: PartitionRunning}}}
+	return &partitionBuilder{partition{obj: obj, index: index, restart: restart, state: executor.State{Phase: executor.Running}}}
 }
 
 func (b *partitionBuilder) queued() *partitionBuilder {
-	b.p.state = PartitionState{Phase: PartitionQueued, Reason: "Suspended"}
+	b.p.state = executor.State{Phase: executor.Queued, Reason: "Suspended"}
 	return b
 }
 
 func (b *partitionBuilder) failed(at time.Time) *partitionBuilder {
-	b.p.state = PartitionState{Phase: PartitionFailed, FinishedAt: at, Reason: "BackoffLimitExceeded", Message: "rank 3 exited 1"}
+	b.p.state = executor.State{Phase: executor.Failed, FinishedAt: at, Reason: "BackoffLimitExceeded", Message: "rank 3 exited 1"}
 	return b
 }
 
 func (b *partitionBuilder) succeeded(at time.Time) *partitionBuilder {
-	b.p.state = PartitionState{Phase: PartitionSucceeded, FinishedAt: at}
+	b.p.state = executor.State{Phase: executor.Succeeded, FinishedAt: at}
 	return b
 }
 
@@ -90,4 +91,13 @@ func parts(bs ...*partitionBuilder) []partition {
 		out[i] = b.build()
 	}
 	return out
+}
+
+// executors is a registry of es, for reconcilers under test.
+func executors(es ...executor.Executor) executor.Registry {
+	var r executor.Registry
+	for _, e := range es {
+		r.Register(e)
+	}
+	return r
 }

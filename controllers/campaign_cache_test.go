@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	"github.com/blastfleet/blastfleet/api/v1alpha1"
+	"github.com/blastfleet/blastfleet/controllers/executor/mpijob"
 	"github.com/blastfleet/blastfleet/internal/kubescheme"
 )
 
@@ -25,7 +26,7 @@ func TestFinishedCampaignLeavesLedgerCache(t *testing.T) {
 	c.Status = v1alpha1.SearchCampaignStatus{Phase: v1alpha1.CampaignComplete, CompletionTime: &done,
 		Location: location(c.Spec.Output, c.Namespace, c.Name)}
 	cl := fake.NewClientBuilder().WithScheme(kubescheme.New()).WithObjects(c).WithStatusSubresource(&v1alpha1.SearchCampaign{}).Build()
-	r := &CampaignReconciler{Client: cl, Scheme: cl.Scheme(), Recorder: events.NewFakeRecorder(10), Executor: MPIJobExecutor{},
+	r := &CampaignReconciler{Client: cl, Scheme: cl.Scheme(), Recorder: events.NewFakeRecorder(10), Executors: executors(mpijob.Executor{}),
 		PollInterval: time.Second, WindDown: time.Minute}
 	r.ledgers.Store(c.UID, &cachedLedger{key: client.ObjectKeyFromObject(c)})
 	r.backoff.next(c.UID, time.Second)

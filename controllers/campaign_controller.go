@@ -24,6 +24,7 @@ import (
 
 	config "github.com/blastfleet/blastfleet/api/config/v1alpha1"
 	"github.com/blastfleet/blastfleet/api/v1alpha1"
+	"github.com/blastfleet/blastfleet/controllers/executor"
 	"github.com/blastfleet/blastfleet/internal/burst"
 	"github.com/blastfleet/blastfleet/internal/jitter"
 	"github.com/blastfleet/blastfleet/internal/ledger"
@@ -45,10 +46,8 @@ type CampaignReconciler struct {
 	Scheme   *runtime.Scheme
 	Recorder events.EventRecorder
 	Stores   StoreOpener
-	// Executor runs campaigns of executor mpijob (the default); Argo
-	// those of executor argo, nil when Argo Workflows is not installed.
-	Executor Executor
-	Argo     Executor
+	// Executors run the partitions, by spec.executor (newExecutors).
+	Executors executor.Registry
 	// WorkerImage is the image partitions and planning run when the
 	// campaign does not name one.
 	WorkerImage string
@@ -231,10 +230,9 @@ func (r *CampaignReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		// Campaigns are many tenants': one whose store is slow must not
 		// hold up the others.
 		WithOptions(controller.Options{MaxConcurrentReconciles: r.Bounds.withDefaults().MaxConcurrentReconciles}).
-		For(&v1alpha1.SearchCampaign{}, builder.WithPredicates(predicate.Or(predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{}))).
-		Owns(r.Executor.NewObject())
-	if r.Argo != nil {
-		b = b.Owns(r.Argo.NewObject())
+		For(&v1alpha1.SearchCampaign{}, builder.WithPredicates(predicate.Or(predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{})))
+	for _, e := range r.Executors.All() {
+		b = b.Owns(e.NewObject())
 	}
 	b = b.
 		Owns(&batchv1.Job{}).

@@ -30,14 +30,14 @@ func replicaReady(db *v1alpha1.BlastDatabase, r v1alpha1.DatabaseReplica) bool {
 	return false
 }
 
-// addReplicas gives the engine the database's Ready replicas: a
-// --database-replica flag each, and the n-th one's store as the
-// BLASTFLEET_REPLICA<n>_AWS_* variables (n counting the flags from 1),
-// the way the database's own store reaches the pods.
-func (ps *podStorage) addReplicas(db *v1alpha1.BlastDatabase) (flags []string) {
+// addReplicas gives the engine the database's Ready replicas: their
+// locations (a --database-replica flag each), and the n-th one's store as
+// the BLASTFLEET_REPLICA<n>_AWS_* variables (n counting the locations
+// from 1), the way the database's own store reaches the pods.
+func (ps *podStorage) addReplicas(db *v1alpha1.BlastDatabase) (locations []string) {
 	for i, r := range readyReplicas(db) {
-		flags = append(flags, "--database-replica", replicaLocation(db, r))
+		locations = append(locations, replicaLocation(db, r))
 		ps.add(replicaRole(i+1), r.Storage)
 	}
-	return flags
+	return locations
 }

@@ -8,6 +8,7 @@ import (
 	kubeflow "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
 
 	"github.com/blastfleet/blastfleet/api/v1alpha1"
+	"github.com/blastfleet/blastfleet/controllers/executor/mpijob"
 )
 
 // withReplicaStatus gives db's replica name the state s, as the operator
@@ -37,12 +38,12 @@ func TestPartitionSpecReplicas(t *testing.T) {
 	req.Database = db
 	s := NewPartitionSpec(req)
 
-	i := slices.Index(s.Command, "--database-replica")
+	i := slices.Index(s.Engine.Argv(), "--database-replica")
 	if i < 0 {
-		t.Fatalf("command %q: no --database-replica", s.Command)
+		t.Fatalf("command %q: no --database-replica", s.Engine.Argv())
 	}
 	want := []string{"--database-replica", "s3://dbs-a/copies/ns/sprot", "--database-replica", "s3://dbs-c/copies/ns/sprot"}
-	if got := s.Command[i:]; !slices.Equal(got, want) {
+	if got := s.Engine.Argv()[i:]; !slices.Equal(got, want) {
 		t.Errorf("replica flags %q, want %q", got, want)
 	}
 
@@ -59,7 +60,7 @@ func TestPartitionSpecReplicas(t *testing.T) {
 	expectNoEnv(t, env, "BLASTFLEET_REPLICA3_", "two replicas are Ready")
 
 	// The launcher forwards them to every rank by name.
-	obj, err := MPIJobExecutor{}.Build(s)
+	obj, err := mpijob.Executor{}.Build(s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,8 +78,8 @@ func TestPartitionSpecNoReplicas(t *testing.T) {
 	req := aCampaign().request(0, 0)
 	req.Database = db
 	s := NewPartitionSpec(req)
-	if slices.Contains(s.Command, "--database-replica") {
-		t.Errorf("command %q passes a replica that is not Ready", s.Command)
+	if slices.Contains(s.Engine.Argv(), "--database-replica") {
+		t.Errorf("command %q passes a replica that is not Ready", s.Engine.Argv())
 	}
 	expectNoEnv(t, envOf(t, s.Env), "BLASTFLEET_REPLICA", "no replica is Ready")
 }

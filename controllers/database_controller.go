@@ -22,6 +22,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
 	"github.com/blastfleet/blastfleet/api/v1alpha1"
+	"github.com/blastfleet/blastfleet/controllers/executor/argo"
 	"github.com/blastfleet/blastfleet/internal/jitter"
 	"github.com/blastfleet/blastfleet/internal/manifest"
 	"github.com/blastfleet/blastfleet/internal/objstore"
@@ -142,84 +143,7 @@ func (run *databaseRun) reconcile(ctx context.Context) (time.Duration, error) {
 	run.store = st
 
 	src := objectURL(db.Spec.Storage, db.Spec.Source)
-	if db.Spec.SourceFormat == v1alpha1.SourceBlastDB {
-		return run.reconcileBlastDB(ctx, st, src, loc)
-	}
-	shards, err := run.shardCount(ctx, src)
-	if errors.Is(err, objstore.ErrNotExist) {
-		run.set(v1alpha1.DatabaseFailed, "SourceNotFound", fmt.Sprintf("spec.source: object %s does not exist", src))
-		return 0, nil
-	}
-	if err != nil {
-		run.set(v1alpha1.DatabasePending, storageReason(err), fmt.Sprintf("spec.source: %s: %v", src, err))
-		return run.r.PollInterval, nil
-	}
-	db.Status.Shards = shards
-
-	switch builder := db.Spec.Builder; {
-	case builder == v1alpha1.BuilderArgo && !run.r.Argo:
-		run.set(v1alpha1.DatabasePending, "ArgoUnavailable", "spec.builder is argo but Argo Workflows is not installed: the API server had no workflows.argoproj.io when the operator started (install Argo Workflows, then restart the operator; docs/operator.md)")
-		return run.r.PollInterval, nil
-	case builder == v1alpha1.BuilderArgo || (builder == "" && run.r.Argo):
-		return run.pipeline(ctx, src, loc, shards)
-	}
-	shardJob, err := run.ensureJob(ctx, shardingJob(db, src, loc, shards, run.r.image(db)))
-	if err != nil {
-		return 0, err
-	}
-	db.Status.ShardsBuilt = shardJob.Status.Succeeded
-	switch {
-	case jobCondition(shardJob, batchv1.JobFailed):
-		run.set(v1alpha1.DatabaseFailed, "ShardingFailed", "building shards failed: "+run.podFailure(ctx, shardJob))
-		return 0, nil
-	case !jobCondition(shardJob, batchv1.JobComplete):
-		run.set(v1alpha1.DatabaseSharding, "Sharding", fmt.Sprintf("%d of %d shards built", shardJob.Status.Succeeded, shards))
-		return run.r.PollInterval, nil
-	}
-	finish, err := run.ensureJob(ctx, manifestJob(db, src, loc, shards, run.r.image(db)))
-	if err != nil {
-		return 0, err
-	}
-	switch {
-	case jobCondition(finish, batchv1.JobFailed):
-		run.set(v1alpha1.DatabaseFailed, "ManifestFailed", "writing the manifest failed: "+run.podFailure(ctx, finish))
-		return 0, nil
-	case !jobCondition(finish, batchv1.JobComplete):
-		run.set(v1alpha1.DatabaseSharding, "WritingManifest", fmt.Sprintf("all %d shards built; writing the manifest", shards))
-		return run.r.PollInterval, nil
-	}
-	return run.ready(ctx, st, loc)
-}
-
-// reconcileBlastDB shards a prebuilt BLAST database: one Job copies its
-// volumes into shards and writes the manifest.
-func (run *databaseRun) reconcileBlastDB(ctx context.Context, st objstore.Store, src, loc string) (time.Duration, error) {
-	db := run.db
-	found, err := run.blastDBExists(ctx, src)
-	if err != nil {
-		run.set(v1alpha1.DatabasePending, storageReason(err), fmt.Sprintf("spec.source: %s: %v", src, err))
-		return run.r.PollInterval, nil
-	}
-	if !found {
-		run.set(v1alpha1.DatabaseFailed, "SourceNotFound", fmt.Sprintf("spec.source: no BLAST database at %s (no %s.* objects: volumes NAME.NN.tar.gz or NAME.n*/p* files)", src, db.Spec.Source.Key))
-		return 0, nil
-	}
-	shards := *db.Spec.Shards.Count
-	db.Status.Shards = shards
-	job, err := run.ensureJob(ctx, blastdbJob(db, src, loc, shards, run.r.image(db)))
-	if err != nil {
-		return 0, err
-	}
-	switch {
-	case jobCondition(job, batchv1.JobFailed):
-		run.set(v1alpha1.DatabaseFailed, "ShardingFailed", "sharding the BLAST database failed: "+run.podFailure(ctx, job))
-		return 0, nil
-	case !jobCondition(job, batchv1.JobComplete):
-		run.set(v1alpha1.DatabaseSharding, "Sharding", fmt.Sprintf("copying the volumes of %s into %d shards", src, shards))
-		return run.r.PollInterval, nil
-	}
-	db.Status.ShardsBuilt = shards
-	return run.ready(ctx, st, loc)
+	return run.r.builderFor(db).build(ctx, run, src, loc)
 }
 
 // blastDBExists reports whether the source's location holds files of the
@@ -386,7 +310,7 @@ func (r *DatabaseReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		For(&v1alpha1.BlastDatabase{}).
 		Owns(&batchv1.Job{})
 	if r.Argo {
-		b = b.Owns(ArgoExecutor{}.NewObject())
+		b = b.Owns(argo.Executor{}.NewObject())
 	}
 	if r.Namespaces.watched() {
 		b = b.Watches(&corev1.Namespace{}, enqueueAll(mgr.GetClient(), func() client.ObjectList { return &v1alpha1.BlastDatabaseList{} }),

@@ -11,10 +11,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/utils/ptr"
 
 	"github.com/blastfleet/blastfleet/api/v1alpha1"
+	"github.com/blastfleet/blastfleet/controllers/executor/argo"
 	"github.com/blastfleet/blastfleet/internal/argowf"
 )
 
@@ -38,11 +37,11 @@ func databaseWorkflow(db *v1alpha1.BlastDatabase, src, loc string, shards int32,
 	// Steps' outputs resolve only in the steps template: each step gets
 	// the verified sum as an argument.
 	const sum = "{{steps.verify.outputs.result}}"
-	template := func(name string, args []string) workflowTemplate {
+	template := func(name string, args []string) argo.Template {
 		job := databaseJob(db, name, componentPipeline, image, args)
 		c := job.Spec.Template.Spec.Containers[0]
 		c.Name, c.Env = "main", withSTS(c.Env, sts)
-		return workflowTemplate{Name: name, Container: &c, RetryStrategy: map[string]any{
+		return argo.Template{Name: name, Container: &c, RetryStrategy: map[string]any{
 			"limit": int64(3), "retryPolicy": "Always", "backoff": map[string]any{"duration": "5s", "factor": int64(2)}}}
 	}
 	verify := template("verify", append(append([]string(nil), base...), "--verify"))
@@ -56,22 +55,13 @@ func databaseWorkflow(db *v1alpha1.BlastDatabase, src, loc string, shards int32,
 	if p := db.Spec.Parallelism; p != nil {
 		parallelism = min(*p, shards)
 	}
-	pod := databaseJob(db, "", componentPipeline, image, nil).Spec.Template.Spec
-	spec := workflowSpec{
-		Entrypoint:         "build",
-		Parallelism:        int64(parallelism),
-		PodGC:              map[string]string{"strategy": "OnPodSuccess"},
-		TTLStrategy:        map[string]int32{"secondsAfterCompletion": ttl},
-		ServiceAccountName: executorAccount(pod.ServiceAccountName),
-		// No API token for the pipeline's containers; Argo's own get
-		// the executor's (argo.go).
-		AutomountServiceAccountToken: ptr.To(false),
-		Executor:                     executorConfig(),
-		SecurityContext:              pod.SecurityContext,
-		PodMetadata:                  map[string]any{"labels": toAny(databaseLabels(db, componentPipeline))},
-		Volumes:                      pod.Volumes,
-		Templates: []workflowTemplate{
-			{Name: "build", Steps: [][]workflowStep{
+	spec := argo.WorkflowSpec{
+		Entrypoint:  "build",
+		Parallelism: int64(parallelism),
+		PodGC:       map[string]string{"strategy": "OnPodSuccess"},
+		TTLStrategy: map[string]int32{"secondsAfterCompletion": ttl},
+		Templates: []argo.Template{
+			{Name: "build", Steps: [][]argo.Step{
 				{{Name: "verify", Template: "verify"}},
 				{{Name: "shard", Template: "shard", WithSequence: map[string]string{"count": strconv.Itoa(int(shards))},
 					Arguments: map[string]any{"parameters": []any{param("index", "{{item}}"), param("sha256", sum)}}}},
@@ -80,16 +70,10 @@ func databaseWorkflow(db *v1alpha1.BlastDatabase, src, loc string, shards int32,
 			verify, build, finish,
 		},
 	}
-	obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&spec)
-	if err != nil {
-		return nil, fmt.Errorf("database %s's build as a Workflow: %w", db.Name, err)
-	}
-	wf := &unstructured.Unstructured{Object: map[string]any{"spec": obj}}
-	wf.SetGroupVersionKind(argowf.Workflow)
-	wf.SetName(PipelineName(db.Name))
-	wf.SetNamespace(db.Namespace)
-	wf.SetLabels(databaseLabels(db, componentPipeline))
-	return wf, nil
+	// The pipeline's pods run as the database's Jobs' do, with no API
+	// token; Argo's own containers get the executor's.
+	spec.RunPods(databaseJob(db, "", componentPipeline, image, nil).Spec.Template)
+	return argo.NewWorkflow(PipelineName(db.Name), db.Namespace, databaseLabels(db, componentPipeline), &spec)
 }
 
 func databaseLabels(db *v1alpha1.BlastDatabase, component string) map[string]string {
@@ -123,18 +107,30 @@ func pipelineState(wf *unstructured.Unstructured) (phase, message string, built 
 	return phase, message, built
 }
 
-// pipeline runs the build as a Workflow and follows it.
-func (run *databaseRun) pipeline(ctx context.Context, src, loc string, shards int32) (time.Duration, error) {
+// pipelineBuilder runs the build as a Workflow (databaseWorkflow) and
+// follows it; on a cluster without Argo, a database that asks for it
+// waits, told why.
+type pipelineBuilder struct{ installed bool }
+
+func (p pipelineBuilder) build(ctx context.Context, run *databaseRun, src, loc string) (time.Duration, error) {
+	shards, wait, ok := run.fastaShards(ctx, src)
+	if !ok {
+		return wait, nil
+	}
+	if !p.installed {
+		run.set(v1alpha1.DatabasePending, "ArgoUnavailable", "spec.builder is argo but Argo Workflows is not installed: the API server had no workflows.argoproj.io when the operator started (install Argo Workflows, then restart the operator; docs/operator.md)")
+		return run.r.PollInterval, nil
+	}
 	db := run.db
 	want, err := databaseWorkflow(db, src, loc, shards, run.r.image(db), run.r.TTLSecondsAfterFinished, run.r.Stores.STSEndpoint)
 	if err != nil {
 		return 0, err
 	}
-	wf := ArgoExecutor{}.NewObject().(*unstructured.Unstructured)
+	wf := argo.Executor{}.NewObject().(*unstructured.Unstructured)
 	err = run.r.Get(ctx, client.ObjectKeyFromObject(want), wf)
 	switch {
 	case apierrors.IsNotFound(err):
-		if err := (ArgoExecutor{}).Prepare(ctx, run.r.Client, db.Namespace, db.Spec.ServiceAccountName); err != nil {
+		if err := (argo.Executor{}).Prepare(ctx, run.r.Client, db.Namespace, db.Spec.ServiceAccountName); err != nil {
 			return 0, err
 		}
 		if err := controllerutil.SetControllerReference(db, want, run.r.Scheme); err != nil {

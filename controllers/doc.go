@@ -8,7 +8,8 @@
 //
 // One file per concern: naming and labels, object storage access,
 // planning, partitions (what they run in partition_spec.go, their objects
-// through an Executor adapter, MPIJob today in mpijob.go), replacement and
-// backoff, wind-down, status and metrics. The policies are pure functions
+// through the adapters of package executor, registered in executor.go),
+// replacement and backoff, wind-down, status and metrics. Package pods
+// makes every pod they create. The policies are pure functions
 // of what a reconcile observed; the reconcilers only carry them out.
 package controllers

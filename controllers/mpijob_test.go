@@ -12,6 +12,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/utils/ptr"
+
+	"github.com/blastfleet/blastfleet/controllers/executor"
+	"github.com/blastfleet/blastfleet/controllers/executor/mpijob"
 )
 
 // The MPIJob wraps the spec: mpirun runs its command over its ranks and
@@ -31,7 +34,7 @@ func TestMPIJobWrapsSpec(t *testing.T) {
 			s := NewPartitionSpec(tc.campaign.request(1, 0))
 			before := *s
 			before.Env = slices.Clone(s.Env)
-			obj, err := MPIJobExecutor{TTLSecondsAfterFinished: 60}.Build(s)
+			obj, err := mpijob.Executor{TTLSecondsAfterFinished: 60}.Build(s)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -47,10 +50,10 @@ func TestMPIJobWrapsSpec(t *testing.T) {
 			if want := "mpirun -np " + tc.np + " --oversubscribe --bind-to none "; !strings.HasPrefix(args, want) {
 				t.Errorf("launcher %q does not start with %q", args, want)
 			}
-			if want := " " + strings.Join(s.Command, " "); !strings.HasSuffix(args, want) {
+			if want := " " + strings.Join(s.Engine.Argv(), " "); !strings.HasSuffix(args, want) {
 				t.Errorf("launcher %q does not end with the engine's command %q", args, want)
 			}
-			for _, e := range append(slices.Clone(s.Env), openMPIEnv...) {
+			for _, e := range append(s.EnvFor(s.Engine), mpijob.OpenMPIEnv...) {
 				if !strings.Contains(args, "-x "+e.Name+" ") {
 					t.Errorf("launcher %q does not forward %s", args, e.Name)
 				}
@@ -61,7 +64,7 @@ func TestMPIJobWrapsSpec(t *testing.T) {
 			if !slices.Contains(launcher.Env, corev1.EnvVar{Name: "OMPI_MCA_mpi_yield_when_idle", Value: "1"}) {
 				t.Errorf("launcher env %v lacks OMPI_MCA_mpi_yield_when_idle=1", launcher.Env)
 			}
-			for _, want := range openMPIEnv {
+			for _, want := range mpijob.OpenMPIEnv {
 				if !slices.Contains(launcher.Env, want) {
 					t.Errorf("launcher env %v lacks %s=%s", launcher.Env, want.Name, want.Value)
 				}
@@ -89,7 +92,7 @@ func TestMPIJobWrapsSpec(t *testing.T) {
 func TestMPIJobInvalid(t *testing.T) {
 	s := NewPartitionSpec(aCampaign().request(0, 0))
 	s.Name = strings.Repeat("x", 300)
-	if _, err := (MPIJobExecutor{}).Build(s); err == nil || !strings.Contains(err.Error(), "invalid MPIJob") {
+	if _, err := (mpijob.Executor{}).Build(s); err == nil || !strings.Contains(err.Error(), "invalid MPIJob") {
 		t.Errorf("Build of a too long name: %v, want an invalid MPIJob error", err)
 	}
 }
@@ -111,7 +114,7 @@ func TestWorkerRunsImageCMD(t *testing.T) {
 			}
 		}
 	}
-	obj, err := MPIJobExecutor{}.Build(NewPartitionSpec(aCampaign().request(0, 0)))
+	obj, err := mpijob.Executor{}.Build(NewPartitionSpec(aCampaign().request(0, 0)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,11 +130,11 @@ func TestWorkerRunsImageCMD(t *testing.T) {
 func TestMPIJobWithFailedWorkersIsFailed(t *testing.T) {
 	job := &kubeflow.MPIJob{}
 	job.Status.Conditions = []kubeflow.JobCondition{{Type: kubeflow.JobCreated, Status: "True"}}
-	if st := (MPIJobExecutor{}).State(job); st.Phase != PartitionQueued {
+	if st := (mpijob.Executor{}).State(job); st.Phase != executor.Queued {
 		t.Fatalf("a created MPIJob is %s, want Queued", st.Phase)
 	}
 	job.Status.ReplicaStatuses = map[kubeflow.MPIReplicaType]*kubeflow.ReplicaStatus{kubeflow.MPIReplicaTypeWorker: {Failed: 2}}
-	if st := (MPIJobExecutor{}).State(job); st.Phase != PartitionFailed || st.Reason != "WorkersFailed" {
+	if st := (mpijob.Executor{}).State(job); st.Phase != executor.Failed || st.Reason != "WorkersFailed" {
 		t.Errorf("an MPIJob with 2 failed workers is %s (%s), want Failed (WorkersFailed)", st.Phase, st.Reason)
 	}
 }
@@ -141,7 +144,7 @@ func TestMPIJobWithFailedWorkersIsFailed(t *testing.T) {
 // first ssh would be refused (the real MPI operator showed it).
 func TestLauncherWaitsForWorkers(t *testing.T) {
 	s := NewPartitionSpec(aCampaign().partitions(1, 3, 1).request(0, 0))
-	obj, err := MPIJobExecutor{}.Build(s)
+	obj, err := mpijob.Executor{}.Build(s)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,7 +21,7 @@ import (
 // partitionNetworkPolicy lets into a campaign's pods only its own pods'
 // traffic (mpirun's ssh, OpenMPI's daemons and ranks on ports they pick)
 // and scrapes of the ranks' metrics ports (one per rank of a worker pod,
-// from enginemetrics.DefaultPort, as metricsPorts declares): another tenant's pod in the
+// from enginemetrics.DefaultPort, as executor.MetricsPorts declares): another tenant's pod in the
 // namespace cannot reach a worker's sshd or a rank's MPI socket. Egress
 // stays open: the ranks reach DNS and object storage.
 func partitionNetworkPolicy(c *v1alpha1.SearchCampaign) *networkingv1.NetworkPolicy {

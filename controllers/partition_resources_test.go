@@ -10,6 +10,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/blastfleet/blastfleet/api/v1alpha1"
+	"github.com/blastfleet/blastfleet/controllers/executor"
+	"github.com/blastfleet/blastfleet/controllers/executor/mpijob"
 	"github.com/blastfleet/blastfleet/internal/manifest"
 )
 
@@ -156,10 +158,10 @@ func TestPartitionSpecSized(t *testing.T) {
 	if want := res("2", "7424Mi", "", "7424Mi"); !sameResources(s.Resources, want) {
 		t.Errorf("resources %v, want %v", s.Resources, want)
 	}
-	if i := slices.Index(s.Command, "--cache-bytes"); i < 0 || i+1 >= len(s.Command) || s.Command[i+1] != "3221225472" {
-		t.Errorf("command %q, want --cache-bytes 3221225472", s.Command)
+	if i := slices.Index(s.Engine.Argv(), "--cache-bytes"); i < 0 || i+1 >= len(s.Engine.Argv()) || s.Engine.Argv()[i+1] != "3221225472" {
+		t.Errorf("command %q, want --cache-bytes 3221225472", s.Engine.Argv())
 	}
-	obj, err := MPIJobExecutor{}.Build(s)
+	obj, err := mpijob.Executor{}.Build(s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,17 +176,17 @@ func TestPartitionSpecSized(t *testing.T) {
 			t.Errorf("worker resources %v, want %v", pod.Containers[0].Resources, s.Resources)
 		}
 	}
-	if slices.Contains(s.Command, "--group-bytes") {
-		t.Errorf("command %q bounds groups below the cache, with no shared files", s.Command)
+	if slices.Contains(s.Engine.Argv(), "--group-bytes") {
+		t.Errorf("command %q bounds groups below the cache, with no shared files", s.Engine.Argv())
 	}
 	req.Database = sizedDB(3*gi+512*mi, gi, 512*mi)
-	if s := NewPartitionSpec(req); !slices.Contains(s.Command, "--group-bytes") {
-		t.Errorf("command %q does not keep groups within the cache beside the shared files", s.Command)
+	if s := NewPartitionSpec(req); !slices.Contains(s.Engine.Argv(), "--group-bytes") {
+		t.Errorf("command %q does not keep groups within the cache beside the shared files", s.Engine.Argv())
 	}
 	// Unknown size: no bound given to the engine's cache.
 	req.Database = sizedDB(0, 0)
-	if s := NewPartitionSpec(req); slices.Contains(s.Command, "--cache-bytes") {
-		t.Errorf("command %q bounds the cache of a database of unknown size", s.Command)
+	if s := NewPartitionSpec(req); slices.Contains(s.Engine.Argv(), "--cache-bytes") {
+		t.Errorf("command %q bounds the cache of a database of unknown size", s.Engine.Argv())
 	}
 }
 
@@ -211,8 +213,8 @@ func TestSetSizes(t *testing.T) {
 // it had no bound, so a pod could fill its node's disk (issue 30,
 // finding 15).
 func TestScratchSizeLimit(t *testing.T) {
-	scratch := func(s *PartitionSpec) *resource.Quantity {
-		obj, err := MPIJobExecutor{}.Build(s)
+	scratch := func(s *executor.PartitionSpec) *resource.Quantity {
+		obj, err := mpijob.Executor{}.Build(s)
 		if err != nil {
 			t.Fatal(err)
 		}

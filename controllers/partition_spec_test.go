@@ -40,8 +40,8 @@ func TestPartitionSpecRun(t *testing.T) {
 			}
 			want := []string{"blastfleet-engine", "--campaign", "s3://bucket/ns/camp", "--partition-id", tc.wantName,
 				"--strategy", "merged", "--cache-dir", "/scratch/shards"}
-			if !slices.Equal(s.Command, want) {
-				t.Errorf("command %q, want %q", s.Command, want)
+			if !slices.Equal(s.Engine.Argv(), want) {
+				t.Errorf("command %q, want %q", s.Engine.Argv(), want)
 			}
 			var ports []string
 			for i, p := range s.Ports {
@@ -78,7 +78,7 @@ func TestPartitionSpecLabels(t *testing.T) {
 // credentials only by reference.
 func TestPartitionSpecEnv(t *testing.T) {
 	s := NewPartitionSpec(aCampaign().request(0, 1))
-	env := envOf(t, s.Env)
+	env := envOf(t, s.EnvFor(s.Engine))
 	expectEnv(t, env, map[string]string{"AWS_REGION": "us-east-1", "AWS_ENDPOINT_URL": "http://minio:9000",
 		enginemetrics.PortBaseEnv: "9090", enginemetrics.NamespaceEnv: "ns", enginemetrics.CampaignEnv: "camp", enginemetrics.PartitionEnv: "camp-p0-r1"})
 	for _, name := range []string{"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"} {

@@ -12,17 +12,18 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	"github.com/blastfleet/blastfleet/api/v1alpha1"
+	"github.com/blastfleet/blastfleet/controllers/executor"
 )
 
 // partition is one observed partition object.
 type partition struct {
 	obj            client.Object
 	index, restart int
-	state          PartitionState
+	state          executor.State
 }
 
 func (p partition) active() bool {
-	return p.state.Phase == PartitionQueued || p.state.Phase == PartitionRunning
+	return p.state.Phase == executor.Queued || p.state.Phase == executor.Running
 }
 
 // observePartitions lists the campaign's partitions and counts them.
@@ -69,11 +70,11 @@ func (run *campaignRun) countPartitions() {
 	var n v1alpha1.PartitionCounts
 	for _, p := range latest(run.parts) {
 		switch p.state.Phase {
-		case PartitionRunning:
+		case executor.Running:
 			n.Running++
-		case PartitionQueued:
+		case executor.Queued:
 			n.Queued++
-		case PartitionFailed:
+		case executor.Failed:
 			n.Failed++
 		}
 		n.Replaced += int32(p.restart)
@@ -239,7 +240,7 @@ func (run *campaignRun) createPartition(ctx context.Context, index, restart int)
 	if err := run.ensureNetworkPolicy(ctx); err != nil {
 		return false, err
 	}
-	if p, ok := ex.(Preparer); ok {
+	if p, ok := ex.(executor.Preparer); ok {
 		if err := p.Prepare(ctx, run.r.Client, c.Namespace, spec.ServiceAccountName); err != nil {
 			return false, fmt.Errorf("preparing namespace %s for partition %s: %w", c.Namespace, spec.Name, err)
 		}

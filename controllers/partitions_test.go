@@ -11,21 +11,23 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/blastfleet/blastfleet/api/v1alpha1"
+	"github.com/blastfleet/blastfleet/controllers/executor"
+	"github.com/blastfleet/blastfleet/controllers/executor/mpijob"
 	"github.com/blastfleet/blastfleet/internal/search"
 )
 
 // refusingExecutor builds no partition, as an adapter whose controller
 // would reject the object.
-type refusingExecutor struct{ MPIJobExecutor }
+type refusingExecutor struct{ mpijob.Executor }
 
-func (refusingExecutor) Build(*PartitionSpec) (client.Object, error) {
+func (refusingExecutor) Build(*executor.PartitionSpec) (client.Object, error) {
 	return nil, errors.New("partition camp-p0-r0 would be an invalid MPIJob: too long")
 }
 
 // A partition its executor refuses fails the campaign, and the reconcile
 // stops there: no further partition, no Running phase over the failure.
 func TestInvalidPartitionFailsCampaign(t *testing.T) {
-	r := &CampaignReconciler{Executor: refusingExecutor{}, WorkerImage: "worker:test", PollInterval: time.Second, Now: func() time.Time { return t0 }}
+	r := &CampaignReconciler{Executors: executors(refusingExecutor{}), WorkerImage: "worker:test", PollInterval: time.Second, Now: func() time.Time { return t0 }}
 	run := newCampaignRun(r, aCampaign().build())
 	run.parts = []partition{}
 	ok, err := run.reconcilePartitions(context.Background())
@@ -47,7 +49,7 @@ func TestInvalidPartitionFailsCampaign(t *testing.T) {
 // short-memory warning to the next reconcile, which finds the partition
 // already there; they were once tied to the Create call and lost for good.
 func TestStartRecordedAfterLostStatusWrite(t *testing.T) {
-	r := &CampaignReconciler{Executor: MPIJobExecutor{}, WorkerImage: "worker:test", PollInterval: time.Second, Now: func() time.Time { return t0 }}
+	r := &CampaignReconciler{Executors: executors(mpijob.Executor{}), WorkerImage: "worker:test", PollInterval: time.Second, Now: func() time.Time { return t0 }}
 	c := aCampaign().partitions(1, 2, 2).resources(res("", "", "", "1Gi")).build()
 	run := newCampaignRun(r, c)
 	run.db = sizedDB(3000, 1500)
@@ -85,7 +87,7 @@ func TestStartRecordedAfterLostStatusWrite(t *testing.T) {
 // the poll requeue is spread within ±20% of the poll interval, never
 // beyond it.
 func TestPollSpread(t *testing.T) {
-	r := &CampaignReconciler{Executor: MPIJobExecutor{}, WorkerImage: "worker:test", PollInterval: 10 * time.Second, Now: func() time.Time { return t0 }}
+	r := &CampaignReconciler{Executors: executors(mpijob.Executor{}), WorkerImage: "worker:test", PollInterval: 10 * time.Second, Now: func() time.Time { return t0 }}
 	seen := map[time.Duration]bool{}
 	for range 50 {
 		run := newCampaignRun(r, aCampaign().build())

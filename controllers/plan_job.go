@@ -11,6 +11,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/blastfleet/blastfleet/api/v1alpha1"
+	"github.com/blastfleet/blastfleet/controllers/pods"
 	"github.com/blastfleet/blastfleet/internal/ledger"
 	"github.com/blastfleet/blastfleet/internal/search"
 )
@@ -56,39 +57,32 @@ func planJob(c *v1alpha1.SearchCampaign, spec search.Spec, db *v1alpha1.BlastDat
 // the worker image, beside the partitions: their service account,
 // placement and storage, a small request, restricted, retried twice.
 func campaignJob(c *v1alpha1.SearchCampaign, db *v1alpha1.BlastDatabase, name, component string, args []string, image string) *batchv1.Job {
-	s := c.Spec
 	labels := map[string]string{LabelCampaign: c.Name, LabelComponent: component, LabelManagedBy: managedByValue}
 	st := campaignStorage(c, db)
-	job := &batchv1.Job{
+	pod := pods.Pod{
+		Labels:        labels,
+		Placement:     partitionPlacement(c.Spec.Partitions),
+		RestartPolicy: corev1.RestartPolicyNever,
+		Containers: []corev1.Container{{
+			Name:                     component,
+			Image:                    image,
+			Command:                  []string{"blastfleet"},
+			Args:                     args,
+			Env:                      st.Env,
+			VolumeMounts:             st.Mounts,
+			Resources:                pods.WithRequests(corev1.ResourceRequirements{}, "100m", "256Mi"),
+			TerminationMessagePolicy: corev1.TerminationMessageFallbackToLogsOnError,
+		}},
+		Volumes: st.Volumes,
+	}
+	return &batchv1.Job{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: c.Namespace, Labels: labels},
 		Spec: batchv1.JobSpec{
 			BackoffLimit:            ptr.To[int32](2),
 			TTLSecondsAfterFinished: ptr.To[int32](86400),
-			Template: corev1.PodTemplateSpec{
-				ObjectMeta: metav1.ObjectMeta{Labels: labels},
-				Spec: corev1.PodSpec{
-					RestartPolicy:      corev1.RestartPolicyNever,
-					ServiceAccountName: s.Partitions.ServiceAccountName,
-					PriorityClassName:  s.Partitions.PriorityClassName,
-					NodeSelector:       s.Partitions.NodeSelector,
-					Tolerations:        s.Partitions.Tolerations,
-					Containers: []corev1.Container{{
-						Name:                     component,
-						Image:                    image,
-						Command:                  []string{"blastfleet"},
-						Args:                     args,
-						Env:                      st.Env,
-						VolumeMounts:             st.Mounts,
-						Resources:                withRequests(corev1.ResourceRequirements{}, "100m", "256Mi"),
-						TerminationMessagePolicy: corev1.TerminationMessageFallbackToLogsOnError,
-					}},
-					Volumes: st.Volumes,
-				},
-			},
+			Template:                pod.Template(),
 		},
 	}
-	restrictPod(&job.Spec.Template.Spec)
-	return job
 }
 
 // maxAbandoned is the policy's, or for a campaign stored before the field

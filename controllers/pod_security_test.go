@@ -9,6 +9,7 @@ import (
 	"k8s.io/pod-security-admission/policy"
 
 	"github.com/blastfleet/blastfleet/api/v1alpha1"
+	"github.com/blastfleet/blastfleet/controllers/executor/mpijob"
 )
 
 // Every pod the operator creates passes the restricted Pod Security
@@ -45,7 +46,7 @@ func TestPodsPassRestricted(t *testing.T) {
 // and the database's.
 func operatorPods(t *testing.T) map[string]corev1.PodTemplateSpec {
 	t.Helper()
-	job, err := MPIJobExecutor{}.Build(NewPartitionSpec(aCampaign().partitions(1, 2, 2).request(0, 0)))
+	job, err := mpijob.Executor{}.Build(NewPartitionSpec(aCampaign().partitions(1, 2, 2).request(0, 0)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/blastfleet/blastfleet/api/v1alpha1"
+	"github.com/blastfleet/blastfleet/controllers/executor"
 )
 
 // replacementInput is what the replacement policy looks at: the
@@ -80,7 +81,7 @@ func planReplacements(in replacementInput) replacementPlan {
 			plan.steps = append(plan.steps, partitionStep{kind: stepCreate, index: i})
 		case p.active():
 			// Running or waiting for admission: nothing to do.
-		case p.state.Phase == PartitionSucceeded && (!in.ledgerRead || in.complete):
+		case p.state.Phase == executor.Succeeded && (!in.ledgerRead || in.complete):
 			// Partitions exit 0 when the campaign is done; confirm with
 			// the ledger before replacing one, and replace none once
 			// every chunk is decided (the others, or the assembly Job,

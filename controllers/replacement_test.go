@@ -10,6 +10,9 @@ import (
 	kubeflow "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/blastfleet/blastfleet/controllers/executor"
+	"github.com/blastfleet/blastfleet/controllers/executor/mpijob"
 )
 
 var t0 = time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
@@ -127,7 +130,7 @@ func TestBackoff(t *testing.T) {
 // finding 9).
 func TestWorkersFailedReplacedAfterBackoff(t *testing.T) {
 	c := aCampaign().build() // backoff 10s
-	obj, err := MPIJobExecutor{}.Build(NewPartitionSpec(aCampaign().request(0, 0)))
+	obj, err := mpijob.Executor{}.Build(NewPartitionSpec(aCampaign().request(0, 0)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,9 +138,9 @@ func TestWorkersFailedReplacedAfterBackoff(t *testing.T) {
 	running := metav1.NewTime(t0.Add(-time.Minute))
 	job.Status.Conditions = []kubeflow.JobCondition{{Type: kubeflow.JobRunning, Status: corev1.ConditionTrue, LastTransitionTime: running}}
 	job.Status.ReplicaStatuses = map[kubeflow.MPIReplicaType]*kubeflow.ReplicaStatus{kubeflow.MPIReplicaTypeWorker: {Failed: 1}}
-	first := MPIJobExecutor{}.State(job)
+	first := mpijob.Executor{}.State(job)
 	time.Sleep(10 * time.Millisecond)
-	if second := (MPIJobExecutor{}).State(job); first.Phase != PartitionFailed || !second.FinishedAt.Equal(first.FinishedAt) {
+	if second := (mpijob.Executor{}).State(job); first.Phase != executor.Failed || !second.FinishedAt.Equal(first.FinishedAt) {
 		t.Fatalf("observed %+v then %+v: want Failed with one finish time", first, second)
 	}
 	if !first.FinishedAt.Equal(running.Time) {

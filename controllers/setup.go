@@ -78,13 +78,10 @@ func Setup(mgr ctrl.Manager, cfg Config) error {
 	}
 	sc := &CampaignReconciler{
 		Client: mgr.GetClient(), Scheme: mgr.GetScheme(), Recorder: mgr.GetEventRecorder("blastfleet-campaign"),
-		Stores: stores, Executor: MPIJobExecutor{TTLSecondsAfterFinished: int32(cfg.PartitionTTL / time.Second)},
+		Stores: stores, Executors: newExecutors(int32(cfg.PartitionTTL/time.Second), argo),
 		WorkerImage: cfg.WorkerImage, PollInterval: cfg.PollInterval, WindDown: cfg.WindDown, Site: cfg.Site, Policy: cfg.Policy,
 		Burst: cfg.Burst, Bounds: cfg.Bounds, Namespaces: owned, PartitionNetworkPolicy: cfg.PartitionNetworkPolicy,
 		SummaryMaxAge: cfg.SummaryMaxAge,
-	}
-	if argo {
-		sc.Argo = ArgoExecutor{TTLSecondsAfterFinished: sc.Executor.(MPIJobExecutor).TTLSecondsAfterFinished}
 	}
 	ctrl.Log.WithName("setup").Info("campaign executors", "mpijob", true, "argo", argo)
 	if err := sc.SetupWithManager(mgr); err != nil {

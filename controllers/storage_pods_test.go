@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/blastfleet/blastfleet/api/v1alpha1"
+	"github.com/blastfleet/blastfleet/controllers/executor/mpijob"
 )
 
 // A campaign with three stores: the output's Secret as AWS_*, the
@@ -57,7 +58,7 @@ func TestCampaignStorageRoles(t *testing.T) {
 		t.Errorf("service account %q", s.ServiceAccountName)
 	}
 
-	obj, err := MPIJobExecutor{}.Build(s)
+	obj, err := mpijob.Executor{}.Build(s)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,8 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/blastfleet/blastfleet/controllers/executor"
 )
 
 // windDown decides which of a finished campaign's partitions go now:
@@ -19,7 +21,7 @@ func windDown(parts []partition, completed *metav1.Time, grace time.Duration, no
 	for _, p := range parts {
 		switch {
 		case !p.active():
-		case p.state.Phase == PartitionQueued || !now.Before(end):
+		case p.state.Phase == executor.Queued || !now.Before(end):
 			remove = append(remove, p)
 		default:
 			wait = end.Sub(now)

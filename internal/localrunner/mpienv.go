@@ -37,7 +37,7 @@ func localMPIEnv() *envList {
 	env.set("OMPI_MCA_mpi_yield_when_idle", "1")
 	env.set("OMPI_MCA_btl_vader_single_copy_mechanism", "none")
 	// Ranks told to stop get 3 s to record it before mpirun's SIGKILL,
-	// as in the cluster's partitions (controllers/mpijob.go).
+	// as in the cluster's partitions (controllers/executor/mpijob).
 	env.set("OMPI_MCA_odls_base_sigkill_timeout", "3")
 	return env
 }

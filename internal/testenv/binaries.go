@@ -13,7 +13,7 @@ import (
 // MPIEnv is what OpenMPI needs here: ranks may outnumber cores, we may be
 // root, and containers forbid the ptrace-based single copy (docs/engine.md);
 // ranks told to stop get 3 s, not 1, before mpirun's SIGKILL, as in the
-// product's partitions (controllers/mpijob.go).
+// product's partitions (controllers/executor/mpijob).
 var MPIEnv = []string{
 	"OMPI_MCA_mpi_yield_when_idle=1",
 	"OMPI_MCA_odls_base_sigkill_timeout=3",

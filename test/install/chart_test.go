@@ -346,7 +346,7 @@ func TestChartRBACMatchesMarkers(t *testing.T) {
 	}
 	for _, p := range markers {
 		// get: the Secrets campaigns name; create: Argo's executor token
-		// (controllers/argo_rbac.go). Never list, watch or update.
+		// (controllers/executor/argo/rbac.go). Never list, watch or update.
 		if p.resource == "secrets" && p.verb != "get" && p.verb != "create" {
 			t.Errorf("the markers grant %s on secrets; the operator only gets the Secrets campaigns name and creates Argo's executor token", p.verb)
 		}

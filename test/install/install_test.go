@@ -274,7 +274,7 @@ func checkGrants(t *testing.T, c *cluster, user string) {
 	allowed := []access{
 		{"get", "", "secrets", "", "research"},
 		// Argo's executor token Secret, so no Workflow pod mounts the
-		// token of the account a campaign names (controllers/argo_rbac.go).
+		// token of the account a campaign names (controllers/executor/argo/rbac.go).
 		{"create", "", "secrets", "", "research"},
 		{"get", "", "configmaps", "", "research"}, // a store's caBundle, read uncached
 		{"get", "", "pods", "", "research"},

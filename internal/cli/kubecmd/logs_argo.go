@@ -46,7 +46,7 @@ func stepAttempt(pod *corev1.Pod) int {
 }
 
 // workflowState names a Workflow's state as the operator counts it
-// (controllers.ArgoExecutor.State): Running once a step's pod runs.
+// (argo.Executor.State in controllers/executor/argo): Running once a step's pod runs.
 func workflowState(u *unstructured.Unstructured) string {
 	if !u.GetDeletionTimestamp().IsZero() {
 		return "Deleting"

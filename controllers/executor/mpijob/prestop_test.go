@@ -1,4 +1,4 @@
-package controllers
+package mpijob
 
 import (
 	"os"
@@ -40,7 +40,7 @@ func TestStopRanksHook(t *testing.T) {
 		t.Errorf("the hook took %s for a rank that exits at once", d)
 	}
 
-	obj, err := MPIJobExecutor{}.Build(NewPartitionSpec(aCampaign().request(1, 0)))
+	obj, err := Executor{}.Build(aSpec())
 	if err != nil {
 		t.Fatal(err)
 	}

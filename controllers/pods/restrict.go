@@ -1,4 +1,4 @@
-package controllers
+package pods
 
 import (
 	"slices"
@@ -19,15 +19,15 @@ const (
 	tmpSizeLimit = "1Gi"
 )
 
-// restrictPod (idempotent) makes every pod the operator creates pass the restricted
+// restrict makes every pod the operator creates pass the restricted
 // Pod Security Standard: non-root as the worker image's user,
 // RuntimeDefault seccomp, no capabilities, no privilege escalation, a
 // read-only root filesystem with /tmp on an emptyDir, and no service
 // account token (no pod of ours talks to the API server: the MPI
 // operator's v2beta1 launcher reaches workers over SSH, not kubectl exec,
-// and Argo's own containers get the executor's token, argo.go). fsGroup makes
+// and Argo's own containers get the executor's token, package argo). fsGroup makes
 // the emptyDirs and the MPI operator's SSH key Secret readable by it.
-func restrictPod(spec *corev1.PodSpec) {
+func restrict(spec *corev1.PodSpec) {
 	spec.AutomountServiceAccountToken = ptr.To(false)
 	spec.SecurityContext = &corev1.PodSecurityContext{
 		RunAsNonRoot:   ptr.To(true),

@@ -1,4 +1,4 @@
-package controllers
+package argo
 
 import (
 	"context"
@@ -21,7 +21,7 @@ import (
 // (spec.executor) while the Workflow's pods, running as the campaign's
 // account, mount no token. Created once, left in place: other campaigns
 // of the namespace use them.
-func (ArgoExecutor) Prepare(ctx context.Context, c client.Client, ns, _ string) error {
+func (Executor) Prepare(ctx context.Context, c client.Client, ns, _ string) error {
 	name := argowf.ExecutorServiceAccount
 	meta := metav1.ObjectMeta{Name: name, Namespace: ns, Labels: map[string]string{"app.kubernetes.io/managed-by": "blastfleet"}}
 	token := meta

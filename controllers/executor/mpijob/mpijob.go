@@ -1,23 +1,29 @@
-package controllers
+// Package mpijob is the executor that runs partitions as
+// kubeflow.org/v2beta1 MPIJobs: a launcher runs mpirun of the engine
+// over the worker pods' slots, the workers run sshd.
+package mpijob
 
 import (
 	"fmt"
-	"slices"
 	"strconv"
 	"time"
 
 	kubeflow "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
 	"github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/validation"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/blastfleet/blastfleet/api/v1alpha1"
+	"github.com/blastfleet/blastfleet/controllers/executor"
 )
 
-// MPIJobExecutor runs partitions as kubeflow.org/v2beta1 MPIJobs: the
+// Executor runs partitions as kubeflow.org/v2beta1 MPIJobs: the
 // launcher runs mpirun of blastfleet-engine over the worker pods' slots.
-type MPIJobExecutor struct {
+type Executor struct {
 	// TTLSecondsAfterFinished keeps finished MPIJobs (and their launcher
 	// logs) this long.
 	TTLSecondsAfterFinished int32
@@ -43,19 +49,15 @@ const stopRanks = `ranks() { for p in /proc/[0-9]*; do case "$(readlink "$p/exe"
 pids=$(ranks); [ -n "$pids" ] && kill -TERM $pids 2>/dev/null
 i=0; while [ $i -lt 100 ]; do [ -z "$(ranks)" ] && exit 0; sleep 0.2; i=$((i+1)); done; exit 0`
 
-func (MPIJobExecutor) NewObject() client.Object   { return &kubeflow.MPIJob{} }
-func (MPIJobExecutor) NewList() client.ObjectList { return &kubeflow.MPIJobList{} }
+func (Executor) Kind() v1alpha1.ExecutorKind { return v1alpha1.ExecutorMPIJob }
+func (Executor) NewObject() client.Object    { return &kubeflow.MPIJob{} }
+func (Executor) NewList() client.ObjectList  { return &kubeflow.MPIJobList{} }
 
-func (MPIJobExecutor) Items(list client.ObjectList) []client.Object {
-	l := list.(*kubeflow.MPIJobList)
-	out := make([]client.Object, len(l.Items))
-	for i := range l.Items {
-		out[i] = &l.Items[i]
-	}
-	return out
+func (Executor) Items(list client.ObjectList) []client.Object {
+	return executor.Objects(list.(*kubeflow.MPIJobList).Items)
 }
 
-// openMPIEnv is how Open MPI runs in the partition's pods:
+// OpenMPIEnv is how Open MPI runs in the partition's pods:
 //   - its shared-memory transport must not use ptrace-based single copies,
 //     which containers forbid;
 //   - the master is one rank more than the pods' slots (Ranks), so it
@@ -72,7 +74,7 @@ func (MPIJobExecutor) Items(list client.ObjectList) []client.Object {
 //     a loaded node for the master to release its leases and record the
 //     stops; 3 gives it room, and mpirun exits about 6 s after its
 //     SIGTERM, well inside the pod's 30 s grace period.
-var openMPIEnv = []corev1.EnvVar{
+var OpenMPIEnv = []corev1.EnvVar{
 	{Name: "OMPI_MCA_btl_vader_single_copy_mechanism", Value: "none"},
 	{Name: "OMPI_MCA_mpi_yield_when_idle", Value: "1"},
 	{Name: "OMPI_MCA_pml", Value: "ob1"},
@@ -83,8 +85,10 @@ var openMPIEnv = []corev1.EnvVar{
 // the engine over the workers' slots, and workers running sshd. It is
 // validated with the MPI operator's own validation, since the MPI
 // operator never requeues an invalid MPIJob.
-func (e MPIJobExecutor) Build(s *PartitionSpec) (client.Object, error) {
-	env := append(slices.Clone(s.Env), openMPIEnv...)
+func (e Executor) Build(s *executor.PartitionSpec) (client.Object, error) {
+	// Every rank runs the partition's engine as it is: the MPI world is
+	// the partition, rank 0 its master.
+	env := append(s.EnvFor(s.Engine), OpenMPIEnv...)
 	// The hostfile has workers x slotsPerWorker slots and Ranks is one
 	// more (the master): mpirun refuses that without --oversubscribe, and
 	// with it maps the extra rank, rank 0, onto the first pod.
@@ -92,9 +96,9 @@ func (e MPIJobExecutor) Build(s *PartitionSpec) (client.Object, error) {
 	for _, v := range env {
 		args = append(args, "-x", v.Name) // forwarded by name: values stay in the environment
 	}
-	args = append(args, s.Command...)
+	args = append(args, s.Engine.Argv()...)
 
-	launcher := s.PodTemplate(corev1.Container{
+	launcher := s.Pod(corev1.Container{
 		Name:                     "launcher",
 		Image:                    s.Image,
 		Command:                  []string{"mpirun"},
@@ -102,12 +106,11 @@ func (e MPIJobExecutor) Build(s *PartitionSpec) (client.Object, error) {
 		Env:                      env,
 		TerminationMessagePolicy: corev1.TerminationMessageFallbackToLogsOnError,
 		Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
-			corev1.ResourceCPU: mustQuantity("100m"), corev1.ResourceMemory: mustQuantity("128Mi"),
+			corev1.ResourceCPU: resource.MustParse("100m"), corev1.ResourceMemory: resource.MustParse("128Mi"),
 		}},
 	})
-	launcher.Spec.RestartPolicy = corev1.RestartPolicyNever
-	launcher.Spec.InitContainers = []corev1.Container{waitForWorkers(s)}
-	restrictPod(&launcher.Spec)
+	launcher.RestartPolicy = corev1.RestartPolicyNever
+	launcher.InitContainers = []corev1.Container{waitForWorkers(s)}
 	worker := s.PodTemplate(corev1.Container{
 		// sshd for mpirun, as the worker image's default command runs it:
 		// given here, since the MPI operator replaces an empty command
@@ -148,7 +151,7 @@ func (e MPIJobExecutor) Build(s *PartitionSpec) (client.Object, error) {
 			MPIImplementation:      kubeflow.MPIImplementationOpenMPI,
 			LauncherCreationPolicy: kubeflow.LauncherCreationPolicyWaitForWorkersReady,
 			MPIReplicaSpecs: map[kubeflow.MPIReplicaType]*kubeflow.ReplicaSpec{
-				kubeflow.MPIReplicaTypeLauncher: {Replicas: ptr.To[int32](1), RestartPolicy: kubeflow.RestartPolicyNever, Template: launcher},
+				kubeflow.MPIReplicaTypeLauncher: {Replicas: ptr.To[int32](1), RestartPolicy: kubeflow.RestartPolicyNever, Template: launcher.Template()},
 				kubeflow.MPIReplicaTypeWorker:   {Replicas: ptr.To(s.Workers), RestartPolicy: kubeflow.RestartPolicyNever, Template: worker},
 			},
 		},
@@ -164,10 +167,10 @@ func (e MPIJobExecutor) Build(s *PartitionSpec) (client.Object, error) {
 // created running; one that Kueue admits (created suspended) gets its
 // launcher at once, which starts with the workers on resume, and mpirun's
 // first ssh is refused (seen with the real MPI operator and Kueue).
-func waitForWorkers(s *PartitionSpec) corev1.Container {
-	const script = `deadline=$((SECONDS + 300))
+func waitForWorkers(s *executor.PartitionSpec) corev1.Container {
+	script := `deadline=$((SECONDS + 300))
 for h in "$@"; do
-  until (exec 3<>"/dev/tcp/$h/` + "2222" + `") 2>/dev/null; do
+  until (exec 3<>"/dev/tcp/$h/` + strconv.Itoa(workerSSHPort) + `") 2>/dev/null; do
     if [ "$SECONDS" -ge "$deadline" ]; then echo "worker $h: sshd does not answer after 300 s" >&2; exit 1; fi
     sleep 1
   done
@@ -180,7 +183,7 @@ done`
 	return corev1.Container{
 		Name: "wait-for-workers", Image: s.Image, Command: []string{"bash"}, Args: args,
 		Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
-			corev1.ResourceCPU: mustQuantity("10m"), corev1.ResourceMemory: mustQuantity("16Mi"),
+			corev1.ResourceCPU: resource.MustParse("10m"), corev1.ResourceMemory: resource.MustParse("16Mi"),
 		}},
 	}
 }
@@ -194,7 +197,7 @@ func defaulted(job *kubeflow.MPIJob) *kubeflow.MPIJob {
 }
 
 // State maps the MPIJob's conditions to a partition phase.
-func (MPIJobExecutor) State(obj client.Object) PartitionState {
+func (Executor) State(obj client.Object) executor.State {
 	job := obj.(*kubeflow.MPIJob)
 	cond := func(t kubeflow.JobConditionType) *kubeflow.JobCondition {
 		for i := range job.Status.Conditions {
@@ -205,25 +208,25 @@ func (MPIJobExecutor) State(obj client.Object) PartitionState {
 		return nil
 	}
 	if c := cond(kubeflow.JobFailed); c != nil {
-		return PartitionState{Phase: PartitionFailed, FinishedAt: c.LastTransitionTime.Time, Reason: c.Reason, Message: c.Message}
+		return executor.State{Phase: executor.Failed, FinishedAt: c.LastTransitionTime.Time, Reason: c.Reason, Message: c.Message}
 	}
 	if c := cond(kubeflow.JobSucceeded); c != nil {
-		return PartitionState{Phase: PartitionSucceeded, FinishedAt: c.LastTransitionTime.Time, Reason: c.Reason, Message: c.Message}
+		return executor.State{Phase: executor.Succeeded, FinishedAt: c.LastTransitionTime.Time, Reason: c.Reason, Message: c.Message}
 	}
 	// Worker pods that failed (a partition's workers run until it ends):
 	// the MPI operator marks nothing then, and a launcher waiting for
 	// ready workers would wait for ever.
 	if w := job.Status.ReplicaStatuses[kubeflow.MPIReplicaTypeWorker]; w != nil && w.Failed > 0 {
-		return PartitionState{Phase: PartitionFailed, FinishedAt: lastChange(job), Reason: "WorkersFailed",
+		return executor.State{Phase: executor.Failed, FinishedAt: lastChange(job), Reason: "WorkersFailed",
 			Message: fmt.Sprintf("%d worker pods failed", w.Failed)}
 	}
 	if ptr.Deref(job.Spec.RunPolicy.Suspend, false) || cond(kubeflow.JobSuspended) != nil {
-		return PartitionState{Phase: PartitionQueued, Reason: "Suspended"}
+		return executor.State{Phase: executor.Queued, Reason: "Suspended"}
 	}
 	if cond(kubeflow.JobRunning) != nil {
-		return PartitionState{Phase: PartitionRunning}
+		return executor.State{Phase: executor.Running}
 	}
-	return PartitionState{Phase: PartitionQueued, Reason: "Starting"}
+	return executor.State{Phase: executor.Queued, Reason: "Starting"}
 }
 
 // lastChange is when the MPIJob last changed state, as its own status
