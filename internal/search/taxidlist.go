@@ -66,14 +66,20 @@ func (s *Spec) ReadTaxidList(r io.Reader) error {
 // TaxidListOption splits "-taxidlist=FILE" (or "-negative_taxidlist FILE"):
 // ok only for a taxid list option.
 func TaxidListOption(opt string) (name, path string, ok bool) {
+	name, path = splitFileOption(opt)
+	_, isList := taxidLists[name]
+	return name, path, strings.HasPrefix(opt, "-") && isList
+}
+
+// splitFileOption splits "-name=FILE" (or "-name FILE") into the name
+// and the file.
+func splitFileOption(opt string) (name, path string) {
 	body := strings.TrimLeft(opt, "-")
 	name, path, found := strings.Cut(body, "=")
 	if !found {
 		name, path, _ = strings.Cut(body, " ")
 	}
-	name, path = strings.TrimSpace(name), strings.TrimSpace(path)
-	_, isList := taxidLists[name]
-	return name, path, strings.HasPrefix(opt, "-") && isList
+	return strings.TrimSpace(name), strings.TrimSpace(path)
 }
 
 // ExpandTaxidList turns "-taxidlist=FILE" (or "-negative_taxidlist FILE")
