@@ -49,6 +49,10 @@ func campaignSearch(c *v1alpha1.SearchCampaign) (search.Spec, error) {
 		// Read into the plan by the planning Job.
 		spec.TaxidList = &search.TaxidList{Location: objectURL(s.Output, l.ObjectReference), Negative: l.Negative}
 	}
+	if l := s.SeqidList; l != nil {
+		// Read by the planning Job and the workers.
+		spec.SeqidList = &search.SeqidList{Location: objectURL(s.Output, l.ObjectReference), Negative: l.Negative}
+	}
 	if len(errs) == 0 {
 		if err := spec.Validate(); err != nil {
 			errs = append(errs, fmt.Errorf("spec: %w", err))
