@@ -16,7 +16,6 @@ import (
 // database's sequence table (a common file, fetched with the first
 // shard), and how each shard group is searched under it.
 type seqidState struct {
-	table    seqidfilter.Table
 	resolved *seqidfilter.Resolved
 	plans    map[int]seqidPlan
 }
@@ -49,15 +48,11 @@ func (w *worker) seqidStats(ctx context.Context) (*dbStats, error) {
 			return nil, fmt.Errorf("-%s: %w", l.Option(), err)
 		}
 		defer f.Close()
-		table, err := seqidfilter.Read(f)
-		if err != nil {
-			return nil, fmt.Errorf("-%s: %w", l.Option(), err)
-		}
-		resolved, err := seqidfilter.Resolve(table, list, w.db.Name)
+		resolved, err := seqidfilter.Resolve(f, list, w.db.Name)
 		if err != nil {
 			return nil, err
 		}
-		w.seqids = &seqidState{table: table, resolved: resolved, plans: map[int]seqidPlan{}}
+		w.seqids = &seqidState{resolved: resolved, plans: map[int]seqidPlan{}}
 	}
 	seqs, letters := w.seqids.resolved.Totals()
 	return &dbStats{seqs, letters}, nil
@@ -70,7 +65,7 @@ func (w *worker) seqidPlan(g int, shards []int) (seqidPlan, error) {
 	if p, ok := w.seqids.plans[g]; ok {
 		return p, nil
 	}
-	p, err := w.seqids.resolved.Plan(w.seqids.table, shards)
+	p, err := w.seqids.resolved.Plan(shards)
 	if err != nil {
 		return seqidPlan{}, err
 	}

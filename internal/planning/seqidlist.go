@@ -29,10 +29,6 @@ func checkSeqidList(ctx context.Context, loc string, m *manifest.Manifest, s sea
 		return err
 	}
 	defer rc.Close()
-	table, err := seqidfilter.Read(rc)
-	if err != nil {
-		return err
-	}
-	_, err = seqidfilter.Resolve(table, list, m.Name)
+	_, err = seqidfilter.Resolve(rc, list, m.Name)
 	return err
 }

@@ -42,44 +42,25 @@ import (
 // FileName is the table's name among a database's files.
 const FileName = "seqstats.tsv"
 
-// Seq is one sequence of the database.
-type Seq struct {
-	Shard   int
-	Letters int64
-	IDs     []string
-}
-
-// Table is the database's sequences in OID order.
-type Table []Seq
-
 // WriteSeq writes one sequence's line of the table.
 func WriteSeq(w io.Writer, shard int, letters int64, ids []string) error {
 	_, err := fmt.Fprintf(w, "%d\t%d\t%s\n", shard, letters, strings.Join(ids, " "))
 	return err
 }
 
-// Read parses a table.
-func Read(r io.Reader) (Table, error) {
-	var t Table
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 1<<16), 1<<24)
-	for n := 1; sc.Scan(); n++ {
-		f := strings.SplitN(sc.Text(), "\t", 3)
-		if len(f) != 3 {
-			return nil, fmt.Errorf("%s line %d: want shard, letters, ids", FileName, n)
-		}
-		var s Seq
-		var err error
-		if s.Shard, err = strconv.Atoi(f[0]); err == nil {
-			s.Letters, err = strconv.ParseInt(f[1], 10, 64)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("%s line %d: %w", FileName, n, err)
-		}
-		s.IDs = strings.Fields(f[2])
-		t = append(t, s)
+// readSeq parses line n of the table.
+func readSeq(line string, n int) (shard int, letters int64, ids []string, err error) {
+	f := strings.SplitN(line, "\t", 3)
+	if len(f) != 3 {
+		return 0, 0, nil, fmt.Errorf("%s line %d: want shard, letters, ids", FileName, n)
 	}
-	return t, sc.Err()
+	if shard, err = strconv.Atoi(f[0]); err == nil {
+		letters, err = strconv.ParseInt(f[1], 10, 64)
+	}
+	if err != nil {
+		return 0, 0, nil, fmt.Errorf("%s line %d: %w", FileName, n, err)
+	}
+	return shard, letters, strings.Fields(f[2]), nil
 }
 
 // List is a parsed sequence id list: its entries, each with the key it
@@ -136,78 +117,63 @@ func Key(id string) string {
 	return strings.ToUpper(id)
 }
 
-// matcher finds the OIDs whose ids an entry names.
-type matcher struct {
-	exact, unversioned map[string][]int
-}
-
-func newMatcher(t Table) *matcher {
-	m := &matcher{exact: map[string][]int{}, unversioned: map[string][]int{}}
-	for oid, s := range t {
-		for _, id := range s.IDs {
-			k := Key(id)
-			m.exact[k] = append(m.exact[k], oid)
-			if u := version.ReplaceAllString(k, ""); u != k {
-				m.unversioned[u] = append(m.unversioned[u], oid)
-			}
-		}
-	}
-	return m
-}
-
-// oids are the sequences entry key names, with which of their ids.
-func (m *matcher) oids(key string) []int {
-	if !version.MatchString(key) {
-		return append(slices.Clone(m.exact[key]), m.unversioned[key]...)
-	}
-	return m.exact[key]
-}
-
 // Resolved is a list matched against a database's table.
 type Resolved struct {
 	list *List
-	// kept: each OID the list keeps; entries: per entry, the shards of
-	// the sequences it names.
-	kept    []bool
+	// kept: the shards holding a sequence the list keeps; entries: per
+	// entry, the shards of the sequences it names.
+	kept    map[int]bool
 	entries [][]int
 	seqs    int64
 	letters int64
 }
 
-// Resolve matches the list against the table. A list that keeps no
-// sequence (or, negative, drops them all) is an error: BLAST+ would
-// search an empty database and print nothing.
-func Resolve(t Table, l *List, database string) (*Resolved, error) {
-	m := newMatcher(t)
-	r := &Resolved{list: l, kept: make([]bool, len(t)), entries: make([][]int, len(l.Lines))}
-	listed := make([]map[string]bool, len(t)) // per OID, its ids' keys the list names
+// Resolve matches the list against the table, streamed from r: memory
+// holds the list, not the database. A list that keeps no sequence (or,
+// negative, drops them all) is an error: BLAST+ would search an empty
+// database and print nothing.
+func Resolve(table io.Reader, l *List, database string) (*Resolved, error) {
+	index := map[string][]int{} // key -> its entries
 	for i, k := range l.keys {
-		for _, oid := range m.oids(k) {
-			if listed[oid] == nil {
-				listed[oid] = map[string]bool{}
+		index[k] = append(index[k], i)
+	}
+	r := &Resolved{list: l, kept: map[int]bool{}, entries: make([][]int, len(l.Lines))}
+	sc := bufio.NewScanner(table)
+	sc.Buffer(make([]byte, 1<<16), 1<<24)
+	for n := 1; sc.Scan(); n++ {
+		shard, letters, ids, err := readSeq(sc.Text(), n)
+		if err != nil {
+			return nil, err
+		}
+		listed := 0
+		for _, id := range ids {
+			k := Key(id)
+			// A listed id with its version, or without it.
+			named := index[k]
+			if u := version.ReplaceAllString(k, ""); u != k {
+				named = append(slices.Clip(named), index[u]...)
 			}
-			for _, id := range t[oid].IDs {
-				ik := Key(id)
-				if ik == k || version.ReplaceAllString(ik, "") == k {
-					listed[oid][ik] = true
+			for _, e := range named {
+				if !slices.Contains(r.entries[e], shard) {
+					r.entries[e] = append(r.entries[e], shard)
 				}
 			}
-			if !slices.Contains(r.entries[i], t[oid].Shard) {
-				r.entries[i] = append(r.entries[i], t[oid].Shard)
+			if len(named) > 0 {
+				listed++
 			}
 		}
-	}
-	for oid, s := range t {
-		n := len(listed[oid])
-		keep := n > 0
+		keep := listed > 0
 		if l.Negative {
-			keep = n < len(s.IDs)
+			keep = listed < len(ids)
 		}
 		if keep {
-			r.kept[oid] = true
+			r.kept[shard] = true
 			r.seqs++
-			r.letters += s.Letters
+			r.letters += letters
 		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("reading %s: %w", FileName, err)
 	}
 	if r.seqs == 0 {
 		what := "none of its ids is"
@@ -234,12 +200,10 @@ type Plan struct {
 // group's sequences or none of the database's (see the package comment).
 // An entry naming sequences both in and outside the group cannot be given
 // to BLAST, and is refused.
-func (r *Resolved) Plan(t Table, shards []int) (Plan, error) {
+func (r *Resolved) Plan(shards []int) (Plan, error) {
 	if !r.list.Negative {
-		for oid, s := range t {
-			if r.kept[oid] && slices.Contains(shards, s.Shard) {
-				return Plan{List: r.list.Lines}, nil
-			}
+		if slices.ContainsFunc(shards, func(s int) bool { return r.kept[s] }) {
+			return Plan{List: r.list.Lines}, nil
 		}
 		return Plan{Skip: true}, nil
 	}
