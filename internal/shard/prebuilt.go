@@ -104,6 +104,9 @@ func BuildFromBlastDB(ctx context.Context, opts Options) (*manifest.Manifest, er
 	if err != nil {
 		return nil, err
 	}
+	// BLAST's filtered statistics count a nucleotide's letters by its
+	// place in the original's volumes, whatever the shards are cut from.
+	original := db
 	if o.Shards > len(db.Volumes) {
 		// The identity stays the original's (src); the files are the
 		// rebuild's.
@@ -119,7 +122,7 @@ func BuildFromBlastDB(ctx context.Context, opts Options) (*manifest.Manifest, er
 		letters[i] = v.Letters
 	}
 	assign := balance(letters, o.Shards)
-	if err := j.scanSeqs(ctx, work, db, assign); err != nil {
+	if err := j.scanSeqs(ctx, work, db, original, assign); err != nil {
 		return nil, err
 	}
 	shards, err := j.uploadVolumes(ctx, work, db, assign, files)
@@ -230,10 +233,11 @@ func hashFile(path string) (manifest.File, error) {
 // uploaded, into each shard's ids file (every defline's accession with its
 // OID: BLAST prints the first, or under a taxid filter the first the
 // filter keeps), the taxid table (sequences and the letters BLAST's
-// filtered statistics count, per shard and taxid set) and the sequence
+// filtered statistics count on the original database, per shard and
+// taxid set) and the sequence
 // table (each sequence's shard, those letters and its ids, for sequence
 // id lists: package seqidfilter), in work.
-func (j *job) scanSeqs(ctx context.Context, work string, db *blastdb.Database, assign []int) error {
+func (j *job) scanSeqs(ctx context.Context, work string, db, original *blastdb.Database, assign []int) error {
 	dir := filepath.Join(work, "shards")
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		return err
@@ -272,7 +276,7 @@ func (j *job) scanSeqs(ctx context.Context, work string, db *blastdb.Database, a
 				return err
 			}
 		}
-		letters := db.StatsLetters(oid, s.Letters)
+		letters := original.StatsLetters(oid, s.Letters)
 		taxfilter.Add(groups, k, s.TaxIDs, letters)
 		return seqidfilter.WriteSeq(seqw, k, letters, s.IDs)
 	})

@@ -38,7 +38,11 @@ func TestSeqidListEqualsBLAST(t *testing.T) {
 	}{
 		{"blastn", nil, blastdbtest.Options{Name: "seqnt", VolumeMax: 3000, Synth: synth.Options{Seed: 31, Families: 8, Members: 8,
 			MinLen: 500, MaxLen: 900, Mutation: 0.03, Queries: 12, QueryFrac: 0.5, Unrelated: 6, Duplicates: 4}}},
-		// Without composition-based statistics: with them, subjects of
+		// One volume: db shard rebuilds it in smaller ones, and BLAST's
+		// approximate nucleotide letters still follow the original's.
+		{"blastn", nil, blastdbtest.Options{Name: "seqnt1", Synth: synth.Options{Seed: 33, Families: 8, Members: 8,
+			MinLen: 500, MaxLen: 900, Mutation: 0.03, Queries: 12, QueryFrac: 0.5, Unrelated: 6, Duplicates: 4}}},
+				// Without composition-based statistics: with them, subjects of
 		// equal raw score and printed E-value but different lengths are
 		// ordered by E-value digits tabular output does not print, which
 		// the merge guesses by length (shorter first), wrongly here for
@@ -46,7 +50,7 @@ func TestSeqidListEqualsBLAST(t *testing.T) {
 		{"blastp", []string{"-comp_based_stats", "0"}, blastdbtest.Options{Name: "seqnr", Protein: true, VolumeMax: 3000, Synth: synth.Options{Seed: 32, Families: 8, Members: 6,
 			MinLen: 150, MaxLen: 300, Mutation: 0.15, Queries: 10, QueryFrac: 0.5, Unrelated: 6, Duplicates: 4}}},
 	} {
-		t.Run(tc.program, func(t *testing.T) {
+		t.Run(tc.program+"/"+tc.opts.Name, func(t *testing.T) {
 			src, err := blastdbtest.Build(t.TempDir(), tc.opts)
 			if err != nil {
 				t.Fatal(err)
