@@ -42,7 +42,7 @@ func TestSeqidListEqualsBLAST(t *testing.T) {
 		// approximate nucleotide letters still follow the original's.
 		{"blastn", nil, blastdbtest.Options{Name: "seqnt1", Synth: synth.Options{Seed: 33, Families: 8, Members: 8,
 			MinLen: 500, MaxLen: 900, Mutation: 0.03, Queries: 12, QueryFrac: 0.5, Unrelated: 6, Duplicates: 4}}},
-				// Without composition-based statistics: with them, subjects of
+		// Without composition-based statistics: with them, subjects of
 		// equal raw score and printed E-value but different lengths are
 		// ordered by E-value digits tabular output does not print, which
 		// the merge guesses by length (shorter first), wrongly here for
