@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/blastfleet/blastfleet/api/v1alpha1"
+	"github.com/blastfleet/blastfleet/internal/search/fromapi"
 )
 
 // Labels on every object the operator creates.
@@ -76,11 +77,7 @@ func location(st v1alpha1.ObjectStorage, namespace, name string) string {
 // objectURL is an object reference as s3://bucket/key, the bucket
 // defaulting to the storage's.
 func objectURL(st v1alpha1.ObjectStorage, ref v1alpha1.ObjectReference) string {
-	b := ref.Bucket
-	if b == "" {
-		b = st.Bucket
-	}
-	return "s3://" + b + "/" + strings.TrimPrefix(ref.Key, "/")
+	return fromapi.ObjectURL(st, ref)
 }
 
 // queriesURL is the campaign's query object: in queries.storage's bucket

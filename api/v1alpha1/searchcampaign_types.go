@@ -14,6 +14,11 @@ import (
 // +kubebuilder:validation:XValidation:rule="has(self.blastOptions) == has(oldSelf.blastOptions) && (!has(self.blastOptions) || self.blastOptions == oldSelf.blastOptions)",message="blastOptions is immutable: the campaign's plan fixes it",fieldPath=".blastOptions"
 // +kubebuilder:validation:XValidation:rule="has(self.taxidList) == has(oldSelf.taxidList) && (!has(self.taxidList) || self.taxidList == oldSelf.taxidList)",message="taxidList is immutable: the campaign's plan fixes it",fieldPath=".taxidList"
 // +kubebuilder:validation:XValidation:rule="!has(self.taxidList) || !has(self.blastOptions) || !self.blastOptions.exists(o, o.name in ['taxids', 'negative_taxids'])",message="taxidList and the taxids or negative_taxids blast option exclude each other: BLAST takes one taxid filter",fieldPath=".taxidList"
+// +kubebuilder:validation:XValidation:rule="has(self.seqidList) == has(oldSelf.seqidList) && (!has(self.seqidList) || self.seqidList == oldSelf.seqidList)",message="seqidList is immutable: the campaign's plan fixes it",fieldPath=".seqidList"
+// +kubebuilder:validation:XValidation:rule="!has(self.seqidList) || !has(self.taxidList)",message="seqidList and taxidList exclude each other: BLAST+ takes one of -seqidlist and -taxidlist",fieldPath=".seqidList"
+// +kubebuilder:validation:XValidation:rule="!has(self.seqidList) || !has(self.blastOptions) || !self.blastOptions.exists(o, o.name in ['taxids', 'negative_taxids'])",message="seqidList and the taxids or negative_taxids blast option exclude each other: BLAST+ takes one of -seqidlist and -taxids",fieldPath=".seqidList"
+// +kubebuilder:validation:XValidation:rule="!has(self.seqidList) || !(self.program in ['psiblast', 'rpsblast', 'rpstblastn'])",message="seqidList with psiblast, rpsblast or rpstblastn is not supported yet",fieldPath=".seqidList"
+// +kubebuilder:validation:XValidation:rule="!has(self.seqidList) || ((!has(self.outfmt) || self.outfmt.matches('^(6|10)( |$)')) && (!has(self.transfer) || self.transfer != 'metadata'))",message="seqidList needs tabular output (outfmt 6 or 10, transfer full): regenerated output under a sequence id list is not supported yet",fieldPath=".seqidList"
 // +kubebuilder:validation:XValidation:rule="has(self.queueName) == has(oldSelf.queueName) && (!has(self.queueName) || self.queueName == oldSelf.queueName)",message="queueName is immutable: partitions are queued, or not, from the start",fieldPath=".queueName"
 // +kubebuilder:validation:XValidation:rule="!has(self.executor) || self.executor != 'argo' || !has(self.queueName)",message="queueName needs executor mpijob: Kueue admits MPIJobs, not Argo Workflows",fieldPath=".queueName"
 // +kubebuilder:validation:XValidation:rule="!has(self.outfmt) || self.outfmt != '17' || self.program == 'blastn'",message="outfmt 17 (SAM) needs program blastn: BLAST+ prints SAM for blastn only",fieldPath=".outfmt"
@@ -123,6 +128,17 @@ type SearchCampaignSpec struct {
 	// the queries and sets this.
 	// +optional
 	TaxidList *TaxidList `json:"taxidList,omitempty"`
+
+	// SeqidList is a sequence id list file, one id a line as BLAST's
+	// -seqidlist reads it (accessions, with or without version), kept as
+	// an object in the output storage (a key, in its bucket unless bucket
+	// is given): BLAST's -seqidlist, or -negative_seqidlist when negative.
+	// The database must be sharded from a version 5 BLAST database built
+	// with -parse_seqids; E-values are those of the unsharded database
+	// under the whole list. submit --blast-option=-seqidlist=FILE uploads
+	// the file beside the queries and sets this.
+	// +optional
+	SeqidList *SeqidList `json:"seqidList,omitempty"`
 
 	// Chunking is how the queries are cut into chunks, the unit of
 	// leasing, retry and result commit: by letters or by query count.
@@ -252,6 +268,16 @@ type TaxidList struct {
 
 	// Negative excludes the listed taxa (-negative_taxidlist) instead of
 	// keeping only them (-taxidlist).
+	// +optional
+	Negative bool `json:"negative,omitempty"`
+}
+
+// SeqidList is a sequence id list object.
+type SeqidList struct {
+	ObjectReference `json:",inline"`
+
+	// Negative excludes the listed sequences (-negative_seqidlist)
+	// instead of keeping only them (-seqidlist).
 	// +optional
 	Negative bool `json:"negative,omitempty"`
 }

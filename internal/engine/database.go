@@ -8,6 +8,7 @@ import (
 	"github.com/blastfleet/blastfleet/internal/ledger"
 	"github.com/blastfleet/blastfleet/internal/manifest"
 	"github.com/blastfleet/blastfleet/internal/objstore"
+	"github.com/blastfleet/blastfleet/internal/seqidfilter"
 	"github.com/blastfleet/blastfleet/internal/taxfilter"
 )
 
@@ -38,6 +39,9 @@ func openDatabase(ctx context.Context, cfg *Config) (*manifest.Manifest, objstor
 		return nil, nil, err
 	} else if f != nil && db.TaxStats == "" {
 		return nil, nil, taxfilter.NoIndexError(db.Name)
+	}
+	if l := cfg.SeqidList; l != nil && db.SeqStats == "" {
+		return nil, nil, seqidfilter.NoTableError(l.Option(), db.Name)
 	}
 	files, err := db.Files(dbStore)
 	if err != nil {

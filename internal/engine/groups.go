@@ -56,8 +56,9 @@ func groupBySize(sizes []int64, limit int64) [][]int {
 // groupAlias returns the -db argument for a group whose shards' files are
 // in dir: a shard's own alias file, or for several shards a new alias file
 // listing them with the whole database's statistics. Under a taxid filter
-// (filtered non-nil) every group gets an alias of its own carrying the
-// statistics BLAST computes for the filtered database (package taxfilter).
+// or a sequence id list (filtered non-nil) every group gets an alias of
+// its own carrying the statistics BLAST computes for the filtered
+// database (packages taxfilter and seqidfilter).
 func groupAlias(dir string, m *manifest.Manifest, g int, shards []int, filtered *dbStats) (string, error) {
 	if len(shards) == 1 && filtered == nil {
 		return filepath.Join(dir, m.Shards[shards[0]].Name), nil
@@ -78,9 +79,18 @@ func groupAlias(dir string, m *manifest.Manifest, g int, shards []int, filtered 
 	sum := sha256.Sum256([]byte(text))
 	name := fmt.Sprintf("blastfleet-group-%d-%d-%x", shards[0], shards[len(shards)-1], sum[:6])
 	path := filepath.Join(dir, name+m.Type.AliasExt())
+	if err := writeByRename(dir, path, text); err != nil {
+		return "", fmt.Errorf("writing alias for shard group %d: %w", g, err)
+	}
+	return filepath.Join(dir, name), nil
+}
+
+// writeByRename writes text to path through a temporary file in dir, so
+// a reader never sees it half written.
+func writeByRename(dir, path, text string) error {
 	tmp, err := os.CreateTemp(dir, ".alias-*")
 	if err != nil {
-		return "", fmt.Errorf("writing alias for shard group %d: %w", g, err)
+		return err
 	}
 	_, err = tmp.WriteString(text)
 	if cerr := tmp.Close(); err == nil {
@@ -91,9 +101,8 @@ func groupAlias(dir string, m *manifest.Manifest, g int, shards []int, filtered 
 	}
 	if err != nil {
 		os.Remove(tmp.Name())
-		return "", fmt.Errorf("writing alias for shard group %d: %w", g, err)
 	}
-	return filepath.Join(dir, name), nil
+	return err
 }
 
 // dbStats are the sequences and letters BLAST's statistics count.

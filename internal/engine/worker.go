@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -60,7 +61,8 @@ type worker struct {
 	filtered   *dbStats // the database's statistics under the taxid filter, once read
 	taxTable   taxfilter.Table
 	taxPlans   map[int]taxfilter.Plan
-	pace       pace // how long BLAST takes here, for task deadlines
+	seqids     *seqidState // the sequence id list, once read
+	pace       pace        // how long BLAST takes here, for task deadlines
 
 	held    map[int][][]byte // task -> line texts
 	writes  map[writeKey]*pendingWrite
@@ -367,7 +369,7 @@ func (w *worker) runTask(ctx context.Context, a *assignMsg) (r taskResult) {
 		}
 		ordinals = append(ordinals, ids)
 	}
-	db, err := w.alias(a.Group, a.Shards)
+	db, err := w.alias(ctx, a.Group, a.Shards)
 	if err != nil {
 		r.err = err
 		return r
@@ -377,8 +379,18 @@ func (w *worker) runTask(ctx context.Context, a *assignMsg) (r taskResult) {
 		r.err = err
 		return r
 	}
+	if w.seqids != nil {
+		sp, err := w.seqidPlan(a.Group, a.Shards)
+		if err != nil {
+			r.err = err
+			return r
+		}
+		if plan.Skip = sp.skip; !sp.skip {
+			plan.Options = append(slices.Clone(plan.Options), sp.option)
+		}
+	}
 	if plan.Skip {
-		// The taxid filter keeps nothing of this group: no hits.
+		// The filter keeps nothing of this group: no hits.
 		r.fetched, r.ended = time.Now(), time.Now()
 		return r
 	}
@@ -492,11 +504,14 @@ func (w *worker) shardOrdinals(s int) (map[string]int64, error) {
 	return m, nil
 }
 
-func (w *worker) alias(g int, shards []int) (string, error) {
+func (w *worker) alias(ctx context.Context, g int, shards []int) (string, error) {
 	if a, ok := w.aliases[g]; ok {
 		return a, nil
 	}
 	filtered, err := w.filteredStats()
+	if err == nil && filtered == nil {
+		filtered, err = w.seqidStats(ctx)
+	}
 	if err != nil {
 		return "", err
 	}

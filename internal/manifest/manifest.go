@@ -74,6 +74,11 @@ type Manifest struct {
 	// search under a taxid filter gets the statistics BLAST computes for
 	// it. Empty: the database has no taxid index and refuses taxid filters.
 	TaxStats string `json:"taxStats,omitempty"`
+	// SeqStats names the common file that holds each sequence's shard,
+	// letters and ids (package seqidfilter), from which a search under a
+	// sequence id list gets the statistics BLAST computes for it. Empty:
+	// the database refuses sequence id lists.
+	SeqStats string `json:"seqStats,omitempty"`
 	// Replicas are other stores said to hold this build (replicas.go).
 	// Only manifest.json records them, never a build's own copy, which
 	// campaigns pin by hash: adding a replica must not change it. A
@@ -233,6 +238,9 @@ func (m *Manifest) Validate() error {
 	}
 	if m.TaxStats != "" && names[m.TaxStats] == "" {
 		return fmt.Errorf("manifest: taxStats %q is not among the common files", m.TaxStats)
+	}
+	if m.SeqStats != "" && names[m.SeqStats] == "" {
+		return fmt.Errorf("manifest: seqStats %q is not among the common files", m.SeqStats)
 	}
 	if err := validReplicas(m.Replicas); err != nil {
 		return err

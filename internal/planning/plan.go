@@ -46,6 +46,9 @@ func Make(ctx context.Context, r Request) (*ledger.Plan, *manifest.Manifest, err
 	if err := checkTaxFilter(ctx, r.Database, m, r.Search.Options); err != nil {
 		return nil, nil, err
 	}
+	if err := checkSeqidList(ctx, r.Database, m, r.Search); err != nil {
+		return nil, nil, err
+	}
 	q, lengths, err := readQueries(ctx, r.Queries, p)
 	if err != nil {
 		return nil, nil, err

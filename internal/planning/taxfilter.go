@@ -3,6 +3,7 @@ package planning
 import (
 	"context"
 	"fmt"
+	"io"
 
 	"github.com/blastfleet/blastfleet/internal/blast"
 	"github.com/blastfleet/blastfleet/internal/manifest"
@@ -22,18 +23,9 @@ func checkTaxFilter(ctx context.Context, loc string, m *manifest.Manifest, opts 
 	if m.TaxStats == "" {
 		return taxfilter.NoIndexError(m.Name)
 	}
-	// The database's own store and credentials, as readDatabase.
-	st, err := objstore.OpenAs(ctx, objstore.RoleDatabase, loc)
+	rc, err := openCommon(ctx, loc, m, m.TaxStats, "the taxid table")
 	if err != nil {
-		return fmt.Errorf("--database: %w", err)
-	}
-	files, err := m.Files(st)
-	if err != nil {
-		return fmt.Errorf("--database: %w", err)
-	}
-	rc, err := files.Get(ctx, m.TaxStats)
-	if err != nil {
-		return fmt.Errorf("reading the taxid table %s: %w", files.URL(m.TaxStats), err)
+		return err
 	}
 	defer rc.Close()
 	table, err := taxfilter.Read(rc)
@@ -44,4 +36,22 @@ func checkTaxFilter(ctx context.Context, loc string, m *manifest.Manifest, opts 
 		return fmt.Errorf("database %s: %w", m.Name, err)
 	}
 	return nil
+}
+
+// openCommon opens one of the database's common files, in its own store
+// with its credentials, as readDatabase.
+func openCommon(ctx context.Context, loc string, m *manifest.Manifest, name, what string) (io.ReadCloser, error) {
+	st, err := objstore.OpenAs(ctx, objstore.RoleDatabase, loc)
+	if err != nil {
+		return nil, fmt.Errorf("--database: %w", err)
+	}
+	files, err := m.Files(st)
+	if err != nil {
+		return nil, fmt.Errorf("--database: %w", err)
+	}
+	rc, err := files.Get(ctx, name)
+	if err != nil {
+		return nil, fmt.Errorf("reading %s %s: %w", what, files.URL(name), err)
+	}
+	return rc, nil
 }

@@ -24,6 +24,8 @@ type wire struct {
 	// TaxidList is where the taxids of -taxids (or -negative_taxids)
 	// were read from, when a list object.
 	TaxidList *TaxidList `json:"taxidList,omitempty"`
+	// SeqidList is the sequence id list workers read.
+	SeqidList *SeqidList `json:"seqidList,omitempty"`
 }
 
 type wireFormat struct {
@@ -46,7 +48,8 @@ func (s Spec) MarshalJSON() ([]byte, error) {
 		return nil, err
 	}
 	w := wire{Program: string(s.Program), Outfmt: outfmt, MaxTargetSeqs: s.MaxTargetSeqs,
-		Evalue: s.Evalue, Options: []json.RawMessage{}, TopHits: s.TopHits.Arg(), TaxidList: s.TaxidList}
+		Evalue: s.Evalue, Options: []json.RawMessage{}, TopHits: s.TopHits.Arg(), TaxidList: s.TaxidList,
+		SeqidList: s.SeqidList}
 	if s.Metadata {
 		w.Transfer = TransferMetadata
 	}
@@ -108,10 +111,14 @@ func (s *Spec) UnmarshalJSON(b []byte) error {
 	if err := s.checkTaxidList(); err != nil {
 		add("taxidList", err)
 	}
+	s.SeqidList = w.SeqidList
 	if w.Batching == "" {
 		add("batching", errors.New("missing: blast or alone"))
 	} else if s.Batching, err = blast.ParseBatching(w.Batching); err != nil {
 		add("batching", err)
+	}
+	if err := s.checkSeqidList(); err != nil {
+		add("seqidList", err)
 	}
 	return errors.Join(errs...)
 }

@@ -34,6 +34,9 @@ type Spec struct {
 	// TaxidList is a taxid list kept as an object; once planned, its ids
 	// are in Options too.
 	TaxidList *TaxidList
+	// SeqidList is a sequence id list (-seqidlist, -negative_seqidlist),
+	// which workers read.
+	SeqidList *SeqidList `json:"seqidList,omitempty"`
 }
 
 // BatchLetters is B, the letters of the search's BLAST+ batches
@@ -73,6 +76,12 @@ func (r Request) Parse() (Spec, error) {
 		add(fmt.Errorf("--outfmt: %w", err))
 	}
 	for _, v := range r.Options {
+		if taken, err := s.takeSeqidList(v); taken {
+			if err != nil {
+				add(err)
+			}
+			continue
+		}
 		// A list in a store is the plan's to read (Spec.ReadTaxidList).
 		if name, loc, ok := TaxidListOption(v); ok && strings.Contains(loc, "://") {
 			if s.TaxidList != nil {
@@ -121,6 +130,9 @@ func (r Request) Parse() (Spec, error) {
 	if l := s.TaxidList; l != nil && slices.ContainsFunc(s.Options, func(o blast.Option) bool { return o.Name == "taxids" || o.Name == "negative_taxids" }) {
 		add(fmt.Errorf("-%s excludes -taxids and -negative_taxids (BLAST takes one taxid filter)", l.Option()))
 	} else if err := s.checkTaxidList(); err != nil {
+		add(err)
+	}
+	if err := s.checkSeqidList(); err != nil {
 		add(err)
 	}
 	return s, errors.Join(errs...)
@@ -233,7 +245,7 @@ func (s Spec) Validate() error {
 // fields, for a Spec whose options were each checked as they were
 // converted (package fromapi, a plan's JSON).
 func (s Spec) CheckWhole() error {
-	errs := []error{s.checkRegeneration(), s.checkSAM(), s.checkTaxidList()}
+	errs := []error{s.checkRegeneration(), s.checkSAM(), s.checkTaxidList(), s.checkSeqidList()}
 	if _, err := blast.ParseProgram(string(s.Program)); err != nil {
 		errs = append(errs, fmt.Errorf("--program: %w", err))
 	} else {
@@ -279,6 +291,9 @@ func (s Spec) Request() Request {
 	}
 	if s.TaxidList != nil {
 		r.Options = append(r.Options, s.TaxidList.Arg())
+	}
+	if s.SeqidList != nil {
+		r.Options = append(r.Options, s.SeqidList.Arg())
 	}
 	return r
 }

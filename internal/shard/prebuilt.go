@@ -18,6 +18,7 @@ import (
 	"github.com/blastfleet/blastfleet/internal/blastdb"
 	"github.com/blastfleet/blastfleet/internal/blastvol"
 	"github.com/blastfleet/blastfleet/internal/manifest"
+	"github.com/blastfleet/blastfleet/internal/seqidfilter"
 	"github.com/blastfleet/blastfleet/internal/taxfilter"
 )
 
@@ -103,6 +104,9 @@ func BuildFromBlastDB(ctx context.Context, opts Options) (*manifest.Manifest, er
 	if err != nil {
 		return nil, err
 	}
+	// BLAST's filtered statistics count a nucleotide's letters by its
+	// place in the original's volumes, whatever the shards are cut from.
+	original := db
 	if o.Shards > len(db.Volumes) {
 		// The identity stays the original's (src); the files are the
 		// rebuild's.
@@ -118,14 +122,14 @@ func BuildFromBlastDB(ctx context.Context, opts Options) (*manifest.Manifest, er
 		letters[i] = v.Letters
 	}
 	assign := balance(letters, o.Shards)
-	if err := j.scanSeqs(ctx, work, db, assign); err != nil {
+	if err := j.scanSeqs(ctx, work, db, original, assign); err != nil {
 		return nil, err
 	}
 	shards, err := j.uploadVolumes(ctx, work, db, assign, files)
 	if err != nil {
 		return nil, err
 	}
-	common, taxStats, err := j.uploadCommon(ctx, work, db, files)
+	common, stats, err := j.uploadCommon(ctx, work, db, files)
 	if err != nil {
 		return nil, err
 	}
@@ -142,7 +146,8 @@ func BuildFromBlastDB(ctx context.Context, opts Options) (*manifest.Manifest, er
 		Ordered:       true,
 		Build:         j.build,
 		Common:        common,
-		TaxStats:      taxStats,
+		TaxStats:      stats.tax,
+		SeqStats:      stats.seq,
 	}
 	// Every shard carries the database's date: BLAST prints the newest
 	// of its volumes', which regenerated reports print (package regen).
@@ -227,9 +232,12 @@ func hashFile(path string) (manifest.File, error) {
 // scanSeqs streams the database's sequences once, before anything is
 // uploaded, into each shard's ids file (every defline's accession with its
 // OID: BLAST prints the first, or under a taxid filter the first the
-// filter keeps) and the taxid table (sequences and the letters BLAST's
-// filtered statistics count, per shard and taxid set), in work.
-func (j *job) scanSeqs(ctx context.Context, work string, db *blastdb.Database, assign []int) error {
+// filter keeps), the taxid table (sequences and the letters BLAST's
+// filtered statistics count on the original database, per shard and
+// taxid set) and the sequence
+// table (each sequence's shard, those letters and its ids, for sequence
+// id lists: package seqidfilter), in work.
+func (j *job) scanSeqs(ctx context.Context, work string, db, original *blastdb.Database, assign []int) error {
 	dir := filepath.Join(work, "shards")
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		return err
@@ -251,9 +259,15 @@ func (j *job) scanSeqs(ctx context.Context, work string, db *blastdb.Database, a
 		files[k], writers[k] = f, bufio.NewWriter(f)
 	}
 	groups := map[string]*taxfilter.Group{}
+	seqs, err := os.Create(filepath.Join(work, seqidfilter.FileName))
+	if err != nil {
+		return err
+	}
+	defer seqs.Close()
+	seqw := bufio.NewWriter(seqs)
 	var line []byte
 	j.prog.printf("reading the accessions, lengths and taxids of %d sequences", db.Sequences)
-	err := db.Scan(ctx, func(oid int64, s blastdb.Seq) error {
+	err = db.Scan(ctx, func(oid int64, s blastdb.Seq) error {
 		k := assign[db.VolumeOf(oid)]
 		for _, id := range s.IDs {
 			line = strconv.AppendInt(line[:0], oid, 10)
@@ -262,8 +276,9 @@ func (j *job) scanSeqs(ctx context.Context, work string, db *blastdb.Database, a
 				return err
 			}
 		}
-		taxfilter.Add(groups, k, s.TaxIDs, db.StatsLetters(oid, s.Letters))
-		return nil
+		letters := original.StatsLetters(oid, s.Letters)
+		taxfilter.Add(groups, k, s.TaxIDs, letters)
+		return seqidfilter.WriteSeq(seqw, k, letters, s.IDs)
 	})
 	if err != nil {
 		return err
@@ -276,6 +291,12 @@ func (j *job) scanSeqs(ctx context.Context, work string, db *blastdb.Database, a
 			return fmt.Errorf("writing ids file: %w", err)
 		}
 		files[k] = nil
+	}
+	if err := seqw.Flush(); err != nil {
+		return fmt.Errorf("writing %s: %w", seqidfilter.FileName, err)
+	}
+	if err := seqs.Close(); err != nil {
+		return fmt.Errorf("writing %s: %w", seqidfilter.FileName, err)
 	}
 	f, err := os.Create(filepath.Join(work, taxfilter.FileName))
 	if err != nil {
@@ -343,29 +364,36 @@ func (j *job) uploadVolumes(ctx context.Context, work string, db *blastdb.Databa
 	return shards, err
 }
 
-// uploadCommon uploads the database-wide files and the taxid table.
-func (j *job) uploadCommon(ctx context.Context, work string, db *blastdb.Database, files map[string]manifest.File) ([]manifest.File, string, error) {
+// filterTables name the common files that serve filtered searches.
+type filterTables struct{ tax, seq string }
+
+// uploadCommon uploads the database-wide files, the taxid table and the
+// sequence table.
+func (j *job) uploadCommon(ctx context.Context, work string, db *blastdb.Database, files map[string]manifest.File) ([]manifest.File, filterTables, error) {
 	var common []manifest.File
 	for _, name := range append(append([]string{}, db.Common...), db.TaxDB...) {
 		f, err := uploadFile(ctx, j.out, filepath.Join(db.Dir, name))
 		if err != nil {
-			return nil, "", err
+			return nil, filterTables{}, err
 		}
 		if f != files[name] {
-			return nil, "", fmt.Errorf("%s changed while sharding", name)
+			return nil, filterTables{}, fmt.Errorf("%s changed while sharding", name)
 		}
 		common = append(common, f)
 	}
 	if db.Version < 5 {
-		// BLAST filters by taxid through a version 5 database's index only.
+		// BLAST filters by taxid through a version 5 database's index
+		// only; sequence id lists were measured on version 5 only.
 		sortFiles(common)
-		return common, "", nil
+		return common, filterTables{}, nil
 	}
-	f, err := uploadFile(ctx, j.out, filepath.Join(work, taxfilter.FileName))
-	if err != nil {
-		return nil, "", err
+	for _, name := range []string{taxfilter.FileName, seqidfilter.FileName} {
+		f, err := uploadFile(ctx, j.out, filepath.Join(work, name))
+		if err != nil {
+			return nil, filterTables{}, err
+		}
+		common = append(common, f)
 	}
-	common = append(common, f)
 	sortFiles(common)
-	return common, taxfilter.FileName, nil
+	return common, filterTables{tax: taxfilter.FileName, seq: seqidfilter.FileName}, nil
 }

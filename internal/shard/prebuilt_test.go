@@ -70,8 +70,8 @@ func TestBlastDBShardsEqualOriginal(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(m.Shards) != tc.shards || !m.HasTaxDB() || m.TaxStats == "" || len(m.Common) < 5 {
-				t.Fatalf("manifest: %d shards, taxdb %v, taxStats %q, %d common files", len(m.Shards), m.HasTaxDB(), m.TaxStats, len(m.Common))
+			if len(m.Shards) != tc.shards || !m.HasTaxDB() || m.TaxStats == "" || m.SeqStats == "" || len(m.Common) < 5 {
+				t.Fatalf("manifest: %d shards, taxdb %v, taxStats %q, seqStats %q, %d common files", len(m.Shards), m.HasTaxDB(), m.TaxStats, m.SeqStats, len(m.Common))
 			}
 			const cols = "6 qseqid sseqid evalue bitscore staxid ssciname scomname sblastname sskingdom staxids stitle"
 			want := blastLines(t, tc.program, db.Path(), db.Queries, cols, db.Original)

@@ -137,6 +137,7 @@ func TestSpecValidation(t *testing.T) {
 		{"no endpoint: AWS S3", campaign("aws").withoutEndpoint()},
 		{"queue name", campaign("queued").withQueue("team-a")},
 		{"a taxid list object", campaign("taxid-list").withSet("spec.taxidList", map[string]any{"key": "campaigns/default/taxid-list/lists/taxa.txt", "negative": true}).withOption("word_size", "3")},
+		{"a sequence id list object", campaign("seqid-list").withSet("spec.seqidList", map[string]any{"bucket": "lists", "key": "ids.txt", "negative": true}).withOutfmt("6 qseqid sseqid evalue")},
 		{"deadline after a duration", campaign("burst-after").withDeadline(map[string]any{"after": "6h30m"}).withBurst(0, 8)},
 		{"deadline at a time", campaign("burst-time").withDeadline(map[string]any{"time": "2026-11-26T13:00:00Z"}).withBurst(2, 4)},
 		{"min and max without a deadline", campaign("burst-none").withBurst(3, 3)},
@@ -204,6 +205,18 @@ func TestSpecValidation(t *testing.T) {
 			[]string{"spec.taxidList", "taxidList and the taxids or negative_taxids blast option exclude each other"}},
 		{"a taxid list object without a key", campaign("list-no-key").withSet("spec.taxidList", map[string]any{"negative": true}),
 			[]string{"spec.taxidList.key", "Required value"}},
+		{"a sequence id list beside a taxid list", campaign("seqids-and-taxa").withSet("spec.seqidList", map[string]any{"key": "ids.txt"}).withSet("spec.taxidList", map[string]any{"key": "t.txt"}),
+			[]string{"spec.seqidList", "seqidList and taxidList exclude each other"}},
+		{"a sequence id list beside taxids", campaign("seqids-and-taxids").withSet("spec.seqidList", map[string]any{"key": "ids.txt"}).withOption("taxids", "9606"),
+			[]string{"spec.seqidList", "seqidList and the taxids or negative_taxids blast option exclude each other"}},
+		{"a sequence id list with psiblast", campaign("seqids-psiblast").withProgram("psiblast").withSet("spec.seqidList", map[string]any{"key": "ids.txt"}),
+			[]string{"spec.seqidList", "seqidList with psiblast, rpsblast or rpstblastn is not supported yet"}},
+		{"a sequence id list with a report", campaign("seqids-report").withOutfmt("5").withSet("spec.seqidList", map[string]any{"key": "ids.txt"}),
+			[]string{"spec.seqidList", "seqidList needs tabular output"}},
+		{"a sequence id list with metadata transfer", campaign("seqids-metadata").withSet("spec.transfer", "metadata").withSet("spec.seqidList", map[string]any{"key": "ids.txt"}),
+			[]string{"spec.seqidList", "seqidList needs tabular output"}},
+		{"option gilist", campaign("opt-gilist").withOption("gilist", "gis.txt"),
+			[]string{"spec.blastOptions[0].name", `Unsupported value: "gilist"`}},
 		{"unknown program", campaign("bad-program").withProgram("blastz"),
 			[]string{"spec.program", `Unsupported value: "blastz"`}},
 		{"option db", campaign("opt-db").withOption("db", "nr"),
@@ -493,6 +506,9 @@ func TestCampaignImmutability(t *testing.T) {
 		{"taxidList added", "bare", func(sc *v1alpha1.SearchCampaign) {
 			sc.Spec.TaxidList = &v1alpha1.TaxidList{ObjectReference: v1alpha1.ObjectReference{Key: "lists/t.txt"}}
 		}, []string{"spec.taxidList", "taxidList is immutable"}},
+		{"seqidList added", "bare", func(sc *v1alpha1.SearchCampaign) {
+			sc.Spec.SeqidList = &v1alpha1.SeqidList{ObjectReference: v1alpha1.ObjectReference{Key: "lists/ids.txt"}}
+		}, []string{"spec.seqidList", "seqidList is immutable"}},
 		// Mutable fields still obey the rules that span fields.
 		{"workers past the name limit", edge, func(sc *v1alpha1.SearchCampaign) { sc.Spec.Partitions.Workers = 11 },
 			[]string{tooLong}},

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -158,5 +159,48 @@ func TestPrebuiltDatabaseEndToEnd(t *testing.T) {
 	}
 	if d := refsearch.Diff(got.Bytes(), want); d != "" {
 		t.Errorf("campaign result differs from blastp -negative_taxidlist FILE on the original database: %s", d)
+	}
+
+	// A sequence id list kept as an object (spec.seqidList, where submit
+	// puts -seqidlist=FILE): every third accession, of both shards, and
+	// one the database lacks. E-values are those of the listed
+	// sequences alone, as blastp's with the same file.
+	out, err := exec.Command("blastdbcmd", "-db", src.Path(), "-entry", "all", "-outfmt", "%a").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	accs := strings.Fields(string(out))
+	var listed []string
+	for i := 0; i < len(accs); i += 3 {
+		listed = append(listed, accs[i])
+	}
+	seqids := []byte(strings.Join(append(listed, "XX_999999.1"), "\n") + "\n")
+	seqidFile := filepath.Join(dir, "seqids.txt")
+	if err := os.WriteFile(seqidFile, seqids, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for key, data := range map[string][]byte{"lists/seqids.txt": seqids, "queries/seqids.fa": queries} {
+		if err := st.Put(ctx, key, bytes.NewReader(data), int64(len(data))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c = h.campaign("seqids", "fictnr", 2)
+	c.Spec.Outfmt = outfmt
+	c.Spec.SeqidList = &v1alpha1.SeqidList{ObjectReference: v1alpha1.ObjectReference{Key: "lists/seqids.txt"}}
+	h.create(c)
+	h.waitPhase("seqids", v1alpha1.CampaignComplete, 4*time.Minute)
+	got.Reset()
+	if err := h.ledgerOf("seqids").StreamResults(ctx, &got); err != nil {
+		t.Fatal(err)
+	}
+	want, err = refsearch.SearchBatches(ctx, "blastp", src.Path(), src.Queries, outfmt, "-max_target_seqs", "500", "-seqidlist", seqidFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(want) == 0 {
+		t.Fatal("the -seqidlist reference is empty")
+	}
+	if d := refsearch.Diff(got.Bytes(), want); d != "" {
+		t.Errorf("campaign result differs from blastp -seqidlist FILE on the original database: %s", d)
 	}
 }

@@ -26,7 +26,7 @@ func TestCampaignSearchReachesBLAST(t *testing.T) {
 	h.create(c)
 	h.waitPhase("typed", v1alpha1.CampaignComplete, 4*time.Minute)
 
-	want, err := fromapi.Spec(&h.get("typed").Spec, "")
+	want, err := fromapi.Spec(&h.get("typed").Spec)
 	if err != nil {
 		t.Fatal(err)
 	}

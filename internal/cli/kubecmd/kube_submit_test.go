@@ -114,6 +114,33 @@ func testSubmitFlags(t *testing.T, f *kubeFixture) {
 		"--blast-option=-negative_taxidlist=s3://lists/t.txt", "--blast-option=-taxids=9606"); err == nil || !strings.Contains(err.Error(), "taxidList and the taxids or negative_taxids blast option exclude each other") {
 		t.Errorf("list and taxids: %v", err)
 	}
+	// -negative_seqidlist too: checked, uploaded, named by spec.seqidList.
+	ids := filepath.Join(t.TempDir(), "ids.txt")
+	if err := os.WriteFile(ids, []byte("XP_000001.1\nref|XP_000002.1|\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f.mustCLI("submit", "--name", "seqids1", "--database", fxDB, "--queries", "s3://inputs/q.fa", "--program", "blastp", "--blast-option=-negative_seqidlist="+ids)
+	sp = f.get("default", "seqids1").Spec
+	const idsKey = "campaigns/default/seqids1/lists/ids.txt"
+	if l := sp.SeqidList; len(sp.BlastOptions) != 0 || l == nil || l.Key != idsKey || !l.Negative {
+		t.Errorf("-negative_seqidlist: blast options %+v, seqidList %+v", sp.BlastOptions, l)
+	}
+	if got, _, err := f.store("").GetBytes(context.Background(), idsKey); err != nil || !strings.Contains(string(got), "XP_000001.1") {
+		t.Errorf("uploaded sequence id list %q, %v", got, err)
+	}
+	// An empty list is refused here, as BLAST+ refuses it.
+	if err := os.WriteFile(ids, []byte("# none\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := f.cli("submit", "--name", "seqids2", "--database", fxDB, "--queries", "s3://inputs/q.fa", "--program", "blastp", "--blast-option=-seqidlist="+ids); err == nil ||
+		!strings.Contains(err.Error(), "lists no sequence id") {
+		t.Errorf("empty sequence id list: %v", err)
+	}
+	// Beside a taxid list: the API server refuses it, as BLAST+ does.
+	if _, _, err := f.cli("submit", "--name", "seqids3", "--database", fxDB, "--queries", "s3://inputs/q.fa", "--program", "blastp",
+		"--blast-option=-seqidlist=s3://lists/ids.txt", "--blast-option=-taxidlist=s3://lists/t.txt"); err == nil || !strings.Contains(err.Error(), "seqidList and taxidList exclude each other") {
+		t.Errorf("seqidlist and taxidlist: %v", err)
+	}
 
 	// Only what was given is sent: the rest are the server's defaults.
 	f.mustCLI("submit", "--name", "flags2", "--database", fxDB, "--queries", "s3://inputs/q.fa", "--program", "blastn")

@@ -139,7 +139,7 @@ func (o *submitOptions) objects(ctx context.Context, cmd *cobra.Command, kc *kub
 		return nil, fmt.Errorf("--queries %s is a file here, uploaded beside the campaign: the --queries-* flags are for queries already on another store", o.spec.queries)
 	}
 	spec := o.spec
-	rest, list, err := splitTaxidLists(o.spec.blastOptions)
+	rest, lists, err := splitTaxidLists(o.spec.blastOptions)
 	if err != nil {
 		return nil, err
 	}
@@ -155,7 +155,7 @@ func (o *submitOptions) objects(ctx context.Context, cmd *cobra.Command, kc *kub
 			return nil, err
 		}
 	}
-	if list != nil {
+	for _, list := range lists {
 		if err := list.put(ctx, obj, dryRun, cmd.ErrOrStderr()); err != nil {
 			return nil, err
 		}

@@ -1,7 +1,6 @@
 package kubecmd
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
 	"regexp"
@@ -34,11 +33,7 @@ func checkSearch(obj *unstructured.Unstructured, flagOptions []string) error {
 	}
 	s := c.Spec
 	fromapi.Default(&s)
-	list := ""
-	if l := s.TaxidList; l != nil {
-		list = "s3://" + cmp.Or(l.Bucket, s.Output.Bucket) + "/" + l.Key
-	}
-	_, err := fromapi.Spec(&s, list)
+	_, err := fromapi.Spec(&s)
 	joined, ok := err.(interface{ Unwrap() []error })
 	if !ok {
 		return err

@@ -11,41 +11,65 @@ import (
 	"github.com/blastfleet/blastfleet/internal/search"
 )
 
-// taxidListFlag is a --blast-option=-taxidlist=FILE (or
-// -negative_taxidlist): the file goes beside the queries as an object,
-// which spec.taxidList names, so a list of any length reaches the plan.
-type taxidListFlag struct {
+// listFlag is a --blast-option=-taxidlist=FILE (or -negative_taxidlist),
+// or -seqidlist=FILE (or -negative_seqidlist): the file goes beside the
+// queries as an object, which spec.taxidList (spec.seqidList) names, so a
+// list of any length reaches the plan and the workers.
+type listFlag struct {
 	option, file string
+	field        string // the spec field naming the object
+	negative     bool
 }
 
-// splitTaxidLists takes the taxid list options out of --blast-option:
-// at most one, checked here line by line before anything is uploaded.
-func splitTaxidLists(opts []string) (rest []string, list *taxidListFlag, err error) {
+// splitTaxidLists takes the taxid and sequence id list options out of
+// --blast-option: at most one of each kind, checked here before anything
+// is uploaded (BLAST+ refuses the two kinds together, and so does the API).
+func splitTaxidLists(opts []string) (rest []string, lists []*listFlag, err error) {
+	seen := map[string]bool{}
 	for _, o := range opts {
-		name, file, ok := search.TaxidListOption(o)
-		if !ok {
+		l, err := listOption(o)
+		if err != nil {
+			return nil, nil, err
+		}
+		if l == nil {
 			rest = append(rest, o)
 			continue
 		}
-		if list != nil {
-			return nil, nil, fmt.Errorf("--blast-option %s: one taxid list only (BLAST takes one taxid filter)", o)
+		if seen[l.field] {
+			return nil, nil, fmt.Errorf("--blast-option %s: one %s only (BLAST takes one)", o, l.field)
 		}
-		if file == "" {
-			return nil, nil, fmt.Errorf("--blast-option %q: -%s needs a file of taxids (-%s=FILE)", o, name, name)
-		}
-		if !strings.Contains(file, "://") {
-			if err := search.CheckTaxidListFile(name, file); err != nil {
-				return nil, nil, err
-			}
-		}
-		list = &taxidListFlag{option: name, file: file}
+		seen[l.field] = true
+		lists = append(lists, l)
 	}
-	return rest, list, nil
+	return rest, lists, nil
 }
 
-// put sets spec.taxidList: an s3://bucket/key as it is, a file here
+// listOption reads one list option; nil for any other option.
+func listOption(o string) (*listFlag, error) {
+	kind, check := "taxids", search.CheckTaxidListFile
+	name, file, ok := search.TaxidListOption(o)
+	l := &listFlag{option: name, file: file, field: "taxidList", negative: name == "negative_taxidlist"}
+	if !ok {
+		if name, file, ok = search.SeqidListOption(o); !ok {
+			return nil, nil
+		}
+		kind, check = "sequence ids", search.CheckSeqidListFile
+		l = &listFlag{option: name, file: file, field: "seqidList", negative: name == "negative_seqidlist"}
+	}
+	if file == "" {
+		return nil, fmt.Errorf("--blast-option %q: -%s needs a file of %s (-%s=FILE)", o, name, kind, name)
+	}
+	if !strings.Contains(file, "://") {
+		if err := check(name, file); err != nil {
+			return nil, err
+		}
+	}
+	return l, nil
+}
+
+// put sets the list's spec field: an s3://bucket/key as it is, a file here
 // uploaded beside the queries (<prefix>/<namespace>/<name>/lists/<file>).
-func (l *taxidListFlag) put(ctx context.Context, obj *unstructured.Unstructured, dryRun bool, progress io.Writer) error {
+func (l *listFlag) put(ctx context.Context, obj *unstructured.Unstructured, dryRun bool, progress io.Writer) error {
 	ref := map[string]any{}
 	if rest, isS3 := strings.CutPrefix(l.file, "s3://"); isS3 {
 		bucket, key, _ := strings.Cut(rest, "/")
@@ -60,8 +84,8 @@ func (l *taxidListFlag) put(ctx context.Context, obj *unstructured.Unstructured,
 		}
 		ref["key"] = key
 	}
-	if l.option == "negative_taxidlist" {
+	if l.negative {
 		ref["negative"] = true
 	}
-	return unstructured.SetNestedField(obj.Object, ref, "spec", "taxidList")
+	return unstructured.SetNestedField(obj.Object, ref, "spec", l.field)
 }

@@ -6,9 +6,11 @@
 package fromapi
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/blastfleet/blastfleet/api/v1alpha1"
 	"github.com/blastfleet/blastfleet/internal/blast"
@@ -27,12 +29,19 @@ type FieldError struct {
 func (e *FieldError) Error() string { return e.Err.Error() }
 func (e *FieldError) Unwrap() error { return e.Err }
 
-// Spec is the search s describes. taxidList is where s.TaxidList's object
-// is (s3://bucket/key), unused without one: the planning Job reads it into
-// the plan. The error joins a *FieldError per field, all at once.
+// ObjectURL is where ref is, s3://bucket/key: in the output's bucket
+// unless it names its own.
+func ObjectURL(out v1alpha1.ObjectStorage, ref v1alpha1.ObjectReference) string {
+	return "s3://" + cmp.Or(ref.Bucket, out.Bucket) + "/" + strings.TrimPrefix(ref.Key, "/")
+}
+
+// Spec is the search s describes. Its taxid and sequence id lists are
+// objects beside the output (ObjectURL): the planning Job reads a taxid
+// list into the plan, and it and the workers read a sequence id list.
+// The error joins a *FieldError per field, all at once.
 // Admission already refuses what the CRD's schema and CEL rules can say;
 // this catches the rest, and a CRD older than the caller.
-func Spec(s *v1alpha1.SearchCampaignSpec, taxidList string) (search.Spec, error) {
+func Spec(s *v1alpha1.SearchCampaignSpec) (search.Spec, error) {
 	spec := search.Spec{Program: blast.Program(s.Program), MaxTargetSeqs: int(s.MaxTargetSeqs)}
 	var errs []error
 	add := func(field string, err error) {
@@ -65,7 +74,10 @@ func Spec(s *v1alpha1.SearchCampaignSpec, taxidList string) (search.Spec, error)
 		spec.Options = append(spec.Options, opt)
 	}
 	if l := s.TaxidList; l != nil {
-		spec.TaxidList = &search.TaxidList{Location: taxidList, Negative: l.Negative}
+		spec.TaxidList = &search.TaxidList{Location: ObjectURL(s.Output, l.ObjectReference), Negative: l.Negative}
+	}
+	if l := s.SeqidList; l != nil {
+		spec.SeqidList = &search.SeqidList{Location: ObjectURL(s.Output, l.ObjectReference), Negative: l.Negative}
 	}
 	if len(errs) == 0 {
 		if err := spec.CheckWhole(); err != nil {

@@ -19,7 +19,7 @@ func campaignSpec() v1alpha1.SearchCampaignSpec {
 // A campaign's fields give the spec the same search as flags give.
 func TestSpec(t *testing.T) {
 	s := campaignSpec()
-	got, err := Spec(&s, "")
+	got, err := Spec(&s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,10 +29,18 @@ func TestSpec(t *testing.T) {
 		t.Errorf("spec %+v, want %+v", got, want)
 	}
 
+	s.Output.Bucket = "b"
 	s.TaxidList = &v1alpha1.TaxidList{ObjectReference: v1alpha1.ObjectReference{Key: "lists/t.txt"}, Negative: true}
-	got, err = Spec(&s, "s3://b/lists/t.txt")
+	got, err = Spec(&s)
 	if err != nil || got.TaxidList == nil || *got.TaxidList != (search.TaxidList{Location: "s3://b/lists/t.txt", Negative: true}) {
 		t.Errorf("taxid list: %+v, %v", got.TaxidList, err)
+	}
+
+	s.TaxidList = nil
+	s.SeqidList = &v1alpha1.SeqidList{ObjectReference: v1alpha1.ObjectReference{Bucket: "lists", Key: "/ids.txt"}}
+	got, err = Spec(&s)
+	if err != nil || got.SeqidList == nil || *got.SeqidList != (search.SeqidList{Location: "s3://lists/ids.txt"}) {
+		t.Errorf("seqid list: %+v, %v", got.SeqidList, err)
 	}
 }
 
@@ -41,7 +49,7 @@ func TestSpecFieldErrors(t *testing.T) {
 	s := campaignSpec()
 	s.Outfmt, s.Evalue, s.TopHits = "18", "tiny", "overfetch=0"
 	s.BlastOptions = []v1alpha1.BlastOption{{Name: "word_size", Value: "11"}, {Name: "ungapped", Value: "1"}, {Name: "out", Value: "/x"}}
-	_, err := Spec(&s, "")
+	_, err := Spec(&s)
 	var fields []string
 	for _, e := range err.(interface{ Unwrap() []error }).Unwrap() {
 		var fe *FieldError
@@ -66,13 +74,13 @@ func TestSpecFieldErrors(t *testing.T) {
 	s.Program, s.Outfmt = "blastp", "17"
 	s.BlastOptions = nil
 	var fe *FieldError
-	if _, err := Spec(&s, ""); !errors.As(err, &fe) || fe.Field != "spec" || !strings.Contains(err.Error(), "SAM") {
+	if _, err := Spec(&s); !errors.As(err, &fe) || fe.Field != "spec" || !strings.Contains(err.Error(), "SAM") {
 		t.Errorf("SAM for blastp: %v", err)
 	}
 	// A taxid list without its object is refused.
 	s = campaignSpec()
 	s.TaxidList = &v1alpha1.TaxidList{}
-	if _, err := Spec(&s, ""); err == nil || !strings.Contains(err.Error(), "no location") {
+	if _, err := Spec(&s); err == nil || !strings.Contains(err.Error(), "no location") {
 		t.Errorf("taxid list without a location: %v", err)
 	}
 }
@@ -81,14 +89,14 @@ func TestSpecFieldErrors(t *testing.T) {
 // converts.
 func TestDefault(t *testing.T) {
 	s := v1alpha1.SearchCampaignSpec{Program: "blastp"}
-	if _, err := Spec(&s, ""); err == nil {
+	if _, err := Spec(&s); err == nil {
 		t.Fatal("a campaign without its defaults converted")
 	}
 	Default(&s)
 	if s.Outfmt != "6" || s.MaxTargetSeqs != 500 || s.TopHits != "auto" || s.Transfer != "full" || s.Batching != "blast" {
 		t.Errorf("defaulted %+v", s)
 	}
-	if _, err := Spec(&s, ""); err != nil {
+	if _, err := Spec(&s); err != nil {
 		t.Error(err)
 	}
 	given := campaignSpec()
