@@ -30,8 +30,11 @@ func (e *FieldError) Error() string { return e.Err.Error() }
 func (e *FieldError) Unwrap() error { return e.Err }
 
 // ObjectURL is where ref is, s3://bucket/key: in the output's bucket
-// unless it names its own.
+// unless it names its own; "" when it names no object.
 func ObjectURL(out v1alpha1.ObjectStorage, ref v1alpha1.ObjectReference) string {
+	if strings.TrimPrefix(ref.Key, "/") == "" {
+		return ""
+	}
 	return "s3://" + cmp.Or(ref.Bucket, out.Bucket) + "/" + strings.TrimPrefix(ref.Key, "/")
 }
 
