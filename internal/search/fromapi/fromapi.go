@@ -30,11 +30,8 @@ func (e *FieldError) Error() string { return e.Err.Error() }
 func (e *FieldError) Unwrap() error { return e.Err }
 
 // ObjectURL is where ref is, s3://bucket/key: in the output's bucket
-// unless it names its own; "" when it names no object.
+// unless it names its own.
 func ObjectURL(out v1alpha1.ObjectStorage, ref v1alpha1.ObjectReference) string {
-	if strings.TrimPrefix(ref.Key, "/") == "" {
-		return ""
-	}
 	return "s3://" + cmp.Or(ref.Bucket, out.Bucket) + "/" + strings.TrimPrefix(ref.Key, "/")
 }
 
@@ -45,6 +42,14 @@ func ObjectURL(out v1alpha1.ObjectStorage, ref v1alpha1.ObjectReference) string 
 // Admission already refuses what the CRD's schema and CEL rules can say;
 // this catches the rest, and a CRD older than the caller.
 func Spec(s *v1alpha1.SearchCampaignSpec) (search.Spec, error) {
+	// A list that names no object has no location, which the checks
+	// across fields refuse.
+	listURL := func(ref v1alpha1.ObjectReference) string {
+		if strings.TrimPrefix(ref.Key, "/") == "" {
+			return ""
+		}
+		return ObjectURL(s.Output, ref)
+	}
 	spec := search.Spec{Program: blast.Program(s.Program), MaxTargetSeqs: int(s.MaxTargetSeqs)}
 	var errs []error
 	add := func(field string, err error) {
@@ -77,10 +82,10 @@ func Spec(s *v1alpha1.SearchCampaignSpec) (search.Spec, error) {
 		spec.Options = append(spec.Options, opt)
 	}
 	if l := s.TaxidList; l != nil {
-		spec.TaxidList = &search.TaxidList{Location: ObjectURL(s.Output, l.ObjectReference), Negative: l.Negative}
+		spec.TaxidList = &search.TaxidList{Location: listURL(l.ObjectReference), Negative: l.Negative}
 	}
 	if l := s.SeqidList; l != nil {
-		spec.SeqidList = &search.SeqidList{Location: ObjectURL(s.Output, l.ObjectReference), Negative: l.Negative}
+		spec.SeqidList = &search.SeqidList{Location: listURL(l.ObjectReference), Negative: l.Negative}
 	}
 	if len(errs) == 0 {
 		if err := spec.CheckWhole(); err != nil {
