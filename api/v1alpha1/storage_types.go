@@ -8,8 +8,9 @@ type ObjectStorage struct {
 	// Endpoint is the S3 API's URL, scheme included, for example
 	// http://minio.minio.svc:9000: a scheme, a host and an optional port,
 	// with no path, query or user information (credentials belong in the
-	// Secret). The scheme decides TLS. Empty means AWS S3
-	// (https://s3.amazonaws.com).
+	// Secret). The scheme decides TLS. Empty means the operator's default
+	// store (its configuration's defaultStore.endpoint) when it has one and
+	// the store is not anonymous, else AWS S3 (https://s3.amazonaws.com).
 	// +optional
 	// +kubebuilder:validation:MaxLength=512
 	// +kubebuilder:validation:Pattern=`^https?://([A-Za-z0-9]([-A-Za-z0-9.]*[A-Za-z0-9])?|\[[0-9A-Fa-f:.]+\])(:[0-9]{1,5})?/?$`
