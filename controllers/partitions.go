@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"sync"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -168,20 +169,21 @@ func (run *campaignRun) reconcilePartitions(ctx context.Context) (bool, error) {
 		parts: run.parts, count: count, policy: c.Spec.RetryPolicy,
 		used: int(c.Status.Partitions.Replaced), ledgerRead: run.status != nil, complete: run.status != nil && run.status.Complete, now: run.now,
 	})
-	for _, p := range plan.remove {
-		if err := run.deletePartition(ctx, p, run.countWhy(count)); err != nil {
-			return false, err
-		}
+	if err := run.deleteAll(ctx, plan.remove, run.countWhy(count)); err != nil {
+		return false, err
 	}
 	if len(run.parts) > 0 {
 		run.started()
 	}
+	var creates []client.Object
 	for _, st := range plan.steps {
 		switch st.kind {
 		case stepCreate:
-			if ok, err := run.createPartition(ctx, st.index, 0); !ok || err != nil {
+			obj, ok, err := run.buildPartition(ctx, st.index, 0)
+			if !ok || err != nil {
 				return false, err
 			}
+			creates = append(creates, obj)
 		case stepWait:
 			run.requeueWithin(st.wait)
 		case stepReplace:
@@ -197,6 +199,9 @@ func (run *campaignRun) reconcilePartitions(ctx context.Context) (bool, error) {
 				return false, err
 			}
 		}
+	}
+	if err := run.createAll(ctx, creates, 0); err != nil {
+		return false, err
 	}
 	exhausted, lastFailure := plan.exhausted, plan.lastFailure
 	s := &c.Status
@@ -225,6 +230,17 @@ const ReasonMemoryShort = "MemoryBelowShards"
 // createPartition creates partition index's restart-th object; false when
 // the executor refused it and the campaign failed.
 func (run *campaignRun) createPartition(ctx context.Context, index, restart int) (bool, error) {
+	obj, ok, err := run.buildPartition(ctx, index, restart)
+	if !ok || err != nil {
+		return ok, err
+	}
+	return true, run.createAll(ctx, []client.Object{obj}, restart)
+}
+
+// buildPartition makes partition index's restart-th object, owned by the
+// campaign, and what it needs in the namespace first; false when the
+// executor refused it and the campaign failed.
+func (run *campaignRun) buildPartition(ctx context.Context, index, restart int) (client.Object, bool, error) {
 	c := run.c
 	spec := NewPartitionSpec(&PartitionRequest{Campaign: c, Index: index, Restart: restart, Location: run.loc, Image: run.r.image(c), Site: run.r.Site, Database: run.db,
 		STSEndpoint: run.r.Stores.STSEndpoint, QueryBytes: run.queryBytes()})
@@ -235,37 +251,61 @@ func (run *campaignRun) createPartition(ctx context.Context, index, restart int)
 		run.setCondition(v1alpha1.ConditionReady, false, "ExecutorUnavailable", err.Error())
 		run.setCondition(v1alpha1.ConditionProgressing, false, "ExecutorUnavailable", err.Error())
 		run.warnOnce("ExecutorUnavailable", err.Error())
-		return false, nil
+		return nil, false, nil
 	}
 	if err := run.ensureNetworkPolicy(ctx); err != nil {
-		return false, err
+		return nil, false, err
 	}
 	if p, ok := ex.(executor.Preparer); ok {
 		if err := p.Prepare(ctx, run.r.Client, c.Namespace, spec.ServiceAccountName); err != nil {
-			return false, fmt.Errorf("preparing namespace %s for partition %s: %w", c.Namespace, spec.Name, err)
+			return nil, false, fmt.Errorf("preparing namespace %s for partition %s: %w", c.Namespace, spec.Name, err)
 		}
 	}
 	obj, err := ex.Build(spec)
 	if err != nil {
-		return run.fail("InvalidPartition", err.Error())
+		ok, err := run.fail("InvalidPartition", err.Error())
+		return nil, ok, err
 	}
 	if err := controllerutil.SetControllerReference(c, obj, run.r.Scheme); err != nil {
-		return false, fmt.Errorf("owning partition %s: %w", obj.GetName(), err)
+		return nil, false, fmt.Errorf("owning partition %s: %w", obj.GetName(), err)
 	}
-	if err := run.r.Create(ctx, obj); err != nil {
-		if apierrors.IsAlreadyExists(err) {
+	return obj, true, nil
+}
+
+// createAll creates the partitions side by side: a campaign's eight
+// partitions are eight round trips to the API server, which one at a time
+// would hold its reconcile eight times as long. Each created is counted
+// and told; the first error is returned once all are tried.
+func (run *campaignRun) createAll(ctx context.Context, objs []client.Object, restart int) error {
+	errs := make([]error, len(objs))
+	var wg sync.WaitGroup
+	for i, obj := range objs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = run.r.Create(ctx, obj)
+		}()
+	}
+	wg.Wait()
+	var first error
+	for i, obj := range objs {
+		switch err := errs[i]; {
+		case apierrors.IsAlreadyExists(err):
 			// Created by an earlier reconcile the cache has not seen yet.
 			run.started()
-			return true, nil
+		case err != nil:
+			if first == nil {
+				first = fmt.Errorf("creating partition %s: %w", obj.GetName(), err)
+			}
+		default:
+			run.started()
+			run.c.Status.Partitions.Queued++
+			if restart == 0 {
+				run.normal("PartitionCreated", "Create", fmt.Sprintf("partition %s created", obj.GetName()))
+			}
 		}
-		return false, fmt.Errorf("creating partition %s: %w", obj.GetName(), err)
 	}
-	run.started()
-	c.Status.Partitions.Queued++
-	if restart == 0 {
-		run.normal("PartitionCreated", "Create", fmt.Sprintf("partition %s created", obj.GetName()))
-	}
-	return true, nil
+	return first
 }
 
 // started records the campaign's first partition: its start time and the
@@ -294,14 +334,36 @@ func (run *campaignRun) queryBytes() int64 {
 }
 
 func (run *campaignRun) deletePartition(ctx context.Context, p partition, why string) error {
-	err := run.r.Delete(ctx, p.obj, client.PropagationPolicy(metav1.DeletePropagationBackground))
-	if err != nil && !apierrors.IsNotFound(err) {
-		return fmt.Errorf("deleting partition %s: %w", p.obj.GetName(), err)
+	return run.deleteAll(ctx, []partition{p}, why)
+}
+
+// deleteAll deletes the partitions side by side (a finished campaign's
+// eight at once), then tells of each deleted; the first error is returned
+// once all are tried.
+func (run *campaignRun) deleteAll(ctx context.Context, parts []partition, why string) error {
+	errs := make([]error, len(parts))
+	var wg sync.WaitGroup
+	for i, p := range parts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = run.r.Delete(ctx, p.obj, client.PropagationPolicy(metav1.DeletePropagationBackground))
+		}()
 	}
-	if p.active() {
-		run.normal("PartitionDeleted", "Delete", fmt.Sprintf("partition %s deleted: %s", p.obj.GetName(), why))
+	wg.Wait()
+	var first error
+	for i, p := range parts {
+		if err := errs[i]; err != nil && !apierrors.IsNotFound(err) {
+			if first == nil {
+				first = fmt.Errorf("deleting partition %s: %w", p.obj.GetName(), err)
+			}
+			continue
+		}
+		if p.active() {
+			run.normal("PartitionDeleted", "Delete", fmt.Sprintf("partition %s deleted: %s", p.obj.GetName(), why))
+		}
 	}
-	return nil
+	return first
 }
 
 // ensureParts lists the partitions unless this reconcile already did.
@@ -319,14 +381,13 @@ func (run *campaignRun) cleanupPartitions(ctx context.Context, why string) error
 	if err := run.ensureParts(ctx); err != nil {
 		return err
 	}
+	var active []partition
 	for _, p := range run.parts {
 		if p.active() {
-			if err := run.deletePartition(ctx, p, why); err != nil {
-				return err
-			}
+			active = append(active, p)
 		}
 	}
-	return nil
+	return run.deleteAll(ctx, active, why)
 }
 
 // windDownPartitions ends a finished campaign's partitions as windDown
@@ -336,10 +397,8 @@ func (run *campaignRun) windDownPartitions(ctx context.Context) error {
 		return err
 	}
 	remove, wait := windDown(run.parts, run.c.Status.CompletionTime, run.r.WindDown, run.now)
-	for _, p := range remove {
-		if err := run.deletePartition(ctx, p, "campaign finished"); err != nil {
-			return err
-		}
+	if err := run.deleteAll(ctx, remove, "campaign finished"); err != nil {
+		return err
 	}
 	if wait > 0 {
 		run.requeueWithin(wait)
