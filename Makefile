@@ -30,7 +30,7 @@ build:
 	CGO_ENABLED=0 $(GO) build -o $(BIN)/blastfleet-manager ./cmd/manager
 	$(GO) build -tags $(ENGINE_TAGS) -o $(BIN)/blastfleet-engine ./cmd/engine
 
-## manifests: CRDs and RBAC from the kubebuilder markers (those restating internal/blast's tables written first)
+## manifests: CRDs and RBAC from the kubebuilder markers (those restating internal/bio/blast's tables written first)
 manifests:
 	$(GO) run ./hack/gen-crd-rules
 	$(CONTROLLER_GEN) crd paths=./api/... output:crd:artifacts:config=config/crd/bases
@@ -52,7 +52,7 @@ envtest:
 
 vet:
 	$(GO) vet -tags mpi ./...
-	$(GO) vet -tags mpi,mpich ./internal/mpi/ ./cmd/engine/
+	$(GO) vet -tags mpi,mpich ./internal/engine/mpi/ ./cmd/engine/
 	$(GO) vet ./...
 
 fmt-check:
@@ -108,7 +108,7 @@ install-test:
 verify-dashboards: deps build
 	BLASTFLEET_REQUIRE_REAL=1 BLASTFLEET_MINIO=$$(hack/install-minio.sh) KUBEBUILDER_ASSETS=$$(hack/install-envtest.sh) \
 	BLASTFLEET_ENGINE=$(CURDIR)/$(BIN)/blastfleet-engine BLASTFLEET_CLI=$(CURDIR)/$(BIN)/blastfleet \
-	$(GO) test -count=1 -timeout 10m ./internal/dashcheck/ ./test/dashboards/
+	$(GO) test -count=1 -timeout 10m ./test/support/dashcheck/ ./test/dashboards/
 
 ## test: install what is needed, build (binaries, the one-node cluster's components, the images), and run
 ## every test against real BLAST+, OpenMPI, MinIO, and a real one-node cluster (test/e2e TestOneNodeCluster).

@@ -2,7 +2,7 @@
 # bench/engine.sh — `make bench`: blastfleet-engine against BLAST+ side by
 # side (bench/enginebench). BENCH_WORKLOADS (comma-separated, default
 # a,b,c) selects the workloads:
-#   a  synthetic genomes (internal/synth.GenomeSet: 20 bacterial-like
+#   a  synthetic genomes (test/support/synth.GenomeSet: 20 bacterial-like
 #      genomes, 44 Mb) and 300-letter queries of held-out strains, once per
 #      blastn task (a-megablast, a-dc-megablast, a-blastn name one task);
 #   b  synthetic protein families, 150 protein queries (blastp);

@@ -20,9 +20,9 @@ import (
 	"github.com/blastfleet/blastfleet/api/v1alpha1"
 	"github.com/blastfleet/blastfleet/controllers/executor"
 	"github.com/blastfleet/blastfleet/controllers/executor/argo"
-	"github.com/blastfleet/blastfleet/internal/argowf"
-	"github.com/blastfleet/blastfleet/internal/enginemetrics"
-	"github.com/blastfleet/blastfleet/internal/kubescheme"
+	"github.com/blastfleet/blastfleet/internal/engine/enginemetrics"
+	"github.com/blastfleet/blastfleet/internal/operator/argowf"
+	"github.com/blastfleet/blastfleet/internal/operator/kubescheme"
 )
 
 // workflowParts decodes what the test checks of a built Workflow.

@@ -7,7 +7,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/blastfleet/blastfleet/internal/jitter"
+	"github.com/blastfleet/blastfleet/internal/shared/jitter"
 )
 
 // A campaign whose store keeps failing is polled at most maxBackoffFactor

@@ -6,7 +6,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/blastfleet/blastfleet/internal/jitter"
+	"github.com/blastfleet/blastfleet/internal/shared/jitter"
 )
 
 // TestStoreBackoff: each failure in a row doubles a campaign's poll, up

@@ -9,8 +9,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/blastfleet/blastfleet/api/v1alpha1"
-	"github.com/blastfleet/blastfleet/internal/burst"
-	"github.com/blastfleet/blastfleet/internal/ledger"
+	"github.com/blastfleet/blastfleet/internal/operator/burst"
+	"github.com/blastfleet/blastfleet/internal/storage/ledger"
 )
 
 // decideBurst sets how many partitions a campaign with spec.deadline

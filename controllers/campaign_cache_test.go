@@ -13,7 +13,7 @@ import (
 
 	"github.com/blastfleet/blastfleet/api/v1alpha1"
 	"github.com/blastfleet/blastfleet/controllers/executor/mpijob"
-	"github.com/blastfleet/blastfleet/internal/kubescheme"
+	"github.com/blastfleet/blastfleet/internal/operator/kubescheme"
 )
 
 // A finished campaign's cached ledger handle (and the records it caches)

@@ -25,10 +25,10 @@ import (
 	config "github.com/blastfleet/blastfleet/api/config/v1alpha1"
 	"github.com/blastfleet/blastfleet/api/v1alpha1"
 	"github.com/blastfleet/blastfleet/controllers/executor"
-	"github.com/blastfleet/blastfleet/internal/burst"
-	"github.com/blastfleet/blastfleet/internal/jitter"
-	"github.com/blastfleet/blastfleet/internal/ledger"
-	"github.com/blastfleet/blastfleet/internal/policy"
+	"github.com/blastfleet/blastfleet/internal/operator/burst"
+	"github.com/blastfleet/blastfleet/internal/operator/policy"
+	"github.com/blastfleet/blastfleet/internal/shared/jitter"
+	"github.com/blastfleet/blastfleet/internal/storage/ledger"
 )
 
 // +kubebuilder:rbac:groups=blastfleet.io,resources=searchcampaigns,verbs=get;list;watch

@@ -11,8 +11,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/blastfleet/blastfleet/api/v1alpha1"
-	"github.com/blastfleet/blastfleet/internal/jitter"
-	"github.com/blastfleet/blastfleet/internal/ledger"
+	"github.com/blastfleet/blastfleet/internal/shared/jitter"
+	"github.com/blastfleet/blastfleet/internal/storage/ledger"
 )
 
 // readLedger reads the chunk state. An unreachable store does not stop

@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	"github.com/blastfleet/blastfleet/api/v1alpha1"
-	"github.com/blastfleet/blastfleet/internal/ledger"
-	"github.com/blastfleet/blastfleet/internal/search"
+	"github.com/blastfleet/blastfleet/internal/plan/search"
+	"github.com/blastfleet/blastfleet/internal/storage/ledger"
 )
 
 // A plan found at the campaign's location that names a local path is not

@@ -8,7 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 
 	"github.com/blastfleet/blastfleet/api/v1alpha1"
-	"github.com/blastfleet/blastfleet/internal/policy"
+	"github.com/blastfleet/blastfleet/internal/operator/policy"
 )
 
 // policyViolation is what the operator's policy refuses of the pods the

@@ -2,8 +2,8 @@ package controllers
 
 import (
 	"github.com/blastfleet/blastfleet/api/v1alpha1"
-	"github.com/blastfleet/blastfleet/internal/search"
-	"github.com/blastfleet/blastfleet/internal/search/fromapi"
+	"github.com/blastfleet/blastfleet/internal/plan/search"
+	"github.com/blastfleet/blastfleet/internal/plan/search/fromapi"
 )
 
 // campaignSearch is the campaign's search, converted and checked by

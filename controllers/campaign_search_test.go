@@ -9,7 +9,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 
 	"github.com/blastfleet/blastfleet/api/v1alpha1"
-	"github.com/blastfleet/blastfleet/internal/search"
+	"github.com/blastfleet/blastfleet/internal/plan/search"
 )
 
 func searchCampaign(opts ...v1alpha1.BlastOption) *v1alpha1.SearchCampaign {

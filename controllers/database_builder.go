@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/blastfleet/blastfleet/api/v1alpha1"
-	"github.com/blastfleet/blastfleet/internal/objstore"
+	"github.com/blastfleet/blastfleet/internal/storage/objstore"
 )
 
 // databaseBuilder builds a database's shards and manifest in the

@@ -16,8 +16,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	"github.com/blastfleet/blastfleet/api/v1alpha1"
-	"github.com/blastfleet/blastfleet/internal/kubescheme"
-	"github.com/blastfleet/blastfleet/internal/policy"
+	"github.com/blastfleet/blastfleet/internal/operator/kubescheme"
+	"github.com/blastfleet/blastfleet/internal/operator/policy"
 )
 
 // replicaHarness is a DatabaseReconciler on a fake API server holding db

@@ -14,7 +14,7 @@ import (
 
 	"github.com/blastfleet/blastfleet/api/v1alpha1"
 	"github.com/blastfleet/blastfleet/controllers/executor/argo"
-	"github.com/blastfleet/blastfleet/internal/argowf"
+	"github.com/blastfleet/blastfleet/internal/operator/argowf"
 )
 
 // componentPipeline labels a database's build Workflow.

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/blastfleet/blastfleet/api/v1alpha1"
-	"github.com/blastfleet/blastfleet/internal/search/fromapi"
+	"github.com/blastfleet/blastfleet/internal/plan/search/fromapi"
 )
 
 // Labels on every object the operator creates.

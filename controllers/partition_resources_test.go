@@ -12,7 +12,7 @@ import (
 	"github.com/blastfleet/blastfleet/api/v1alpha1"
 	"github.com/blastfleet/blastfleet/controllers/executor"
 	"github.com/blastfleet/blastfleet/controllers/executor/mpijob"
-	"github.com/blastfleet/blastfleet/internal/manifest"
+	"github.com/blastfleet/blastfleet/internal/storage/manifest"
 )
 
 // sizedDB is a Ready database of known sizes: total (shards and

@@ -13,7 +13,7 @@ import (
 	"github.com/blastfleet/blastfleet/api/v1alpha1"
 	"github.com/blastfleet/blastfleet/controllers/executor"
 	"github.com/blastfleet/blastfleet/controllers/executor/mpijob"
-	"github.com/blastfleet/blastfleet/internal/search"
+	"github.com/blastfleet/blastfleet/internal/plan/search"
 )
 
 // refusingExecutor builds no partition, as an adapter whose controller

@@ -8,7 +8,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 
 	"github.com/blastfleet/blastfleet/api/v1alpha1"
-	"github.com/blastfleet/blastfleet/internal/objstore"
+	"github.com/blastfleet/blastfleet/internal/storage/objstore"
 )
 
 // replicaJob copies the database's current build from its storage to

@@ -9,10 +9,10 @@ import (
 
 	ctrl "sigs.k8s.io/controller-runtime"
 
-	"github.com/blastfleet/blastfleet/internal/argowf"
-	"github.com/blastfleet/blastfleet/internal/burst"
-	"github.com/blastfleet/blastfleet/internal/objstore"
-	"github.com/blastfleet/blastfleet/internal/policy"
+	"github.com/blastfleet/blastfleet/internal/operator/argowf"
+	"github.com/blastfleet/blastfleet/internal/operator/burst"
+	"github.com/blastfleet/blastfleet/internal/operator/policy"
+	"github.com/blastfleet/blastfleet/internal/storage/objstore"
 )
 
 // Config is the operator's configuration.

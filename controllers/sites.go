@@ -6,7 +6,7 @@ import (
 
 	config "github.com/blastfleet/blastfleet/api/config/v1alpha1"
 	"github.com/blastfleet/blastfleet/api/v1alpha1"
-	"github.com/blastfleet/blastfleet/internal/ledger"
+	"github.com/blastfleet/blastfleet/internal/storage/ledger"
 )
 
 // DefaultSite names the partitions this operator runs, in the ledger and

@@ -11,7 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	"github.com/blastfleet/blastfleet/api/v1alpha1"
-	"github.com/blastfleet/blastfleet/internal/policy"
+	"github.com/blastfleet/blastfleet/internal/operator/policy"
 )
 
 // A refusal by the policy reads as its own reason, wrapped or not.

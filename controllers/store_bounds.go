@@ -7,7 +7,7 @@ import (
 	"time"
 
 	config "github.com/blastfleet/blastfleet/api/config/v1alpha1"
-	"github.com/blastfleet/blastfleet/internal/objstore"
+	"github.com/blastfleet/blastfleet/internal/storage/objstore"
 )
 
 // Defaults of the bounds on the operator's store work (the

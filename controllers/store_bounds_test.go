@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/blastfleet/blastfleet/internal/objstore"
+	"github.com/blastfleet/blastfleet/internal/storage/objstore"
 )
 
 // trickleStore's objects send one byte every gap, until their request's

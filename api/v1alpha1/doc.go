@@ -3,7 +3,7 @@
 // against a database by partitions that run as MPIJobs). Plain types with
 // kubebuilder markers: defaults and validation live in the CRD schema and
 // its CEL rules, so the API server rejects a bad spec before any compute.
-// The markers that restate internal/blast's tables (programs, outfmt
+// The markers that restate internal/bio/blast's tables (programs, outfmt
 // columns, the BLAST option allowlist and its value patterns) are written
 // by hack/gen-crd-rules, which make manifests runs.
 //

@@ -16,7 +16,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/blastfleet/blastfleet/internal/refsearch"
+	"github.com/blastfleet/blastfleet/test/support/refsearch"
 )
 
 const (
@@ -110,7 +110,7 @@ func (b *bench) skewedSet(dir string) (*blastSet, error) {
 	}
 	return &blastSet{name: "BLAST, skewed synthetic", program: "blastn", dbType: "nucl", dbFA: dbFA, queries: queries,
 		opts: []string{"-task=blastn"},
-		about: fmt.Sprintf("synthetic nucleotides (internal/synth): %d short queries from %d small families (%d members, %d-%d nt) and %d very long ones (%d-%d nt ancestors, %.0f%% of them) from one family of %d members, placed at %v; %d unrelated sequences; blastn -task blastn",
+		about: fmt.Sprintf("synthetic nucleotides (test/support/synth): %d short queries from %d small families (%d members, %d-%d nt) and %d very long ones (%d-%d nt ancestors, %.0f%% of them) from one family of %d members, placed at %v; %d unrelated sequences; blastn -task blastn",
 			shortSet.Queries, shortSet.Families, shortSet.Members, shortSet.MinLen, shortSet.MaxLen, longSet.Queries,
 			longSet.MinLen, longSet.MaxLen, 100*longSet.QueryFrac, longSet.Members, longAt, shortSet.Unrelated)}, nil
 }

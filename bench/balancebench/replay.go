@@ -3,7 +3,7 @@ package main
 import (
 	"fmt"
 
-	"github.com/blastfleet/blastfleet/internal/scheduler"
+	"github.com/blastfleet/blastfleet/internal/engine/scheduler"
 )
 
 // replayRow is one schedule's group times when per-query costs are dealt

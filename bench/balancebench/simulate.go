@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"sort"
 
-	"github.com/blastfleet/blastfleet/internal/simulate"
+	"github.com/blastfleet/blastfleet/internal/engine/simulate"
 )
 
 const (

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/blastfleet/blastfleet/internal/synth"
+	"github.com/blastfleet/blastfleet/test/support/synth"
 )
 
 // Two synthetic nucleotide sets make a skewed one, the kind of set the

@@ -3,7 +3,7 @@
 // wants B as small as possible (more batches, more freedom to segment the
 // queries) while one thread pays at most about 2% over the best B.
 //
-// On workload (a) of the benchmarks (internal/synth.GenomeSet: 20
+// On workload (a) of the benchmarks (test/support/synth.GenomeSet: 20
 // bacterial-like genomes, 44 Mb, 300-letter queries of held-out strains),
 // it times `BATCH_SIZE=B blastn -task T -num_threads 1` for each B, and
 // plain blastn (no BATCH_SIZE: BLAST's own adaptive batches), in rounds
@@ -28,8 +28,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/blastfleet/blastfleet/internal/refsearch"
-	"github.com/blastfleet/blastfleet/internal/synth"
+	"github.com/blastfleet/blastfleet/test/support/refsearch"
+	"github.com/blastfleet/blastfleet/test/support/synth"
 )
 
 const plain = 0 // B of plain blastn (no BATCH_SIZE)

@@ -19,7 +19,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/blastfleet/blastfleet/internal/runrecord"
+	"github.com/blastfleet/blastfleet/internal/storage/runrecord"
 )
 
 // MPIEnv is what OpenMPI needs here: ranks that wait yield their core

@@ -1,6 +1,6 @@
 package benchrun
 
-import "github.com/blastfleet/blastfleet/internal/runrecord"
+import "github.com/blastfleet/blastfleet/internal/storage/runrecord"
 
 // MeanPhases is the mean time per rank in each phase, over all ranks
 // (master and workers), as S3aSim's phase breakdowns report.

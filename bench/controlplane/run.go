@@ -16,8 +16,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/blastfleet/blastfleet/api/v1alpha1"
-	"github.com/blastfleet/blastfleet/internal/kubescheme"
-	"github.com/blastfleet/blastfleet/internal/kubetest"
+	"github.com/blastfleet/blastfleet/internal/operator/kubescheme"
+	"github.com/blastfleet/blastfleet/test/support/kubetest"
 )
 
 // bench is one run: the cluster's processes, the clients, what it counts.

@@ -29,8 +29,8 @@ import (
 
 	"github.com/blastfleet/blastfleet/api/v1alpha1"
 	"github.com/blastfleet/blastfleet/internal/devstack"
-	"github.com/blastfleet/blastfleet/internal/kubescheme"
-	"github.com/blastfleet/blastfleet/internal/objstore"
+	"github.com/blastfleet/blastfleet/internal/operator/kubescheme"
+	"github.com/blastfleet/blastfleet/internal/storage/objstore"
 )
 
 const (

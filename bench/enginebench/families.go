@@ -10,7 +10,7 @@ import (
 // large families whose members diverge from their ancestor by a continuous
 // range of substitution rates, with short insertions and deletions.
 //
-// internal/synth mutates by substitution only, in four discrete levels;
+// test/support/synth mutates by substitution only, in four discrete levels;
 // measured in trial runs, BLAST's own -max_target_seqs 50 then already
 // returns the exact top 50 (recall 1.0, nucleotide and protein), because a
 // hit's preliminary score ranks it as its final score does. Indels are what

@@ -29,9 +29,9 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/blastfleet/blastfleet/internal/blast"
-	"github.com/blastfleet/blastfleet/internal/refsearch"
-	"github.com/blastfleet/blastfleet/internal/runrecord"
+	"github.com/blastfleet/blastfleet/internal/bio/blast"
+	"github.com/blastfleet/blastfleet/internal/storage/runrecord"
+	"github.com/blastfleet/blastfleet/test/support/refsearch"
 )
 
 const (

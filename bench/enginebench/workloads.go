@@ -12,16 +12,16 @@ import (
 	"strings"
 	"time"
 
-	"github.com/blastfleet/blastfleet/internal/blast"
-	"github.com/blastfleet/blastfleet/internal/refsearch"
-	"github.com/blastfleet/blastfleet/internal/synth"
+	"github.com/blastfleet/blastfleet/internal/bio/blast"
+	"github.com/blastfleet/blastfleet/test/support/refsearch"
+	"github.com/blastfleet/blastfleet/test/support/synth"
 )
 
 // engineBatches are the engine's batching flags: none, BLAST+'s own
 // batches are its default (issue 28).
 var engineBatches []string
 
-// workload is one synthetic workload of `make bench` (internal/synth):
+// workload is one synthetic workload of `make bench` (test/support/synth):
 // (a) 300-letter queries of held-out strains against 20 bacterial-like
 // genomes (44 Mb), once per blastn task; (b) protein queries against
 // protein families; (c) five long queries (100-500 kb) against 3 genomes.
@@ -141,7 +141,7 @@ func (b *bench) prepareWorkload(ctx context.Context, w workload) error {
 		return err
 	}
 	b.dbFA, b.qFA = filepath.Join(setDir, "db.fa"), filepath.Join(dir, "queries.fa")
-	b.logf("%s: writing %d queries and the database (internal/synth)", w.name, n)
+	b.logf("%s: writing %d queries and the database (test/support/synth)", w.name, n)
 	newDB := filepath.Join(setDir, "db.fa.new")
 	if err := synth.WriteFiles(w.set(n), newDB, b.qFA); err != nil {
 		return err

@@ -42,13 +42,13 @@ import (
 	"github.com/minio/minio-go/v7"
 	"github.com/minio/minio-go/v7/pkg/credentials"
 
-	"github.com/blastfleet/blastfleet/internal/cache"
-	"github.com/blastfleet/blastfleet/internal/dbcopy"
-	"github.com/blastfleet/blastfleet/internal/faultproxy"
-	"github.com/blastfleet/blastfleet/internal/manifest"
-	"github.com/blastfleet/blastfleet/internal/objstore"
-	"github.com/blastfleet/blastfleet/internal/replica"
-	"github.com/blastfleet/blastfleet/internal/shard"
+	"github.com/blastfleet/blastfleet/internal/plan/shard"
+	"github.com/blastfleet/blastfleet/internal/storage/cache"
+	"github.com/blastfleet/blastfleet/internal/storage/dbcopy"
+	"github.com/blastfleet/blastfleet/internal/storage/manifest"
+	"github.com/blastfleet/blastfleet/internal/storage/objstore"
+	"github.com/blastfleet/blastfleet/internal/storage/replica"
+	"github.com/blastfleet/blastfleet/test/support/faultproxy"
 )
 
 type options struct {

@@ -31,16 +31,16 @@ import (
 	"strings"
 	"time"
 
-	"github.com/blastfleet/blastfleet/internal/dbcopy"
-	"github.com/blastfleet/blastfleet/internal/fasta"
-	"github.com/blastfleet/blastfleet/internal/ledger"
-	"github.com/blastfleet/blastfleet/internal/manifest"
-	"github.com/blastfleet/blastfleet/internal/planning"
-	"github.com/blastfleet/blastfleet/internal/refsearch"
-	"github.com/blastfleet/blastfleet/internal/runrecord"
-	"github.com/blastfleet/blastfleet/internal/search"
-	"github.com/blastfleet/blastfleet/internal/shard"
-	"github.com/blastfleet/blastfleet/internal/synth"
+	"github.com/blastfleet/blastfleet/internal/bio/fasta"
+	"github.com/blastfleet/blastfleet/internal/plan/planning"
+	"github.com/blastfleet/blastfleet/internal/plan/search"
+	"github.com/blastfleet/blastfleet/internal/plan/shard"
+	"github.com/blastfleet/blastfleet/internal/storage/dbcopy"
+	"github.com/blastfleet/blastfleet/internal/storage/ledger"
+	"github.com/blastfleet/blastfleet/internal/storage/manifest"
+	"github.com/blastfleet/blastfleet/internal/storage/runrecord"
+	"github.com/blastfleet/blastfleet/test/support/refsearch"
+	"github.com/blastfleet/blastfleet/test/support/synth"
 )
 
 type runOptions struct {

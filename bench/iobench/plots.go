@@ -7,7 +7,7 @@ import (
 
 	"github.com/blastfleet/blastfleet/bench/benchrun"
 	"github.com/blastfleet/blastfleet/bench/svgplot"
-	"github.com/blastfleet/blastfleet/internal/runrecord"
+	"github.com/blastfleet/blastfleet/internal/storage/runrecord"
 )
 
 // notes are every figure's caption: machine, command, seed.

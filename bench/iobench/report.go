@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/blastfleet/blastfleet/bench/benchrun"
-	"github.com/blastfleet/blastfleet/internal/runrecord"
+	"github.com/blastfleet/blastfleet/internal/storage/runrecord"
 )
 
 // short names the strategies in table headers.

@@ -17,7 +17,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/blastfleet/blastfleet/internal/runrecord"
+	"github.com/blastfleet/blastfleet/internal/storage/runrecord"
 )
 
 const plastDB = "/usr/share/doc/plast-example/db/tursiops.fa.gz"

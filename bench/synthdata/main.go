@@ -1,5 +1,5 @@
 // Command synthdata writes one of the benchmarks' synthetic workloads
-// (internal/synth) as FASTA: genomes (a: 20 bacterial-like genomes, 44 Mb,
+// (test/support/synth) as FASTA: genomes (a: 20 bacterial-like genomes, 44 Mb,
 // and 300-letter queries of held-out strains), proteins (b: protein
 // families and new members as queries) or long (c: 100-500 kb queries
 // against 3 genomes).
@@ -11,7 +11,7 @@ import (
 	"io"
 	"os"
 
-	"github.com/blastfleet/blastfleet/internal/synth"
+	"github.com/blastfleet/blastfleet/test/support/synth"
 )
 
 func main() {

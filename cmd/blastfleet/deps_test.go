@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-const module = "github.com/blastfleet/blastfleet/internal/"
+const module = "github.com/blastfleet/blastfleet/"
 
 // deps is what the package in dir links, from go list.
 func deps(t *testing.T, dir string) map[string]bool {
@@ -22,8 +22,8 @@ func deps(t *testing.T, dir string) map[string]bool {
 	return linked
 }
 
-// notLinked fails for every package of pkgs (below internal/) that dir's
-// binary links.
+// notLinked fails for every package of pkgs (paths below the module) that
+// dir's binary links.
 func notLinked(t *testing.T, dir string, pkgs ...string) {
 	t.Helper()
 	linked := deps(t, dir)
@@ -37,21 +37,25 @@ func notLinked(t *testing.T, dir string, pkgs ...string) {
 // The CLI reads what the engine writes (plans, ledgers, run records) but
 // never runs a campaign's search: it must not link the engine or its
 // machinery, so it stays small and builds without MPI. It may fetch
-// shards (internal/cache) and run BLAST per query (internal/regen): that
-// is how results regenerates a metadata campaign's output at home.
+// shards (internal/storage/cache) and run BLAST per query
+// (internal/engine/regen): that is how results regenerates a metadata
+// campaign's output at home.
 func TestCLIDoesNotLinkTheEngine(t *testing.T) {
-	notLinked(t, ".", "engine", "scheduler", "simulate", "transport", "mpi")
+	notLinked(t, ".", "internal/engine", "internal/engine/scheduler", "internal/engine/simulate",
+		"internal/engine/transport", "internal/engine/mpi")
 }
 
 // Neither the CLI nor the operator links the local stack, its stand-in
 // kubelet or a test harness: blastfleet dev runs blastfleet-dev.
-var devAndTestOnly = []string{"devstack", "localrunner", "cli/devcmd", "testenv", "testenv/testkit", "kubetest",
-	"dashcheck", "faultproxy", "synth", "refsearch", "blastdb/blastdbtest", "cli/clitest"}
+var devAndTestOnly = []string{"internal/devstack", "internal/devstack/localrunner", "internal/cli/devcmd",
+	"test/support/testenv", "test/support/testenv/testkit", "test/support/kubetest", "test/support/dashcheck",
+	"test/support/faultproxy", "test/support/synth", "test/support/refsearch", "internal/bio/blastdb/blastdbtest",
+	"internal/cli/clitest"}
 
 func TestCLIAndOperatorLinkNoStandIn(t *testing.T) {
 	notLinked(t, ".", devAndTestOnly...)
 	notLinked(t, "../manager", devAndTestOnly...)
-	if !deps(t, "../blastfleet-dev")[module+"devstack"] {
+	if !deps(t, "../blastfleet-dev")[module+"internal/devstack"] {
 		t.Error("blastfleet-dev does not link the local stack: this test's package names are stale")
 	}
 }

@@ -5,7 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/blastfleet/blastfleet/internal/buildinfo"
+	"github.com/blastfleet/blastfleet/internal/shared/buildinfo"
 )
 
 // version is set at build time: -ldflags "-X main.version=v0.3.0".

@@ -8,10 +8,10 @@ import (
 	"os"
 
 	"github.com/blastfleet/blastfleet/internal/engine"
-	"github.com/blastfleet/blastfleet/internal/enginemetrics"
-	"github.com/blastfleet/blastfleet/internal/ledger"
-	"github.com/blastfleet/blastfleet/internal/objstore"
-	"github.com/blastfleet/blastfleet/internal/search"
+	"github.com/blastfleet/blastfleet/internal/engine/enginemetrics"
+	"github.com/blastfleet/blastfleet/internal/plan/search"
+	"github.com/blastfleet/blastfleet/internal/storage/ledger"
+	"github.com/blastfleet/blastfleet/internal/storage/objstore"
 )
 
 // fromPlan takes the search and its inputs from the campaign's plan.

@@ -9,7 +9,7 @@ import (
 	"github.com/go-logr/logr"
 	"github.com/spf13/pflag"
 
-	"github.com/blastfleet/blastfleet/internal/enginemetrics"
+	"github.com/blastfleet/blastfleet/internal/engine/enginemetrics"
 )
 
 // metricsFlags say where this rank serves /metrics; the operator sets

@@ -8,14 +8,14 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/blastfleet/blastfleet/internal/engine"
-	"github.com/blastfleet/blastfleet/internal/simulate"
+	"github.com/blastfleet/blastfleet/internal/engine/simulate"
 )
 
 // backends are --backend's values, the default first.
 var backends = []string{"blast", "simulate"}
 
 // simFlags are the simulate backend's flags (--sim-*): S3aSim's model
-// parameters (internal/simulate).
+// parameters (internal/engine/simulate).
 type simFlags struct {
 	seed                        uint64
 	queries                     int

@@ -3,8 +3,8 @@ package main
 import (
 	"fmt"
 
-	"github.com/blastfleet/blastfleet/internal/buildinfo"
-	"github.com/blastfleet/blastfleet/internal/mpi"
+	"github.com/blastfleet/blastfleet/internal/engine/mpi"
+	"github.com/blastfleet/blastfleet/internal/shared/buildinfo"
 )
 
 // version is set at build time: -ldflags "-X main.version=v0.3.0".

@@ -19,7 +19,7 @@ import (
 
 	config "github.com/blastfleet/blastfleet/api/config/v1alpha1"
 	"github.com/blastfleet/blastfleet/controllers"
-	"github.com/blastfleet/blastfleet/internal/kubescheme"
+	"github.com/blastfleet/blastfleet/internal/operator/kubescheme"
 )
 
 // version is set at build time.

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	config "github.com/blastfleet/blastfleet/api/config/v1alpha1"
-	"github.com/blastfleet/blastfleet/internal/policy"
+	"github.com/blastfleet/blastfleet/internal/operator/policy"
 )
 
 func parsePolicy(t *testing.T, args ...string) policy.Policy {

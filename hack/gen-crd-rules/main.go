@@ -1,5 +1,5 @@
 // Command gen-crd-rules writes the SearchCampaign CRD's markers that
-// restate internal/blast's tables: the program enum, the outfmt pattern,
+// restate internal/bio/blast's tables: the program enum, the outfmt pattern,
 // the BLAST option allowlist, its flags and value patterns, and the rules
 // on programs' options and output. Each marker line is found beside the
 // declaration it annotates and rewritten in place; -check only reports
@@ -15,7 +15,7 @@ import (
 
 func main() {
 	file := flag.String("file", "api/v1alpha1/searchcampaign_types.go", "the Go file holding the SearchCampaign's types")
-	check := flag.Bool("check", false, "write nothing; exit 1 if the file's markers differ from internal/blast's tables")
+	check := flag.Bool("check", false, "write nothing; exit 1 if the file's markers differ from internal/bio/blast's tables")
 	flag.Parse()
 	if err := run(*file, *check); err != nil {
 		fmt.Fprintln(os.Stderr, "gen-crd-rules:", err)
@@ -36,7 +36,7 @@ func run(file string, check bool) error {
 		return nil
 	}
 	if check {
-		return fmt.Errorf("%s: markers differ from internal/blast's tables: run go run ./hack/gen-crd-rules and make manifests", file)
+		return fmt.Errorf("%s: markers differ from internal/bio/blast's tables: run go run ./hack/gen-crd-rules and make manifests", file)
 	}
 	return os.WriteFile(file, out, 0o644)
 }

@@ -9,7 +9,7 @@ import (
 
 const typesFile = "../../api/v1alpha1/searchcampaign_types.go"
 
-// The API's markers are what internal/blast's tables generate: a table
+// The API's markers are what internal/bio/blast's tables generate: a table
 // changed without go run ./hack/gen-crd-rules (and make manifests) fails
 // here, before any API server sees the CRD.
 func TestMarkersCurrent(t *testing.T) {

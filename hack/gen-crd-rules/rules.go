@@ -6,8 +6,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/blastfleet/blastfleet/internal/blast"
-	"github.com/blastfleet/blastfleet/internal/search"
+	"github.com/blastfleet/blastfleet/internal/bio/blast"
+	"github.com/blastfleet/blastfleet/internal/plan/search"
 )
 
 const (
@@ -15,7 +15,7 @@ const (
 	xval = "+kubebuilder:validation:XValidation:"
 )
 
-// rules are the markers internal/blast's tables decide.
+// rules are the markers internal/bio/blast's tables decide.
 func rules() []rule {
 	whole, wholeNames := wholeDatabasePrograms()
 	columns, reports, merged := outfmtCodes()
@@ -147,7 +147,7 @@ func flagRules() []string {
 }
 
 // valueRule: each valued option's value has the syntax ParseOption
-// checks (internal/blast's patterns, which CEL's matches() reads alike).
+// checks (internal/bio/blast's patterns, which CEL's matches() reads alike).
 func valueRule() string {
 	syntaxes := blast.ValueSyntaxes()
 	var entries []string

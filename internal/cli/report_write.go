@@ -8,8 +8,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/blastfleet/blastfleet/internal/objstore"
-	"github.com/blastfleet/blastfleet/internal/report"
+	"github.com/blastfleet/blastfleet/internal/cli/report"
+	"github.com/blastfleet/blastfleet/internal/storage/objstore"
 )
 
 // LoadReport reads a campaign's ledger for its report, with a spinner on

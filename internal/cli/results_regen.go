@@ -13,13 +13,13 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/blastfleet/blastfleet/internal/cache"
-	"github.com/blastfleet/blastfleet/internal/fasta"
-	"github.com/blastfleet/blastfleet/internal/ledger"
-	"github.com/blastfleet/blastfleet/internal/manifest"
-	"github.com/blastfleet/blastfleet/internal/objstore"
-	"github.com/blastfleet/blastfleet/internal/queries"
-	"github.com/blastfleet/blastfleet/internal/regen"
+	"github.com/blastfleet/blastfleet/internal/bio/fasta"
+	"github.com/blastfleet/blastfleet/internal/bio/queries"
+	"github.com/blastfleet/blastfleet/internal/engine/regen"
+	"github.com/blastfleet/blastfleet/internal/storage/cache"
+	"github.com/blastfleet/blastfleet/internal/storage/ledger"
+	"github.com/blastfleet/blastfleet/internal/storage/manifest"
+	"github.com/blastfleet/blastfleet/internal/storage/objstore"
 )
 
 // RegenerateResults is StreamResults for a campaign whose partitions

@@ -12,7 +12,7 @@ import (
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/blastfleet/blastfleet/internal/kubescheme"
+	"github.com/blastfleet/blastfleet/internal/operator/kubescheme"
 )
 
 // corednsUser reads Services, EndpointSlices, pods and namespaces.

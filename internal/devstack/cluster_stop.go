@@ -11,7 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/blastfleet/blastfleet/internal/kubescheme"
+	"github.com/blastfleet/blastfleet/internal/operator/kubescheme"
 )
 
 // podGrace is how long pods get to stop at dev down (the engine's ranks

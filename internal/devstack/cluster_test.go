@@ -5,7 +5,7 @@ import (
 	"regexp"
 	"testing"
 
-	"github.com/blastfleet/blastfleet/internal/argowf"
+	"github.com/blastfleet/blastfleet/internal/operator/argowf"
 )
 
 // The Kueue whose chart the cluster installs is the one

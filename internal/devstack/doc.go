@@ -7,7 +7,7 @@
 // etcd and kube-apiserver (with our CRDs, the MPIJob CRD and the
 // operator's RBAC installed), a MinIO server with a bucket and the
 // minio-credentials Secret, Prometheus, and the operator
-// (blastfleet-manager). The local runner (internal/localrunner), which
+// (blastfleet-manager). The local runner (internal/devstack/localrunner), which
 // stands in for the MPI operator, the Job controller and the kubelet,
 // runs inside the supervisor, so MPIJob launchers and their ranks are
 // its descendants. A small garbage collector deletes MPIJobs and Jobs

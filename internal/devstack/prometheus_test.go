@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/blastfleet/blastfleet/internal/localrunner"
-	"github.com/blastfleet/blastfleet/internal/testenv"
+	"github.com/blastfleet/blastfleet/internal/devstack/localrunner"
+	"github.com/blastfleet/blastfleet/test/support/testenv"
 )
 
 // TestPrometheusConfig checks the scrape config with promtool, the

@@ -11,7 +11,7 @@ import (
 	"github.com/go-logr/logr"
 	"k8s.io/client-go/rest"
 
-	"github.com/blastfleet/blastfleet/internal/localrunner"
+	"github.com/blastfleet/blastfleet/internal/devstack/localrunner"
 )
 
 // mpiEnv is what OpenMPI needs on a development machine (more ranks than

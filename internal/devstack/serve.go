@@ -14,7 +14,7 @@ import (
 	"github.com/go-logr/logr/funcr"
 	ctrl "sigs.k8s.io/controller-runtime"
 
-	"github.com/blastfleet/blastfleet/internal/localrunner"
+	"github.com/blastfleet/blastfleet/internal/devstack/localrunner"
 )
 
 // supervisor is the process "blastfleet dev serve" runs: it owns every

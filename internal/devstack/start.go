@@ -8,8 +8,8 @@ import (
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/blastfleet/blastfleet/internal/kubescheme"
-	"github.com/blastfleet/blastfleet/internal/localrunner"
+	"github.com/blastfleet/blastfleet/internal/devstack/localrunner"
+	"github.com/blastfleet/blastfleet/internal/operator/kubescheme"
 )
 
 // start brings the components up in dependency order. The runner is

@@ -3,7 +3,7 @@ package devstack
 import (
 	"strings"
 
-	"github.com/blastfleet/blastfleet/internal/objstore"
+	"github.com/blastfleet/blastfleet/internal/storage/objstore"
 )
 
 // Store opens the stack's bucket (under prefix) with MinIO's root

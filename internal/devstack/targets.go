@@ -10,7 +10,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/blastfleet/blastfleet/internal/localrunner"
+	"github.com/blastfleet/blastfleet/internal/devstack/localrunner"
 )
 
 // targetGroup is one entry of a Prometheus file_sd file.

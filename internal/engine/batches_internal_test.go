@@ -3,7 +3,7 @@ package engine
 import (
 	"testing"
 
-	"github.com/blastfleet/blastfleet/internal/blast"
+	"github.com/blastfleet/blastfleet/internal/bio/blast"
 )
 
 // Blocks are runs of whole BLAST+ batches whatever their size, the worker

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/blastfleet/blastfleet/internal/jitter"
-	"github.com/blastfleet/blastfleet/internal/ledger"
+	"github.com/blastfleet/blastfleet/internal/shared/jitter"
+	"github.com/blastfleet/blastfleet/internal/storage/ledger"
 )
 
 // Campaign makes the master lease chunks of a planned campaign from its

@@ -4,18 +4,18 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	spec "github.com/blastfleet/blastfleet/internal/search"
+	spec "github.com/blastfleet/blastfleet/internal/plan/search"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/blastfleet/blastfleet/internal/blast"
+	"github.com/blastfleet/blastfleet/internal/bio/blast"
 	"github.com/blastfleet/blastfleet/internal/engine"
-	"github.com/blastfleet/blastfleet/internal/ledger"
-	"github.com/blastfleet/blastfleet/internal/objstore"
-	"github.com/blastfleet/blastfleet/internal/refsearch"
+	"github.com/blastfleet/blastfleet/internal/storage/ledger"
+	"github.com/blastfleet/blastfleet/internal/storage/objstore"
+	"github.com/blastfleet/blastfleet/test/support/refsearch"
 )
 
 // planCampaign writes a plan for the fixture's queries in chunks of q

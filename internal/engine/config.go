@@ -6,9 +6,9 @@ import (
 
 	"github.com/go-logr/logr"
 
-	"github.com/blastfleet/blastfleet/internal/enginemetrics"
-	"github.com/blastfleet/blastfleet/internal/output"
-	"github.com/blastfleet/blastfleet/internal/search"
+	"github.com/blastfleet/blastfleet/internal/engine/enginemetrics"
+	"github.com/blastfleet/blastfleet/internal/engine/output"
+	"github.com/blastfleet/blastfleet/internal/plan/search"
 )
 
 // Config is one search. Every rank builds the same Config from the same

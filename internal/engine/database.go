@@ -5,11 +5,11 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/blastfleet/blastfleet/internal/ledger"
-	"github.com/blastfleet/blastfleet/internal/manifest"
-	"github.com/blastfleet/blastfleet/internal/objstore"
-	"github.com/blastfleet/blastfleet/internal/seqidfilter"
-	"github.com/blastfleet/blastfleet/internal/taxfilter"
+	"github.com/blastfleet/blastfleet/internal/bio/seqidfilter"
+	"github.com/blastfleet/blastfleet/internal/bio/taxfilter"
+	"github.com/blastfleet/blastfleet/internal/storage/ledger"
+	"github.com/blastfleet/blastfleet/internal/storage/manifest"
+	"github.com/blastfleet/blastfleet/internal/storage/objstore"
 )
 
 // openDatabase reads the database's manifest, the one the campaign's plan

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/blastfleet/blastfleet/internal/blast"
+	"github.com/blastfleet/blastfleet/internal/bio/blast"
 )
 
 // The decomposition: which shard groups a search's blocks are searched

@@ -3,7 +3,7 @@ package engine
 import (
 	"bytes"
 	"fmt"
-	"github.com/blastfleet/blastfleet/internal/search"
+	"github.com/blastfleet/blastfleet/internal/plan/search"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -12,9 +12,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/blastfleet/blastfleet/internal/manifest"
-	"github.com/blastfleet/blastfleet/internal/merge"
-	"github.com/blastfleet/blastfleet/internal/output"
+	"github.com/blastfleet/blastfleet/internal/engine/merge"
+	"github.com/blastfleet/blastfleet/internal/engine/output"
+	"github.com/blastfleet/blastfleet/internal/storage/manifest"
 )
 
 // queriesOfLengths returns queries q0, q1, ... with the given lengths.

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/blastfleet/blastfleet/internal/output"
+	"github.com/blastfleet/blastfleet/internal/engine/output"
 )
 
 // flush hands a unit's pending lines to the strategy as one block and sends

@@ -8,10 +8,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/blastfleet/blastfleet/internal/blast"
-	"github.com/blastfleet/blastfleet/internal/ledger"
-	"github.com/blastfleet/blastfleet/internal/objstore"
-	"github.com/blastfleet/blastfleet/internal/refsearch"
+	"github.com/blastfleet/blastfleet/internal/bio/blast"
+	"github.com/blastfleet/blastfleet/internal/storage/ledger"
+	"github.com/blastfleet/blastfleet/internal/storage/objstore"
+	"github.com/blastfleet/blastfleet/test/support/refsearch"
 )
 
 // slowCommits is a store whose first commit marker takes delay to write,

@@ -2,19 +2,19 @@ package engine_test
 
 import (
 	"context"
-	spec "github.com/blastfleet/blastfleet/internal/search"
+	spec "github.com/blastfleet/blastfleet/internal/plan/search"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/go-logr/logr"
 
-	"github.com/blastfleet/blastfleet/internal/blast"
+	"github.com/blastfleet/blastfleet/internal/bio/blast"
 	"github.com/blastfleet/blastfleet/internal/engine"
-	"github.com/blastfleet/blastfleet/internal/enginemetrics"
-	"github.com/blastfleet/blastfleet/internal/merge"
-	"github.com/blastfleet/blastfleet/internal/output"
-	"github.com/blastfleet/blastfleet/internal/simulate"
+	"github.com/blastfleet/blastfleet/internal/engine/enginemetrics"
+	"github.com/blastfleet/blastfleet/internal/engine/merge"
+	"github.com/blastfleet/blastfleet/internal/engine/output"
+	"github.com/blastfleet/blastfleet/internal/engine/simulate"
 )
 
 // BenchmarkObservabilityOverhead runs the same simulated search (compute

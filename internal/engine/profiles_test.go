@@ -8,13 +8,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/blastfleet/blastfleet/internal/blast"
+	"github.com/blastfleet/blastfleet/internal/bio/blast"
 	"github.com/blastfleet/blastfleet/internal/engine"
-	"github.com/blastfleet/blastfleet/internal/objstore"
-	"github.com/blastfleet/blastfleet/internal/refsearch"
-	"github.com/blastfleet/blastfleet/internal/shard"
-	"github.com/blastfleet/blastfleet/internal/synth"
-	"github.com/blastfleet/blastfleet/internal/testenv"
+	"github.com/blastfleet/blastfleet/internal/plan/shard"
+	"github.com/blastfleet/blastfleet/internal/storage/objstore"
+	"github.com/blastfleet/blastfleet/test/support/refsearch"
+	"github.com/blastfleet/blastfleet/test/support/synth"
+	"github.com/blastfleet/blastfleet/test/support/testenv"
 )
 
 // profileFamilies are protein families with queries of about 22,000

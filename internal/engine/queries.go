@@ -3,9 +3,9 @@ package engine
 import (
 	"context"
 
-	"github.com/blastfleet/blastfleet/internal/blast"
-	"github.com/blastfleet/blastfleet/internal/fasta"
-	"github.com/blastfleet/blastfleet/internal/queries"
+	"github.com/blastfleet/blastfleet/internal/bio/blast"
+	"github.com/blastfleet/blastfleet/internal/bio/fasta"
+	"github.com/blastfleet/blastfleet/internal/bio/queries"
 )
 
 // query is one validated query sequence. A simulated query set

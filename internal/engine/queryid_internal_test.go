@@ -3,7 +3,7 @@ package engine
 import (
 	"bytes"
 	"context"
-	"github.com/blastfleet/blastfleet/internal/search"
+	"github.com/blastfleet/blastfleet/internal/plan/search"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,13 +11,13 @@ import (
 
 	"github.com/go-logr/logr/testr"
 
-	"github.com/blastfleet/blastfleet/internal/blast"
-	"github.com/blastfleet/blastfleet/internal/merge"
-	"github.com/blastfleet/blastfleet/internal/objstore"
-	"github.com/blastfleet/blastfleet/internal/output"
-	"github.com/blastfleet/blastfleet/internal/shard"
-	"github.com/blastfleet/blastfleet/internal/synth"
-	"github.com/blastfleet/blastfleet/internal/testenv"
+	"github.com/blastfleet/blastfleet/internal/bio/blast"
+	"github.com/blastfleet/blastfleet/internal/engine/merge"
+	"github.com/blastfleet/blastfleet/internal/engine/output"
+	"github.com/blastfleet/blastfleet/internal/plan/shard"
+	"github.com/blastfleet/blastfleet/internal/storage/objstore"
+	"github.com/blastfleet/blastfleet/test/support/synth"
+	"github.com/blastfleet/blastfleet/test/support/testenv"
 )
 
 // BLAST+ 2.12 without -parse_deflines (which the engine refuses) prints a

@@ -9,9 +9,9 @@ import (
 	"slices"
 	"time"
 
-	"github.com/blastfleet/blastfleet/internal/blast"
-	"github.com/blastfleet/blastfleet/internal/merge"
-	"github.com/blastfleet/blastfleet/internal/regen"
+	"github.com/blastfleet/blastfleet/internal/bio/blast"
+	"github.com/blastfleet/blastfleet/internal/engine/merge"
+	"github.com/blastfleet/blastfleet/internal/engine/regen"
 )
 
 // Reports (-outfmt 0, 5, 7, 15, 16; and SAM, 17, sam.go) cannot be merged line by line. Their

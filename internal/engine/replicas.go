@@ -8,8 +8,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/blastfleet/blastfleet/internal/manifest"
-	"github.com/blastfleet/blastfleet/internal/objstore"
+	"github.com/blastfleet/blastfleet/internal/storage/manifest"
+	"github.com/blastfleet/blastfleet/internal/storage/objstore"
 )
 
 // NamedStore is a replica of the database that holds its build, checked

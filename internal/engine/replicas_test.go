@@ -3,7 +3,7 @@ package engine_test
 import (
 	"context"
 	"fmt"
-	"github.com/blastfleet/blastfleet/internal/refsearch"
+	"github.com/blastfleet/blastfleet/test/support/refsearch"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,12 +13,12 @@ import (
 
 	"github.com/go-logr/logr/funcr"
 
-	"github.com/blastfleet/blastfleet/internal/blast"
-	"github.com/blastfleet/blastfleet/internal/dbcopy"
+	"github.com/blastfleet/blastfleet/internal/bio/blast"
 	"github.com/blastfleet/blastfleet/internal/engine"
-	"github.com/blastfleet/blastfleet/internal/manifest"
-	"github.com/blastfleet/blastfleet/internal/objstore"
-	"github.com/blastfleet/blastfleet/internal/synth"
+	"github.com/blastfleet/blastfleet/internal/storage/dbcopy"
+	"github.com/blastfleet/blastfleet/internal/storage/manifest"
+	"github.com/blastfleet/blastfleet/internal/storage/objstore"
+	"github.com/blastfleet/blastfleet/test/support/synth"
 )
 
 // A search given --database-replica checks each replica at every worker's

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/blastfleet/blastfleet/internal/transport"
+	"github.com/blastfleet/blastfleet/internal/engine/transport"
 )
 
 // Run runs this rank's role: the master on rank 0 (it returns the run's

@@ -6,7 +6,7 @@ import (
 
 	"github.com/go-logr/logr"
 
-	"github.com/blastfleet/blastfleet/internal/runrecord"
+	"github.com/blastfleet/blastfleet/internal/storage/runrecord"
 )
 
 // runUpdateEvery is how often a running partition refreshes its record:

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/blastfleet/blastfleet/internal/scheduler"
+	"github.com/blastfleet/blastfleet/internal/engine/scheduler"
 )
 
 // Schedule is how query blocks reach workers (--schedule).

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/blastfleet/blastfleet/internal/scheduler"
-	"github.com/blastfleet/blastfleet/internal/transport"
+	"github.com/blastfleet/blastfleet/internal/engine/scheduler"
+	"github.com/blastfleet/blastfleet/internal/engine/transport"
 )
 
 func TestParseSchedule(t *testing.T) {

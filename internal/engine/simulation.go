@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/blastfleet/blastfleet/internal/merge"
-	"github.com/blastfleet/blastfleet/internal/simulate"
+	"github.com/blastfleet/blastfleet/internal/engine/merge"
+	"github.com/blastfleet/blastfleet/internal/engine/simulate"
 )
 
-// Simulation is --backend simulate: S3aSim's model (internal/simulate)
+// Simulation is --backend simulate: S3aSim's model (internal/engine/simulate)
 // stands in for BLAST, so output strategies and schedules can be measured
 // with many ranks on few cores. Every rank builds the same model from the
 // same flags, and a query's hits depend only on the seed and the query's

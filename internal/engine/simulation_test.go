@@ -4,19 +4,19 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	spec "github.com/blastfleet/blastfleet/internal/search"
+	spec "github.com/blastfleet/blastfleet/internal/plan/search"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/go-logr/logr/testr"
 
-	"github.com/blastfleet/blastfleet/internal/blast"
+	"github.com/blastfleet/blastfleet/internal/bio/blast"
 	"github.com/blastfleet/blastfleet/internal/engine"
-	"github.com/blastfleet/blastfleet/internal/ledger"
-	"github.com/blastfleet/blastfleet/internal/merge"
-	"github.com/blastfleet/blastfleet/internal/output"
-	"github.com/blastfleet/blastfleet/internal/simulate"
+	"github.com/blastfleet/blastfleet/internal/engine/merge"
+	"github.com/blastfleet/blastfleet/internal/engine/output"
+	"github.com/blastfleet/blastfleet/internal/engine/simulate"
+	"github.com/blastfleet/blastfleet/internal/storage/ledger"
 )
 
 // simModel is a small simulated database and query set: 24 queries of

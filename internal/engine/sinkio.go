@@ -3,8 +3,8 @@ package engine
 import (
 	"context"
 
-	"github.com/blastfleet/blastfleet/internal/objstore"
-	"github.com/blastfleet/blastfleet/internal/output"
+	"github.com/blastfleet/blastfleet/internal/engine/output"
+	"github.com/blastfleet/blastfleet/internal/storage/objstore"
 )
 
 // writeTo writes one range of a unit's output. Writes are megabytes (or,

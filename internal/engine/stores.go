@@ -1,8 +1,8 @@
 package engine
 
 import (
-	"github.com/blastfleet/blastfleet/internal/replica"
-	"github.com/blastfleet/blastfleet/internal/runrecord"
+	"github.com/blastfleet/blastfleet/internal/storage/replica"
+	"github.com/blastfleet/blastfleet/internal/storage/runrecord"
 )
 
 // storeReads is what a worker read from each store of a replicated

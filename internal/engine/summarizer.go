@@ -7,8 +7,8 @@ import (
 
 	"github.com/go-logr/logr"
 
-	"github.com/blastfleet/blastfleet/internal/jitter"
-	"github.com/blastfleet/blastfleet/internal/ledger"
+	"github.com/blastfleet/blastfleet/internal/shared/jitter"
+	"github.com/blastfleet/blastfleet/internal/storage/ledger"
 )
 
 // Pace of a partition's summary.json writes: within summaryLeast of a

@@ -4,8 +4,8 @@ import (
 	"slices"
 	"time"
 
-	"github.com/blastfleet/blastfleet/internal/enginemetrics"
-	"github.com/blastfleet/blastfleet/internal/runrecord"
+	"github.com/blastfleet/blastfleet/internal/engine/enginemetrics"
+	"github.com/blastfleet/blastfleet/internal/storage/runrecord"
 )
 
 // The run's account lives in runrecord, which the CLI and the report read

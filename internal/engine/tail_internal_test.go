@@ -4,8 +4,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/blastfleet/blastfleet/internal/blast"
-	"github.com/blastfleet/blastfleet/internal/scheduler"
+	"github.com/blastfleet/blastfleet/internal/bio/blast"
+	"github.com/blastfleet/blastfleet/internal/engine/scheduler"
 )
 
 // tailMaster is a master at a search's end: nothing unassigned, nothing

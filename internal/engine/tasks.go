@@ -4,7 +4,7 @@ import (
 	"slices"
 	"sort"
 
-	"github.com/blastfleet/blastfleet/internal/runrecord"
+	"github.com/blastfleet/blastfleet/internal/storage/runrecord"
 )
 
 // slowestKept is how many of the slowest tasks a summary keeps.

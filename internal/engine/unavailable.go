@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/blastfleet/blastfleet/internal/objstore"
+	"github.com/blastfleet/blastfleet/internal/storage/objstore"
 )
 
 // storeUnavailable marks an error a worker reported as the object store's

@@ -10,10 +10,10 @@ import (
 	"testing"
 
 	"github.com/blastfleet/blastfleet/internal/engine"
-	"github.com/blastfleet/blastfleet/internal/faultproxy"
-	"github.com/blastfleet/blastfleet/internal/ledger"
-	"github.com/blastfleet/blastfleet/internal/objstore"
-	"github.com/blastfleet/blastfleet/internal/testenv"
+	"github.com/blastfleet/blastfleet/internal/storage/ledger"
+	"github.com/blastfleet/blastfleet/internal/storage/objstore"
+	"github.com/blastfleet/blastfleet/test/support/faultproxy"
+	"github.com/blastfleet/blastfleet/test/support/testenv"
 )
 
 // TestStoreOutageIsNoFailure: every try of a chunk's upload completion

@@ -13,15 +13,15 @@ import (
 	"strings"
 	"time"
 
-	"github.com/blastfleet/blastfleet/internal/blast"
-	"github.com/blastfleet/blastfleet/internal/cache"
-	"github.com/blastfleet/blastfleet/internal/enginemetrics"
-	"github.com/blastfleet/blastfleet/internal/manifest"
-	"github.com/blastfleet/blastfleet/internal/objstore"
-	"github.com/blastfleet/blastfleet/internal/output"
-	"github.com/blastfleet/blastfleet/internal/replica"
-	"github.com/blastfleet/blastfleet/internal/taxfilter"
-	"github.com/blastfleet/blastfleet/internal/transport"
+	"github.com/blastfleet/blastfleet/internal/bio/blast"
+	"github.com/blastfleet/blastfleet/internal/bio/taxfilter"
+	"github.com/blastfleet/blastfleet/internal/engine/enginemetrics"
+	"github.com/blastfleet/blastfleet/internal/engine/output"
+	"github.com/blastfleet/blastfleet/internal/engine/transport"
+	"github.com/blastfleet/blastfleet/internal/storage/cache"
+	"github.com/blastfleet/blastfleet/internal/storage/manifest"
+	"github.com/blastfleet/blastfleet/internal/storage/objstore"
+	"github.com/blastfleet/blastfleet/internal/storage/replica"
 )
 
 type taskResult struct {

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/blastfleet/blastfleet/internal/objstore"
+	"github.com/blastfleet/blastfleet/internal/storage/objstore"
 )
 
 // duty is something a worker does between two tasks, in the order the

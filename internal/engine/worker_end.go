@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"github.com/blastfleet/blastfleet/internal/replica"
+	"github.com/blastfleet/blastfleet/internal/storage/replica"
 )
 
 // stop ends the worker: a running task is cancelled, and the summary goes

@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/blastfleet/blastfleet/internal/faultproxy"
-	"github.com/blastfleet/blastfleet/internal/ledger"
-	"github.com/blastfleet/blastfleet/internal/objstore"
+	"github.com/blastfleet/blastfleet/internal/storage/ledger"
+	"github.com/blastfleet/blastfleet/internal/storage/objstore"
+	"github.com/blastfleet/blastfleet/test/support/faultproxy"
 )
 
 // A store that breaks its promises: it acknowledges writes it does not

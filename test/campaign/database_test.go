@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/blastfleet/blastfleet/internal/manifest"
-	"github.com/blastfleet/blastfleet/internal/shard"
+	"github.com/blastfleet/blastfleet/internal/plan/shard"
+	"github.com/blastfleet/blastfleet/internal/storage/manifest"
 )
 
 // TestDatabaseRebuiltMidCampaign: the database is rebuilt from another

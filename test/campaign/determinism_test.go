@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"testing"
 
-	"github.com/blastfleet/blastfleet/internal/refsearch"
+	"github.com/blastfleet/blastfleet/test/support/refsearch"
 )
 
 // TestKillPartitionBatchingData is the campaign path of the determinism

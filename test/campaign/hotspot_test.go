@@ -8,12 +8,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/blastfleet/blastfleet/internal/blast"
-	"github.com/blastfleet/blastfleet/internal/dbcopy"
-	"github.com/blastfleet/blastfleet/internal/faultproxy"
-	"github.com/blastfleet/blastfleet/internal/objstore"
-	"github.com/blastfleet/blastfleet/internal/runrecord"
-	"github.com/blastfleet/blastfleet/internal/testenv"
+	"github.com/blastfleet/blastfleet/internal/bio/blast"
+	"github.com/blastfleet/blastfleet/internal/storage/dbcopy"
+	"github.com/blastfleet/blastfleet/internal/storage/objstore"
+	"github.com/blastfleet/blastfleet/internal/storage/runrecord"
+	"github.com/blastfleet/blastfleet/test/support/faultproxy"
+	"github.com/blastfleet/blastfleet/test/support/testenv"
 )
 
 // Issue 29's hot spot, at campaign level: the database's primary on one

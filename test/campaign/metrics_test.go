@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/blastfleet/blastfleet/internal/ledger"
-	"github.com/blastfleet/blastfleet/internal/objstore"
+	"github.com/blastfleet/blastfleet/internal/storage/ledger"
+	"github.com/blastfleet/blastfleet/internal/storage/objstore"
 )
 
 // requestCounts are MinIO's S3 request counters by API name, read from its

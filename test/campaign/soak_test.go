@@ -10,11 +10,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/blastfleet/blastfleet/internal/faultproxy"
-	"github.com/blastfleet/blastfleet/internal/ledger"
-	"github.com/blastfleet/blastfleet/internal/objstore"
-	"github.com/blastfleet/blastfleet/internal/search"
-	"github.com/blastfleet/blastfleet/internal/testenv"
+	"github.com/blastfleet/blastfleet/internal/plan/search"
+	"github.com/blastfleet/blastfleet/internal/storage/ledger"
+	"github.com/blastfleet/blastfleet/internal/storage/objstore"
+	"github.com/blastfleet/blastfleet/test/support/faultproxy"
+	"github.com/blastfleet/blastfleet/test/support/testenv"
 )
 
 // soakSize is how big and how hurt a chaos soak is.

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/blastfleet/blastfleet/internal/ledger"
+	"github.com/blastfleet/blastfleet/internal/storage/ledger"
 )
 
 // TestSIGTERMStopsAreNotFailures stops partitions five times with SIGTERM

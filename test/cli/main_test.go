@@ -3,7 +3,7 @@ package cli
 import (
 	"testing"
 
-	"github.com/blastfleet/blastfleet/internal/testenv"
+	"github.com/blastfleet/blastfleet/test/support/testenv"
 )
 
 // TestMain removes the binaries a test built (the local stack's).

@@ -23,8 +23,8 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/blastfleet/blastfleet/api/v1alpha1"
-	"github.com/blastfleet/blastfleet/internal/kubetest"
-	"github.com/blastfleet/blastfleet/internal/testenv"
+	"github.com/blastfleet/blastfleet/test/support/kubetest"
+	"github.com/blastfleet/blastfleet/test/support/testenv"
 )
 
 // plugin is a PATH directory holding kubectl-blastfleet, and the

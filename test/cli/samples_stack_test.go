@@ -18,9 +18,9 @@ import (
 
 	"github.com/blastfleet/blastfleet/api/v1alpha1"
 	"github.com/blastfleet/blastfleet/internal/devstack"
-	"github.com/blastfleet/blastfleet/internal/refsearch"
-	"github.com/blastfleet/blastfleet/internal/testenv"
-	"github.com/blastfleet/blastfleet/internal/testenv/testkit"
+	"github.com/blastfleet/blastfleet/test/support/refsearch"
+	"github.com/blastfleet/blastfleet/test/support/testenv"
+	"github.com/blastfleet/blastfleet/test/support/testenv/testkit"
 )
 
 // TestReadmeSamplesLocalStack runs the kubectl commands of README's "The

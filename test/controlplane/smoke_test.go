@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/blastfleet/blastfleet/internal/testenv"
+	"github.com/blastfleet/blastfleet/test/support/testenv"
 )
 
 func TestMain(m *testing.M) { testenv.Main(m) }

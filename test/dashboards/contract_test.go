@@ -13,8 +13,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
-	"github.com/blastfleet/blastfleet/internal/dashcheck"
-	"github.com/blastfleet/blastfleet/internal/testenv"
+	"github.com/blastfleet/blastfleet/test/support/dashcheck"
+	"github.com/blastfleet/blastfleet/test/support/testenv"
 )
 
 // engineLabels are the labels docs/observability.md says every engine

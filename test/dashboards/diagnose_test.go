@@ -9,8 +9,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/blastfleet/blastfleet/internal/dashcheck"
-	"github.com/blastfleet/blastfleet/internal/localrunner"
+	"github.com/blastfleet/blastfleet/internal/devstack/localrunner"
+	"github.com/blastfleet/blastfleet/test/support/dashcheck"
 )
 
 // scrapeState is what Prometheus scrapes of the stack: the operator, and

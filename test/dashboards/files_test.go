@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/blastfleet/blastfleet/internal/dashcheck"
+	"github.com/blastfleet/blastfleet/test/support/dashcheck"
 )
 
 // The dashboards the issue asks for, by file.

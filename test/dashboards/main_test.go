@@ -1,5 +1,5 @@
 // Package dashboards proves blastfleet's Grafana dashboards and alerts:
-// they follow the conventions (internal/dashcheck's lint), the copies for
+// they follow the conventions (test/support/dashcheck's lint), the copies for
 // kustomize and plain Prometheus equal their sources, promtool accepts the
 // rules and their unit tests pass, every query parses in a real
 // Prometheus, and, on the local stack of "blastfleet dev up" after a real
@@ -13,7 +13,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/blastfleet/blastfleet/internal/testenv"
+	"github.com/blastfleet/blastfleet/test/support/testenv"
 )
 
 // Paths, relative to the repository root.

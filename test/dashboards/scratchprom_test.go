@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/blastfleet/blastfleet/internal/dashcheck"
-	"github.com/blastfleet/blastfleet/internal/testenv"
+	"github.com/blastfleet/blastfleet/test/support/dashcheck"
+	"github.com/blastfleet/blastfleet/test/support/testenv"
 )
 
 // startPrometheus runs Debian's Prometheus on a free loopback port with

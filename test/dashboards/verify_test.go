@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/blastfleet/blastfleet/api/v1alpha1"
-	"github.com/blastfleet/blastfleet/internal/dashcheck"
-	"github.com/blastfleet/blastfleet/internal/testenv"
+	"github.com/blastfleet/blastfleet/test/support/dashcheck"
+	"github.com/blastfleet/blastfleet/test/support/testenv"
 )
 
 // checkWindow bounds how long, once the campaign runs, the test waits for

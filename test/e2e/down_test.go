@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/blastfleet/blastfleet/internal/devstack"
-	"github.com/blastfleet/blastfleet/internal/testenv"
+	"github.com/blastfleet/blastfleet/test/support/testenv"
 )
 
 // testDown: "blastfleet dev down", run while a campaign's ranks are

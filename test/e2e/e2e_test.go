@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/blastfleet/blastfleet/api/v1alpha1"
-	"github.com/blastfleet/blastfleet/internal/testenv"
+	"github.com/blastfleet/blastfleet/test/support/testenv"
 )
 
 // campaignTimeout bounds one campaign; a fault costs a lease plus the

@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/blastfleet/blastfleet/internal/devstack"
-	"github.com/blastfleet/blastfleet/internal/testenv"
-	"github.com/blastfleet/blastfleet/internal/testenv/testkit"
+	"github.com/blastfleet/blastfleet/test/support/testenv"
+	"github.com/blastfleet/blastfleet/test/support/testenv/testkit"
 )
 
 // stack is the local stack this test started.

@@ -17,7 +17,7 @@ package e2e
 import (
 	"testing"
 
-	"github.com/blastfleet/blastfleet/internal/testenv"
+	"github.com/blastfleet/blastfleet/test/support/testenv"
 )
 
 func TestMain(m *testing.M) { testenv.Main(m) }

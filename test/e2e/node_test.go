@@ -16,8 +16,8 @@ import (
 
 	"github.com/blastfleet/blastfleet/api/v1alpha1"
 	"github.com/blastfleet/blastfleet/internal/devstack"
-	"github.com/blastfleet/blastfleet/internal/testenv"
-	"github.com/blastfleet/blastfleet/internal/testenv/testkit"
+	"github.com/blastfleet/blastfleet/test/support/testenv"
+	"github.com/blastfleet/blastfleet/test/support/testenv/testkit"
 )
 
 // TestOneNodeCluster is the product on a real cluster on this machine

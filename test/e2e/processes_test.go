@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/blastfleet/blastfleet/internal/devstack"
-	"github.com/blastfleet/blastfleet/internal/testenv"
+	"github.com/blastfleet/blastfleet/test/support/testenv"
 )
 
 // launcherPID waits until the runner reports mpijob's launcher running

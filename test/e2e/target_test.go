@@ -13,8 +13,8 @@ import (
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/blastfleet/blastfleet/internal/objstore"
-	"github.com/blastfleet/blastfleet/internal/testenv/testkit"
+	"github.com/blastfleet/blastfleet/internal/storage/objstore"
+	"github.com/blastfleet/blastfleet/test/support/testenv/testkit"
 )
 
 // target is where campaigns run: the local stack or a real cluster.

@@ -2,7 +2,7 @@ package engine_e2e
 
 import (
 	"fmt"
-	"github.com/blastfleet/blastfleet/internal/testenv"
+	"github.com/blastfleet/blastfleet/test/support/testenv"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/blastfleet/blastfleet/internal/synth"
+	"github.com/blastfleet/blastfleet/test/support/synth"
 )
 
 // failFast bounds how long a run with bad input may take to fail.

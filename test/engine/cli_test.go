@@ -14,8 +14,8 @@ import (
 
 	"github.com/minio/minio-go/v7"
 
-	"github.com/blastfleet/blastfleet/internal/synth"
-	"github.com/blastfleet/blastfleet/internal/testenv"
+	"github.com/blastfleet/blastfleet/test/support/synth"
+	"github.com/blastfleet/blastfleet/test/support/testenv"
 )
 
 // snapshotDir describes every file under dir: size, mtime and SHA-256.

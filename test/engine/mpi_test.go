@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/blastfleet/blastfleet/internal/refsearch"
+	"github.com/blastfleet/blastfleet/test/support/refsearch"
 )
 
 // mpiTimeout bounds one mpirun; a hang is killed and fails the test.

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/blastfleet/blastfleet/internal/refsearch"
-	"github.com/blastfleet/blastfleet/internal/testenv"
+	"github.com/blastfleet/blastfleet/test/support/refsearch"
+	"github.com/blastfleet/blastfleet/test/support/testenv"
 )
 
 // TestMPICHEngine builds the engine against MPICH (-tags mpi,mpich, as a

@@ -13,14 +13,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/blastfleet/blastfleet/internal/blast"
-	"github.com/blastfleet/blastfleet/internal/blastvol"
-	"github.com/blastfleet/blastfleet/internal/fasta"
-	"github.com/blastfleet/blastfleet/internal/manifest"
-	"github.com/blastfleet/blastfleet/internal/objstore"
-	"github.com/blastfleet/blastfleet/internal/refsearch"
-	"github.com/blastfleet/blastfleet/internal/regen"
-	"github.com/blastfleet/blastfleet/internal/synth"
+	"github.com/blastfleet/blastfleet/internal/bio/blast"
+	"github.com/blastfleet/blastfleet/internal/bio/blastvol"
+	"github.com/blastfleet/blastfleet/internal/bio/fasta"
+	"github.com/blastfleet/blastfleet/internal/engine/regen"
+	"github.com/blastfleet/blastfleet/internal/storage/manifest"
+	"github.com/blastfleet/blastfleet/internal/storage/objstore"
+	"github.com/blastfleet/blastfleet/test/support/refsearch"
+	"github.com/blastfleet/blastfleet/test/support/synth"
 )
 
 // TestReports: every report format (-outfmt 0, 5, 7, 11, 15, 16) the engine

@@ -12,8 +12,8 @@ import (
 
 	"github.com/minio/minio-go/v7"
 
-	"github.com/blastfleet/blastfleet/internal/refsearch"
-	"github.com/blastfleet/blastfleet/internal/synth"
+	"github.com/blastfleet/blastfleet/test/support/refsearch"
+	"github.com/blastfleet/blastfleet/test/support/synth"
 )
 
 // TestSAM: the engine's SAM (-outfmt 17) is what blastn prints for the

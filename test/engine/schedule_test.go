@@ -4,7 +4,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/blastfleet/blastfleet/internal/refsearch"
+	"github.com/blastfleet/blastfleet/test/support/refsearch"
 )
 
 // TestStaticSchedulesMPI runs the static splits under mpirun on real BLAST:

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/blastfleet/blastfleet/internal/simulate"
+	"github.com/blastfleet/blastfleet/internal/engine/simulate"
 )
 
 // simArgs is a simulated search small enough to take about a second

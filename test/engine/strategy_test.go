@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/blastfleet/blastfleet/internal/refsearch"
-	"github.com/blastfleet/blastfleet/internal/synth"
+	"github.com/blastfleet/blastfleet/test/support/refsearch"
+	"github.com/blastfleet/blastfleet/test/support/synth"
 )
 
 // strategies are the engine's output strategies (docs/engine.md).

@@ -8,7 +8,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/blastfleet/blastfleet/internal/testenv"
+	"github.com/blastfleet/blastfleet/test/support/testenv"
 )
 
 // slurm is the package's cluster; nil when Slurm is not installed (the

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/blastfleet/blastfleet/internal/ledger"
+	"github.com/blastfleet/blastfleet/internal/storage/ledger"
 )
 
 // TestSiteAndClusterShareCampaign: a Slurm job submitted with "blastfleet

@@ -24,7 +24,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
-	"github.com/blastfleet/blastfleet/internal/kubetest"
+	"github.com/blastfleet/blastfleet/test/support/kubetest"
 )
 
 // The Prometheus Operator's CRDs for ServiceMonitor, PodMonitor and

@@ -12,7 +12,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	"sigs.k8s.io/yaml"
 
-	"github.com/blastfleet/blastfleet/internal/kubetest"
+	"github.com/blastfleet/blastfleet/test/support/kubetest"
 )
 
 // mpiOperatorModule is the MPI operator's module directory at the version

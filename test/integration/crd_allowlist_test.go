@@ -16,9 +16,9 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"sigs.k8s.io/yaml"
 
-	"github.com/blastfleet/blastfleet/internal/blast"
-	"github.com/blastfleet/blastfleet/internal/kubetest"
-	"github.com/blastfleet/blastfleet/internal/testenv"
+	"github.com/blastfleet/blastfleet/internal/bio/blast"
+	"github.com/blastfleet/blastfleet/test/support/kubetest"
+	"github.com/blastfleet/blastfleet/test/support/testenv"
 )
 
 // campaignSpecSchema reads the generated SearchCampaign CRD, as installed
@@ -75,7 +75,7 @@ func TestCRDBlastOptionsMatchEngine(t *testing.T) {
 	}
 	slices.Sort(enum)
 	if all := blast.CampaignOptions(); !slices.Equal(enum, all) {
-		t.Errorf("the CRD's BlastOption name enum differs from the engine's campaign options (internal/blast):\n  only in the CRD:    %v\n  only in the engine: %v",
+		t.Errorf("the CRD's BlastOption name enum differs from the engine's campaign options (internal/bio/blast):\n  only in the CRD:    %v\n  only in the engine: %v",
 			minus(enum, all), minus(all, enum))
 	}
 	_, flags := blast.AllowedOptions()
@@ -130,7 +130,7 @@ func TestCRDOutfmtMatchesEngine(t *testing.T) {
 	want := append(blast.OutfmtColumns(), "std")
 	slices.Sort(want)
 	if !slices.Equal(cols, want) {
-		t.Errorf("the CRD's outfmt columns differ from the engine's (internal/blast):\n  only in the CRD:    %v\n  only in the engine: %v",
+		t.Errorf("the CRD's outfmt columns differ from the engine's (internal/bio/blast):\n  only in the CRD:    %v\n  only in the engine: %v",
 			minus(cols, want), minus(want, cols))
 	}
 	// The pattern as the API server applies it (Go's regexp).
@@ -160,7 +160,7 @@ func minus(a, b []string) []string {
 }
 
 // TestCRDBlastOptionValuesMatchEngine: the CRD's rule on option values holds
-// the engine's patterns (internal/blast/values.go), and the API server
+// the engine's patterns (internal/bio/blast/values.go), and the API server
 // accepts and refuses, for every option, what the engine does, naming the
 // option: a typo such as word_size: abc is refused by kubectl apply, not by
 // every chunk of a running campaign.

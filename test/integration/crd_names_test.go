@@ -9,7 +9,7 @@ import (
 	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/restmapper"
 
-	"github.com/blastfleet/blastfleet/internal/kubetest"
+	"github.com/blastfleet/blastfleet/test/support/kubetest"
 )
 
 // TestShortNames resolves the CRDs' short names the way kubectl does: each

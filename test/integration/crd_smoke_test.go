@@ -3,7 +3,7 @@ package integration
 import (
 	"testing"
 
-	"github.com/blastfleet/blastfleet/internal/kubetest"
+	"github.com/blastfleet/blastfleet/test/support/kubetest"
 )
 
 func TestCRDsInstall(t *testing.T) {

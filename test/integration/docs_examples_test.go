@@ -11,8 +11,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
 
-	"github.com/blastfleet/blastfleet/internal/kubetest"
-	"github.com/blastfleet/blastfleet/internal/testenv"
+	"github.com/blastfleet/blastfleet/test/support/kubetest"
+	"github.com/blastfleet/blastfleet/test/support/testenv"
 )
 
 // TestDocsExamplesApply creates every BlastDatabase and SearchCampaign of

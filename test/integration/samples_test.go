@@ -15,8 +15,8 @@ import (
 
 	"github.com/blastfleet/blastfleet/api/v1alpha1"
 	"github.com/blastfleet/blastfleet/internal/devstack"
-	"github.com/blastfleet/blastfleet/internal/kubetest"
-	"github.com/blastfleet/blastfleet/internal/testenv"
+	"github.com/blastfleet/blastfleet/test/support/kubetest"
+	"github.com/blastfleet/blastfleet/test/support/testenv"
 )
 
 // TestSamplesApply creates every object of config/samples, as

@@ -10,7 +10,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/blastfleet/blastfleet/api/v1alpha1"
-	"github.com/blastfleet/blastfleet/internal/kubetest"
+	"github.com/blastfleet/blastfleet/test/support/kubetest"
 )
 
 func ptr[T any](v T) *T { return &v }

@@ -23,7 +23,7 @@ import (
 
 	"github.com/blastfleet/blastfleet/api/v1alpha1"
 	"github.com/blastfleet/blastfleet/controllers"
-	"github.com/blastfleet/blastfleet/internal/argowf"
+	"github.com/blastfleet/blastfleet/internal/operator/argowf"
 )
 
 // workflows are the campaign's Argo Workflows by name.

@@ -17,11 +17,11 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/blastfleet/blastfleet/api/v1alpha1"
-	"github.com/blastfleet/blastfleet/internal/blastdb/blastdbtest"
-	"github.com/blastfleet/blastfleet/internal/localrunner"
-	"github.com/blastfleet/blastfleet/internal/refsearch"
-	"github.com/blastfleet/blastfleet/internal/synth"
-	"github.com/blastfleet/blastfleet/internal/testenv"
+	"github.com/blastfleet/blastfleet/internal/bio/blastdb/blastdbtest"
+	"github.com/blastfleet/blastfleet/internal/devstack/localrunner"
+	"github.com/blastfleet/blastfleet/test/support/refsearch"
+	"github.com/blastfleet/blastfleet/test/support/synth"
+	"github.com/blastfleet/blastfleet/test/support/testenv"
 )
 
 // TestPrebuiltDatabaseEndToEnd: a BlastDatabase whose source is a prebuilt

@@ -15,8 +15,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/blastfleet/blastfleet/api/v1alpha1"
-	"github.com/blastfleet/blastfleet/internal/burst"
-	"github.com/blastfleet/blastfleet/internal/ledger"
+	"github.com/blastfleet/blastfleet/internal/operator/burst"
+	"github.com/blastfleet/blastfleet/internal/storage/ledger"
 )
 
 // burstPolicy is the operator's hysteresis in these tests: seconds, not

@@ -14,10 +14,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/blastfleet/blastfleet/api/v1alpha1"
-	"github.com/blastfleet/blastfleet/internal/localrunner"
-	"github.com/blastfleet/blastfleet/internal/refsearch"
-	"github.com/blastfleet/blastfleet/internal/synth"
-	"github.com/blastfleet/blastfleet/internal/testenv"
+	"github.com/blastfleet/blastfleet/internal/devstack/localrunner"
+	"github.com/blastfleet/blastfleet/test/support/refsearch"
+	"github.com/blastfleet/blastfleet/test/support/synth"
+	"github.com/blastfleet/blastfleet/test/support/testenv"
 )
 
 // TestEndToEnd runs the real thing through the operator: a BlastDatabase

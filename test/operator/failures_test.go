@@ -13,8 +13,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/blastfleet/blastfleet/api/v1alpha1"
-	"github.com/blastfleet/blastfleet/internal/ledger"
-	"github.com/blastfleet/blastfleet/internal/policy"
+	"github.com/blastfleet/blastfleet/internal/operator/policy"
+	"github.com/blastfleet/blastfleet/internal/storage/ledger"
 )
 
 // TestMissingQueries: a campaign whose queries object does not exist ends

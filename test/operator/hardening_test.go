@@ -14,9 +14,9 @@ import (
 
 	"github.com/blastfleet/blastfleet/api/v1alpha1"
 	"github.com/blastfleet/blastfleet/controllers"
-	"github.com/blastfleet/blastfleet/internal/faultproxy"
-	"github.com/blastfleet/blastfleet/internal/ledger"
-	"github.com/blastfleet/blastfleet/internal/testenv/testkit"
+	"github.com/blastfleet/blastfleet/internal/storage/ledger"
+	"github.com/blastfleet/blastfleet/test/support/faultproxy"
+	"github.com/blastfleet/blastfleet/test/support/testenv/testkit"
 )
 
 // TestPlanChanged: a plan.json edited or deleted while the campaign runs

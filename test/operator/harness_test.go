@@ -22,11 +22,11 @@ import (
 
 	"github.com/blastfleet/blastfleet/api/v1alpha1"
 	"github.com/blastfleet/blastfleet/controllers"
-	"github.com/blastfleet/blastfleet/internal/kubetest"
-	"github.com/blastfleet/blastfleet/internal/objstore"
-	"github.com/blastfleet/blastfleet/internal/policy"
-	"github.com/blastfleet/blastfleet/internal/testenv"
-	"github.com/blastfleet/blastfleet/internal/testenv/testkit"
+	"github.com/blastfleet/blastfleet/internal/operator/policy"
+	"github.com/blastfleet/blastfleet/internal/storage/objstore"
+	"github.com/blastfleet/blastfleet/test/support/kubetest"
+	"github.com/blastfleet/blastfleet/test/support/testenv"
+	"github.com/blastfleet/blastfleet/test/support/testenv/testkit"
 )
 
 const (
@@ -90,7 +90,7 @@ func newHarnessEnv(t testing.TB, env *kubetest.Env, p policy.Policy, m *testenv.
 func newHarnessSTS(t testing.TB, env *kubetest.Env, p policy.Policy, m *testenv.MinIO, sts string) *harness {
 	t.Helper()
 	// MinIO listens on loopback, an internal endpoint; with no list the
-	// policy would refuse it (internal/policy has the refusals' tests).
+	// policy would refuse it (internal/operator/policy has the refusals' tests).
 	p.AllowInternalEndpoints = true
 	h := &harness{t: t, env: env, minio: m, ns: "default", policy: p, sts: sts}
 	h.c = h.env.Client

@@ -29,12 +29,12 @@ import (
 
 	"github.com/blastfleet/blastfleet/api/v1alpha1"
 	"github.com/blastfleet/blastfleet/controllers"
-	"github.com/blastfleet/blastfleet/internal/cache"
-	"github.com/blastfleet/blastfleet/internal/faultproxy"
-	"github.com/blastfleet/blastfleet/internal/ledger"
-	"github.com/blastfleet/blastfleet/internal/manifest"
-	"github.com/blastfleet/blastfleet/internal/policy"
-	"github.com/blastfleet/blastfleet/internal/testenv/testkit"
+	"github.com/blastfleet/blastfleet/internal/operator/policy"
+	"github.com/blastfleet/blastfleet/internal/storage/cache"
+	"github.com/blastfleet/blastfleet/internal/storage/ledger"
+	"github.com/blastfleet/blastfleet/internal/storage/manifest"
+	"github.com/blastfleet/blastfleet/test/support/faultproxy"
+	"github.com/blastfleet/blastfleet/test/support/testenv/testkit"
 )
 
 // redRow is one hostile input of the red-team table: what an attacker

@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/blastfleet/blastfleet/api/v1alpha1"
-	"github.com/blastfleet/blastfleet/internal/search/fromapi"
-	"github.com/blastfleet/blastfleet/internal/synth"
+	"github.com/blastfleet/blastfleet/internal/plan/search/fromapi"
+	"github.com/blastfleet/blastfleet/test/support/synth"
 )
 
 // TestCampaignSearchReachesBLAST: a campaign's blastOptions and evalue go

@@ -16,8 +16,8 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
-	"github.com/blastfleet/blastfleet/internal/runrecord"
-	"github.com/blastfleet/blastfleet/internal/testenv"
+	"github.com/blastfleet/blastfleet/internal/storage/runrecord"
+	"github.com/blastfleet/blastfleet/test/support/testenv"
 )
 
 // UpdateScreenshotEnv=1 makes the test write its screenshot to

@@ -7,7 +7,7 @@ package report_test
 import (
 	"testing"
 
-	"github.com/blastfleet/blastfleet/internal/testenv"
+	"github.com/blastfleet/blastfleet/test/support/testenv"
 )
 
 func TestMain(m *testing.M) { testenv.Main(m) }

@@ -5,7 +5,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/blastfleet/blastfleet/internal/burst"
+	"github.com/blastfleet/blastfleet/internal/operator/burst"
 )
 
 // The defaults other packages fall back on for a zero setting (the

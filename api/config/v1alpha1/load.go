@@ -8,8 +8,8 @@ import (
 
 	"sigs.k8s.io/yaml"
 
-	"github.com/blastfleet/blastfleet/internal/burst"
-	"github.com/blastfleet/blastfleet/internal/policy"
+	"github.com/blastfleet/blastfleet/internal/operator/burst"
+	"github.com/blastfleet/blastfleet/internal/operator/policy"
 )
 
 // Load reads a configuration file over the defaults: a field the file

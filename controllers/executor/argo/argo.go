@@ -15,7 +15,7 @@ import (
 
 	"github.com/blastfleet/blastfleet/api/v1alpha1"
 	"github.com/blastfleet/blastfleet/controllers/executor"
-	"github.com/blastfleet/blastfleet/internal/argowf"
+	"github.com/blastfleet/blastfleet/internal/operator/argowf"
 )
 
 // +kubebuilder:rbac:groups=argoproj.io,resources=workflows,verbs=get;list;watch;create;delete

@@ -9,7 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/blastfleet/blastfleet/controllers/executor"
-	"github.com/blastfleet/blastfleet/internal/enginemetrics"
+	"github.com/blastfleet/blastfleet/internal/engine/enginemetrics"
 )
 
 func aSpec(workers int32) *executor.PartitionSpec {

@@ -10,7 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/blastfleet/blastfleet/controllers/executor"
-	"github.com/blastfleet/blastfleet/internal/enginemetrics"
+	"github.com/blastfleet/blastfleet/internal/engine/enginemetrics"
 )
 
 // aSpec is a partition of 2 workers of 2 slots, as the reconciler

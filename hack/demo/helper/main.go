@@ -1,7 +1,7 @@
 // Command helper does the steps of hack/demo.sh that need Go: uploading
 // the demo's inputs to the local stack's MinIO, finding when the
 // campaign's first BLAST task started (its ledger), and comparing the
-// merged result with a direct BLAST run (internal/refsearch's logic, as
+// merged result with a direct BLAST run (test/support/refsearch's logic, as
 // the tests do).
 //
 //	helper put STACK_DIR FILE KEY
@@ -20,9 +20,9 @@ import (
 	"time"
 
 	"github.com/blastfleet/blastfleet/internal/devstack"
-	"github.com/blastfleet/blastfleet/internal/ledger"
-	"github.com/blastfleet/blastfleet/internal/objstore"
-	"github.com/blastfleet/blastfleet/internal/refsearch"
+	"github.com/blastfleet/blastfleet/internal/storage/ledger"
+	"github.com/blastfleet/blastfleet/internal/storage/objstore"
+	"github.com/blastfleet/blastfleet/test/support/refsearch"
 )
 
 func main() {

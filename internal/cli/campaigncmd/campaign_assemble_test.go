@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/blastfleet/blastfleet/internal/ledger"
+	"github.com/blastfleet/blastfleet/internal/storage/ledger"
 )
 
 // TestCampaignAssemble: the command refuses an incomplete campaign,

@@ -8,7 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/blastfleet/blastfleet/internal/cli"
-	"github.com/blastfleet/blastfleet/internal/report"
+	"github.com/blastfleet/blastfleet/internal/cli/report"
 )
 
 type campaignReportOptions struct {

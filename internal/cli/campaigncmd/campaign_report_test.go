@@ -10,9 +10,9 @@ import (
 	"testing"
 
 	"github.com/blastfleet/blastfleet/internal/cli/clitest"
-	"github.com/blastfleet/blastfleet/internal/ledger"
-	"github.com/blastfleet/blastfleet/internal/ledger/ledgertest"
-	"github.com/blastfleet/blastfleet/internal/runrecord"
+	"github.com/blastfleet/blastfleet/internal/storage/ledger"
+	"github.com/blastfleet/blastfleet/internal/storage/ledger/ledgertest"
+	"github.com/blastfleet/blastfleet/internal/storage/runrecord"
 )
 
 var wroteLine = regexp.MustCompile(`^wrote (.+) \((\d+) KiB\): (.+)\n$`)

@@ -7,8 +7,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/blastfleet/blastfleet/internal/blast"
-	"github.com/blastfleet/blastfleet/internal/search"
+	"github.com/blastfleet/blastfleet/internal/bio/blast"
+	"github.com/blastfleet/blastfleet/internal/plan/search"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,12 +17,12 @@ import (
 
 	"github.com/blastfleet/blastfleet/internal/cli"
 	"github.com/blastfleet/blastfleet/internal/cli/clitest"
-	"github.com/blastfleet/blastfleet/internal/ledger"
-	"github.com/blastfleet/blastfleet/internal/manifest"
-	"github.com/blastfleet/blastfleet/internal/objstore"
-	"github.com/blastfleet/blastfleet/internal/shard"
-	"github.com/blastfleet/blastfleet/internal/synth"
-	"github.com/blastfleet/blastfleet/internal/testenv"
+	"github.com/blastfleet/blastfleet/internal/plan/shard"
+	"github.com/blastfleet/blastfleet/internal/storage/ledger"
+	"github.com/blastfleet/blastfleet/internal/storage/manifest"
+	"github.com/blastfleet/blastfleet/internal/storage/objstore"
+	"github.com/blastfleet/blastfleet/test/support/synth"
+	"github.com/blastfleet/blastfleet/test/support/testenv"
 )
 
 // campaignFixture is a synthetic nucleotide query file and its database

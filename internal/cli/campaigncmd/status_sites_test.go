@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/blastfleet/blastfleet/internal/ledger"
+	"github.com/blastfleet/blastfleet/internal/storage/ledger"
 )
 
 // The status table has a line per site, with its rate once it has one.

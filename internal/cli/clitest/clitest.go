@@ -16,7 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/blastfleet/blastfleet/internal/cli"
-	"github.com/blastfleet/blastfleet/internal/runrecord"
+	"github.com/blastfleet/blastfleet/internal/storage/runrecord"
 )
 
 // NewRoot builds a fresh command tree for one run, as run as binary: a

@@ -8,7 +8,7 @@ import (
 	"github.com/dustin/go-humanize"
 
 	"github.com/blastfleet/blastfleet/internal/cli"
-	"github.com/blastfleet/blastfleet/internal/dbcopy"
+	"github.com/blastfleet/blastfleet/internal/storage/dbcopy"
 )
 
 // copyProgress shows a copy's files and bytes: one line redrawn in place

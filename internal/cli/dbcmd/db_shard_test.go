@@ -12,9 +12,9 @@ import (
 	"testing"
 
 	"github.com/blastfleet/blastfleet/internal/cli/clitest"
-	"github.com/blastfleet/blastfleet/internal/manifest"
-	"github.com/blastfleet/blastfleet/internal/objstore"
-	"github.com/blastfleet/blastfleet/internal/testenv"
+	"github.com/blastfleet/blastfleet/internal/storage/manifest"
+	"github.com/blastfleet/blastfleet/internal/storage/objstore"
+	"github.com/blastfleet/blastfleet/test/support/testenv"
 )
 
 func TestDBShardIndexFlagErrors(t *testing.T) {

@@ -12,9 +12,9 @@ import (
 
 	"github.com/dustin/go-humanize"
 
-	"github.com/blastfleet/blastfleet/internal/dbcopy"
-	"github.com/blastfleet/blastfleet/internal/manifest"
-	"github.com/blastfleet/blastfleet/internal/objstore"
+	"github.com/blastfleet/blastfleet/internal/storage/dbcopy"
+	"github.com/blastfleet/blastfleet/internal/storage/manifest"
+	"github.com/blastfleet/blastfleet/internal/storage/objstore"
 )
 
 // location is a store's location as manifests record it: s3:// as

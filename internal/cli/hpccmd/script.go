@@ -9,7 +9,7 @@ import (
 	"text/template"
 	"unicode"
 
-	"github.com/blastfleet/blastfleet/internal/ledger"
+	"github.com/blastfleet/blastfleet/internal/storage/ledger"
 )
 
 // Job is what one sbatch script runs: one partition of a campaign at a

@@ -7,8 +7,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/blastfleet/blastfleet/internal/cli"
-	"github.com/blastfleet/blastfleet/internal/ledger"
-	"github.com/blastfleet/blastfleet/internal/objstore"
+	"github.com/blastfleet/blastfleet/internal/storage/ledger"
+	"github.com/blastfleet/blastfleet/internal/storage/objstore"
 )
 
 func newStatusCmd(loc Locator) *cobra.Command {

@@ -21,9 +21,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/blastfleet/blastfleet/api/v1alpha1"
-	"github.com/blastfleet/blastfleet/internal/argowf"
 	"github.com/blastfleet/blastfleet/internal/cli"
-	"github.com/blastfleet/blastfleet/internal/kubescheme"
+	"github.com/blastfleet/blastfleet/internal/operator/argowf"
+	"github.com/blastfleet/blastfleet/internal/operator/kubescheme"
 )
 
 // kubeOptions are kubectl's connection flags, from k8s.io/cli-runtime

@@ -18,7 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/blastfleet/blastfleet/api/v1alpha1"
-	"github.com/blastfleet/blastfleet/internal/argowf"
+	"github.com/blastfleet/blastfleet/internal/operator/argowf"
 )
 
 // campaignName takes a campaign's name also as kubectl names it, TYPE/NAME

@@ -10,8 +10,8 @@ import (
 
 	"github.com/blastfleet/blastfleet/api/v1alpha1"
 	"github.com/blastfleet/blastfleet/internal/cli/clitest"
-	"github.com/blastfleet/blastfleet/internal/report"
-	"github.com/blastfleet/blastfleet/internal/runrecord"
+	"github.com/blastfleet/blastfleet/internal/cli/report"
+	"github.com/blastfleet/blastfleet/internal/storage/runrecord"
 )
 
 func testReport(t *testing.T, f *kubeFixture) {

@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/blastfleet/blastfleet/controllers"
-	"github.com/blastfleet/blastfleet/internal/localrunner"
+	"github.com/blastfleet/blastfleet/internal/devstack/localrunner"
 )
 
 // TestClusterCommands runs the cluster commands against one real API

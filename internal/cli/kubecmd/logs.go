@@ -14,7 +14,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/blastfleet/blastfleet/api/v1alpha1"
-	"github.com/blastfleet/blastfleet/internal/argowf"
+	"github.com/blastfleet/blastfleet/internal/operator/argowf"
 )
 
 type logsOptions struct {

@@ -10,8 +10,8 @@ import (
 
 	"github.com/blastfleet/blastfleet/api/v1alpha1"
 	"github.com/blastfleet/blastfleet/internal/cli"
-	"github.com/blastfleet/blastfleet/internal/ledger"
-	"github.com/blastfleet/blastfleet/internal/objstore"
+	"github.com/blastfleet/blastfleet/internal/storage/ledger"
+	"github.com/blastfleet/blastfleet/internal/storage/objstore"
 )
 
 type resultsOptions struct {

@@ -10,8 +10,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/duration"
 
 	"github.com/blastfleet/blastfleet/api/v1alpha1"
-	"github.com/blastfleet/blastfleet/internal/argowf"
 	"github.com/blastfleet/blastfleet/internal/cli"
+	"github.com/blastfleet/blastfleet/internal/operator/argowf"
 )
 
 // progressWidth is the progress bar's width in cells.

@@ -10,7 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/blastfleet/blastfleet/api/v1alpha1"
-	"github.com/blastfleet/blastfleet/internal/search/fromapi"
+	"github.com/blastfleet/blastfleet/internal/plan/search/fromapi"
 )
 
 // searchFieldFlags are the flags of submit that set a search field.

@@ -8,7 +8,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/blastfleet/blastfleet/internal/search"
+	"github.com/blastfleet/blastfleet/internal/plan/search"
 )
 
 // listFlag is a --blast-option=-taxidlist=FILE (or -negative_taxidlist),

@@ -17,11 +17,11 @@ import (
 	"github.com/dustin/go-humanize"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/blastfleet/blastfleet/internal/blast"
+	"github.com/blastfleet/blastfleet/internal/bio/blast"
+	"github.com/blastfleet/blastfleet/internal/bio/fasta"
+	"github.com/blastfleet/blastfleet/internal/bio/queries"
 	"github.com/blastfleet/blastfleet/internal/cli"
-	"github.com/blastfleet/blastfleet/internal/fasta"
-	"github.com/blastfleet/blastfleet/internal/objstore"
-	"github.com/blastfleet/blastfleet/internal/queries"
+	"github.com/blastfleet/blastfleet/internal/storage/objstore"
 )
 
 // localQueries reports whether --queries names a file on this machine,

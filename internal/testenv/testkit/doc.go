@@ -1,6 +1,0 @@
-// Package testkit holds test helpers built on the product's own packages
-// (devstack, objstore, the API types): the local stack for end-to-end
-// tests, and a MinIO server of internal/testenv as a Store and a Secret.
-// They cannot live in internal/testenv, whose users include those
-// packages' own tests (an import cycle).
-package testkit
