@@ -2,4 +2,9 @@ package main
 
 import "sigs.k8s.io/controller-runtime/pkg/cache"
 
-type cacheConfig = cache.Config
+type (
+	cacheConfig  = cache.Config
+	cacheOptions = cache.Options
+)
+
+var stripManagedFields = cache.TransformStripManagedFields()
