@@ -128,9 +128,13 @@ func (r *CampaignReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 	// campaign this long at most, never a worker for ever.
 	rctx, cancel := r.Bounds.reconcileContext(ctx)
 	err := run.reconcile(rctx)
-	_, _ = timed(rctx, "cost", func(ctx context.Context) (bool, error) { run.recordCost(ctx); return true, nil })
+	start := time.Now()
+	run.recordCost(rctx)
+	observeStep("cost", start)
 	cancel()
-	_, werr := timed(ctx, "status", func(ctx context.Context) (bool, error) { return true, run.writeStatus(ctx) })
+	start = time.Now()
+	werr := run.writeStatus(ctx)
+	observeStep("status", start)
 	if werr == nil && run.terminal() {
 		// A finished campaign reads its ledger no more: its cached
 		// records would stay in memory for as long as the operator runs.

@@ -6,6 +6,7 @@ import (
 
 	"github.com/blastfleet/blastfleet/api/v1alpha1"
 	"github.com/blastfleet/blastfleet/internal/plan/search"
+	"github.com/blastfleet/blastfleet/internal/plan/search/fromapi"
 	"github.com/blastfleet/blastfleet/internal/storage/ledger"
 )
 
@@ -76,7 +77,7 @@ func TestPlanMismatchTaxidList(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := search.TaxidList{Location: objectURL(c.Spec.Output, c.Spec.TaxidList.ObjectReference)}
+	want := search.TaxidList{Location: fromapi.ObjectURL(c.Spec.Output, c.Spec.TaxidList.ObjectReference)}
 	if got := planJobSearch(t, mustPlanJob(t, c, spec, db, "s3://b/campaigns/ns/run", "worker:test")).TaxidList; got == nil || *got != want {
 		t.Errorf("planning Job's taxid list %+v, want %+v", got, want)
 	}

@@ -64,8 +64,8 @@ func newCampaignRun(r *CampaignReconciler, c *v1alpha1.SearchCampaign) *campaign
 func (run *campaignRun) reconcile(ctx context.Context) error {
 	run.c.Status.Location = run.loc
 	if run.terminal() {
-		_, err := timed(ctx, "wind-down", func(ctx context.Context) (bool, error) { return true, run.windDownPartitions(ctx) })
-		return err
+		defer observeStep("wind-down", time.Now())
+		return run.windDownPartitions(ctx)
 	}
 	for _, p := range []struct {
 		step string
@@ -83,7 +83,9 @@ func (run *campaignRun) reconcile(ctx context.Context) error {
 		{"burst", run.decideBurst},
 		{"partitions", run.reconcilePartitions},
 	} {
-		ok, err := timed(ctx, p.step, p.run)
+		start := time.Now()
+		ok, err := p.run(ctx)
+		observeStep(p.step, start)
 		if err != nil || !ok {
 			return err
 		}

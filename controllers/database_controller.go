@@ -24,6 +24,7 @@ import (
 	"github.com/blastfleet/blastfleet/api/v1alpha1"
 	"github.com/blastfleet/blastfleet/controllers/executor/argo"
 	"github.com/blastfleet/blastfleet/internal/operator/policy"
+	"github.com/blastfleet/blastfleet/internal/plan/search/fromapi"
 	"github.com/blastfleet/blastfleet/internal/shared/jitter"
 	"github.com/blastfleet/blastfleet/internal/storage/manifest"
 	"github.com/blastfleet/blastfleet/internal/storage/objstore"
@@ -142,7 +143,7 @@ func (run *databaseRun) reconcile(ctx context.Context) (time.Duration, error) {
 	st = run.r.Bounds.bound(st)
 	run.store = st
 
-	src := objectURL(db.Spec.Storage, db.Spec.Source)
+	src := fromapi.ObjectURL(db.Spec.Storage, db.Spec.Source)
 	return run.r.builderFor(db).build(ctx, run, src, loc)
 }
 

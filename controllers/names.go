@@ -74,19 +74,13 @@ func location(st v1alpha1.ObjectStorage, namespace, name string) string {
 	return "s3://" + st.Bucket + "/" + strings.TrimPrefix(path.Join(st.Prefix, namespace, name), "/")
 }
 
-// objectURL is an object reference as s3://bucket/key, the bucket
-// defaulting to the storage's.
-func objectURL(st v1alpha1.ObjectStorage, ref v1alpha1.ObjectReference) string {
-	return fromapi.ObjectURL(st, ref)
-}
-
 // queriesURL is the campaign's query object: in queries.storage's bucket
 // under its prefix when the queries have their own store, else in the
 // output's (or queries.bucket).
 func queriesURL(c *v1alpha1.SearchCampaign) string {
 	q := c.Spec.Queries
 	if q.Storage == nil {
-		return objectURL(c.Spec.Output, q.ObjectReference)
+		return fromapi.ObjectURL(c.Spec.Output, q.ObjectReference)
 	}
 	key := strings.TrimPrefix(q.Key, "/")
 	if p := strings.Trim(q.Storage.Prefix, "/"); p != "" {

@@ -277,16 +277,7 @@ func (run *campaignRun) buildPartition(ctx context.Context, index, restart int) 
 // would hold its reconcile eight times as long. Each created is counted
 // and told; the first error is returned once all are tried.
 func (run *campaignRun) createAll(ctx context.Context, objs []client.Object, restart int) error {
-	errs := make([]error, len(objs))
-	var wg sync.WaitGroup
-	for i, obj := range objs {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			errs[i] = run.r.Create(ctx, obj)
-		}()
-	}
-	wg.Wait()
+	errs := sideBySide(len(objs), func(i int) error { return run.r.Create(ctx, objs[i]) })
 	var first error
 	for i, obj := range objs {
 		switch err := errs[i]; {
@@ -341,16 +332,9 @@ func (run *campaignRun) deletePartition(ctx context.Context, p partition, why st
 // eight at once), then tells of each deleted; the first error is returned
 // once all are tried.
 func (run *campaignRun) deleteAll(ctx context.Context, parts []partition, why string) error {
-	errs := make([]error, len(parts))
-	var wg sync.WaitGroup
-	for i, p := range parts {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			errs[i] = run.r.Delete(ctx, p.obj, client.PropagationPolicy(metav1.DeletePropagationBackground))
-		}()
-	}
-	wg.Wait()
+	errs := sideBySide(len(parts), func(i int) error {
+		return run.r.Delete(ctx, parts[i].obj, client.PropagationPolicy(metav1.DeletePropagationBackground))
+	})
 	var first error
 	for i, p := range parts {
 		if err := errs[i]; err != nil && !apierrors.IsNotFound(err) {
@@ -418,4 +402,20 @@ func (run *campaignRun) pollWhileRunning() {
 	if !run.terminal() && !run.c.Spec.Suspend {
 		run.requeueWithin(run.r.poll())
 	}
+}
+
+// sideBySide runs f(0) ... f(n-1) at once and returns their errors, in
+// order.
+func sideBySide(n int, f func(i int) error) []error {
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = f(i)
+		}()
+	}
+	wg.Wait()
+	return errs
 }
