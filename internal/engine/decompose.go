@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 
@@ -84,8 +85,9 @@ type workload struct {
 	// segmentable: the database may be cut finer (Config.segmentable);
 	// fixed: --group-bytes set the groups; mixed: the head and the tail
 	// of the batches may differ (the dynamic schedule, which hands tasks
-	// out in order).
-	segmentable, fixed, mixed bool
+	// out in order); lpt: few batches go out largest first
+	// (master.addBatches: the dynamic schedule with guided blocks).
+	segmentable, fixed, mixed, lpt bool
 }
 
 // decompose chooses the shard groups: base, or, when the database may be
@@ -94,6 +96,9 @@ type workload struct {
 // queries), whichever minimises the predicted makespan.
 func decompose(w workload) plan {
 	sizes, ids, baseIDs, batchLetters, workers, share := w.sizes, w.ids, w.base, w.batches, w.workers, w.share
+	pred := func(head, tail [][]int, from int) float64 {
+		return predict(head, tail, sizes, batchLetters, batchOrder(batchLetters, from, workers, w.lpt), from, workers, share)
+	}
 	pos := map[int]int{}
 	for i, id := range ids {
 		pos[id] = i
@@ -108,7 +113,7 @@ func decompose(w workload) plan {
 	whole := plan{groups: baseIDs, head: seq(0, len(baseIDs)), tailFrom: n}
 	only := func(why string) plan {
 		p := whole
-		p.why = describe(p, n, workers, predict(base, nil, sizes, batchLetters, n, workers, share)) + why
+		p.why = describe(p, n, workers, pred(base, nil, n)) + why
 		return p
 	}
 	switch {
@@ -122,7 +127,7 @@ func decompose(w workload) plan {
 		return only(why)
 	}
 	var best [][]int
-	bestFrom, bestPred := n, predict(base, nil, sizes, batchLetters, n, workers, share)
+	bestFrom, bestPred := n, pred(base, nil, n)
 	for g := len(base) + 1; g <= min(len(sizes), 2*workers); g++ {
 		groups := balanced(sizes, g)
 		if !fits(groups, sizes, base) {
@@ -134,7 +139,7 @@ func decompose(w workload) plan {
 			if from > 0 && !w.mixed {
 				continue
 			}
-			if p := predict(base, groups, sizes, batchLetters, from, workers, share); p < bestPred*0.97 {
+			if p := pred(base, groups, from); p < bestPred*0.97 {
 				best, bestFrom, bestPred = groups, from, p
 			}
 		}
@@ -240,13 +245,27 @@ func balanced(sizes []int64, g int) [][]int {
 	return groups
 }
 
+// batchOrder is the order the master hands batches out in: first to
+// last, or with lpt and few batches largest first, the head's (before
+// from) before the tail's.
+func batchOrder(batchLetters []int64, from, workers int, lpt bool) []int {
+	order := seq(0, len(batchLetters))
+	if lpt && len(batchLetters) <= lptBatchesPerWorker*workers {
+		from = min(from, len(order))
+		for _, part := range [][]int{order[:from], order[from:]} {
+			slices.SortStableFunc(part, func(a, b int) int { return cmp.Compare(batchLetters[b], batchLetters[a]) })
+		}
+	}
+	return order
+}
+
 // predict is the makespan of the tasks, over that of the work split
 // perfectly with no set-up repeated: batches before from are searched
 // against head, the others against tail; a task costs its batch's letters
 // times its group's share of the database plus the repeated set-up, and
-// tasks go in order (batches first to last, as the scheduler's FIFO hands
-// them out) to the first worker free.
-func predict(head, tail [][]int, sizes []int64, batchLetters []int64, from, workers int, share float64) float64 {
+// tasks go in the scheduler's order (batches in order, each a list of
+// batch indexes) to the first worker free.
+func predict(head, tail [][]int, sizes []int64, batchLetters []int64, order []int, from, workers int, share float64) float64 {
 	var total float64
 	for _, s := range sizes {
 		total += float64(s)
@@ -271,7 +290,8 @@ func predict(head, tail [][]int, sizes []int64, batchLetters []int64, from, work
 	headFrac, tailFrac := fracs(head), fracs(tail)
 	load := make([]float64, workers)
 	var work float64
-	for b, l := range batchLetters {
+	for _, b := range order {
+		l := batchLetters[b]
 		work += float64(l) * (1 + share)
 		frac := headFrac
 		if b >= from {

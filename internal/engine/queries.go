@@ -114,6 +114,27 @@ func (b *blocker) take() (first, end int) {
 	return first, end
 }
 
+// lptBatchesPerWorker: a unit of at most this many batches per worker,
+// cut by guided blocks, is cut into one block per batch at once and
+// handed out largest first (master.addBatches). Guided blocks shrink
+// towards the end by themselves; batches this coarse cannot.
+const lptBatchesPerWorker = 4
+
+// coarse: the rest is few enough whole batches to be handed out largest
+// first (guided blocks only: fixed ones, as a campaign chunk followed by
+// others, keep query order).
+func (b *blocker) coarse() bool {
+	return b.fixed == 0 && !b.done() && len(b.ends)-b.batch <= lptBatchesPerWorker*b.workers
+}
+
+// takeBatch returns the next batch as [first, end).
+func (b *blocker) takeBatch() (first, end int) {
+	first, end = b.next, b.ends[b.batch]
+	b.batch++
+	b.next, b.left = end, b.left-sumLetters(b.queries[first:end])
+	return first, end
+}
+
 // blockFASTA renders queries [first, end) for BLAST's -query.
 func blockFASTA(qs []query) []byte {
 	var buf []byte
