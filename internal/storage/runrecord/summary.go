@@ -205,6 +205,10 @@ func (s *Summary) Print(w io.Writer) {
 	if s.TailTasks > 0 {
 		fmt.Fprintf(w, "%d last tasks ran with their host's idle slots as BLAST+ threads\n", s.TailTasks)
 	}
+	if s.TieBreaks > 0 {
+		fmt.Fprintf(w, "%d tie-break searches put %d queries' subjects tied in printed E-value across shard groups in BLAST's order (their time is the regenerate phase)\n",
+			s.TieBreaks, s.TiedQueries)
+	}
 	fmt.Fprintf(w, "%-5s %-7s %6s", "rank", "role", "tasks")
 	for _, p := range Phases {
 		fmt.Fprintf(w, " %12s", p)
