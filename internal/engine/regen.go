@@ -62,8 +62,9 @@ func (m *master) queueRegen(id int) {
 }
 
 // dispatchRegens hands queued regenerations and tie-break searches to
-// idle workers first: they hold up the output. Each goes to the idle worker that caches most of
-// its subjects' shard groups (Algorithm 1's locality).
+// idle workers first: they hold up the output. Each goes to the idle
+// worker that caches most of its subjects' shard groups (Algorithm 1's
+// locality).
 func (m *master) dispatchRegens() error {
 	for len(m.regens) > 0 && len(m.idle) > 0 && !m.syncing() {
 		id := m.regens[0]
