@@ -38,11 +38,16 @@ type blockState struct {
 	regenTask   int
 	pieces      []int
 	regenerated bool
+	// ties: per query, the subjects a tie-break search orders, until it
+	// is assigned; tieWait: the block waits for it (ties.go).
+	ties    []regenQuery
+	tieWait bool
 }
 
 type taskInfo struct {
 	block, group, worker int
 	regen                bool // a regeneration (group -1)
+	ties                 bool // a regeneration that is a tie-break search
 }
 
 type master struct {
@@ -216,7 +221,8 @@ func (m *master) setup(ctx context.Context) error {
 	var sum string
 	var err error
 	m.mergeOpts = merge.Options{MaxTargetSeqs: cfg.MaxTargetSeqs, Evalue: cfg.Evalue,
-		LengthDependentEvalues: cfg.Program.LengthDependentEvalues(), Verbatim: cfg.Program.WholeDatabase()}
+		LengthDependentEvalues: cfg.Program.LengthDependentEvalues(), CompositionStats: compositionStats(cfg.Options),
+		Verbatim: cfg.Program.WholeDatabase()}
 	if cfg.Sim != nil {
 		sum, err = m.setupSim(ctx)
 	} else {
@@ -451,7 +457,10 @@ func (m *master) handleEnvelope(ctx context.Context, from int, e *envelope) erro
 			return m.dispatch(ctx)
 		}
 		var err error
-		if t.regen {
+		if t.ties {
+			err = fmt.Errorf("ordering tied subjects of query block %d (queries %s..%s) on rank %d: %s",
+				t.block, m.queries[b.first].ID, m.queries[b.end-1].ID, from, e.Failed.Error)
+		} else if t.regen {
 			err = fmt.Errorf("regenerating the reports of query block %d (queries %s..%s) on rank %d: %s",
 				t.block, m.queries[b.first].ID, m.queries[b.end-1].ID, from, e.Failed.Error)
 		} else {
@@ -780,6 +789,9 @@ func (m *master) blockGroups(first int) []int {
 func (m *master) record(d *doneMsg) *unit {
 	t := m.tasks[d.Task]
 	b := m.blocks[t.block]
+	if t.ties {
+		return m.recordTies(d, t, b)
+	}
 	if t.regen {
 		return m.recordRegen(d, t, b)
 	}
@@ -801,8 +813,11 @@ func (m *master) record(d *doneMsg) *unit {
 			Score: h.Score, SLen: h.SLen, Ordinal: h.Ordinal, Size: int(h.Size), Source: d.Task, Index: i, Shard: int(h.Shard)})
 	}
 	b.tasksLeft--
-	if b.tasksLeft == 0 && m.regenerating() {
+	switch {
+	case b.tasksLeft == 0 && m.regenerating():
 		m.queueRegen(t.block)
+	case b.tasksLeft == 0:
+		m.queueTieBreak(t.block)
 	}
 	return b.unit
 }

@@ -84,6 +84,9 @@ type assignMsg struct {
 	// of the whole search (a report's numbering and footer need it).
 	Regen []regenQuery
 	Total int
+	// Ties: Regen is a tie-break search's (ties.go): per query, the
+	// subjects whose order the printed values cannot tell.
+	Ties bool
 }
 
 type regenQuery struct {

@@ -61,9 +61,10 @@ func (m *master) queueRegen(id int) {
 	m.regens = append(m.regens, id)
 }
 
-// dispatchRegens hands queued regenerations to idle workers first: they
-// hold up the output. Each goes to the idle worker that caches most of
-// its subjects' shard groups (Algorithm 1's locality).
+// dispatchRegens hands queued regenerations and tie-break searches to
+// idle workers first: they hold up the output. Each goes to the idle
+// worker that caches most of its subjects' shard groups (Algorithm 1's
+// locality).
 func (m *master) dispatchRegens() error {
 	for len(m.regens) > 0 && len(m.idle) > 0 && !m.syncing() {
 		id := m.regens[0]
@@ -72,8 +73,12 @@ func (m *master) dispatchRegens() error {
 		if b.unit.failed {
 			continue
 		}
+		work, ties := b.regen, b.ties != nil
+		if ties {
+			work = b.ties
+		}
 		need := map[int]bool{}
-		for _, q := range b.regen {
+		for _, q := range work {
 			for _, s := range q.Subjects {
 				need[m.groupOf(int(s.Shard))] = true
 			}
@@ -93,11 +98,14 @@ func (m *master) dispatchRegens() error {
 		w := m.idle[best]
 		m.idle = slices.Delete(m.idle, best, best+1)
 		task := len(m.tasks)
-		m.tasks = append(m.tasks, taskInfo{block: id, group: -1, worker: w, regen: true})
-		b.regenTask = task
+		m.tasks = append(m.tasks, taskInfo{block: id, group: -1, worker: w, regen: true, ties: ties})
 		a := m.blockAssign(id, b)
-		a.Task, a.Group, a.Regen, a.Total = task, -1, b.regen, len(m.queries)
-		b.regen = nil
+		a.Task, a.Group, a.Regen, a.Total, a.Ties = task, -1, work, len(m.queries), ties
+		if ties {
+			b.ties = nil
+		} else {
+			b.regenTask, b.regen = task, nil
+		}
 		m.busy(w, running{started: time.Now()})
 		if err := m.send(w, &envelope{Assign: a}); err != nil {
 			return err
@@ -143,12 +151,10 @@ func (m *master) recordRegen(d *doneMsg, t taskInfo, b *blockState) *unit {
 // run per BLAST+ batch of the block (regen.Batch; each query alone when
 // the block's queries were searched alone), and keeps their pieces as the
 // task's lines.
-func (w *worker) runRegenTask(ctx context.Context, a *assignMsg) (r taskResult) {
-	r.assign = a
-	r.started = time.Now()
-	queries := splitBlock(a.FASTA)
-	if len(queries) != len(a.Regen) {
-		r.err = fmt.Errorf("regenerating block %d: %d queries in its FASTA, %d in its request", a.Block, len(queries), len(a.Regen))
+func (w *worker) runRegenTask(ctx context.Context, a *assignMsg) taskResult {
+	r, queries, err := beginBlockTask(a)
+	if err != nil {
+		r.err = fmt.Errorf("regenerating: %w", err)
 		return r
 	}
 	ends := regenBatchEnds(queries, a.Batch)
@@ -174,19 +180,12 @@ func (w *worker) runRegenTask(ctx context.Context, a *assignMsg) (r taskResult) 
 		r.ended = time.Now()
 		return r
 	}
-	shards := map[int]bool{}
-	for _, q := range a.Regen {
-		for _, s := range q.Subjects {
-			shards[int(s.Shard)] = true
-		}
+	_, release, err := w.acquireShards(ctx, subjectShards(a.Regen), false)
+	if err != nil {
+		r.err = err
+		return r
 	}
-	for s := range shards {
-		if _, err := w.cache.Acquire(ctx, s); err != nil {
-			r.err = fmt.Errorf("fetching shard %d: %w", s, err)
-			return r
-		}
-		defer w.cache.Release(s)
-	}
+	defer release()
 	r.fetched = time.Now()
 	db := regen.Database{Name: w.db.Name, Title: w.db.Title, Type: w.db.Type, Sequences: w.db.Sequences, Letters: w.db.Letters, Date: regen.DatabaseDate(w.db.Shards)}
 	limits := w.cfg.taskLimits()
@@ -200,14 +199,10 @@ func (w *worker) runRegenTask(ctx context.Context, a *assignMsg) (r taskResult) 
 				return r
 			}
 			q := a.Regen[i]
-			subjects := make([]regen.Subject, len(q.Subjects))
-			for j, s := range q.Subjects {
-				id, err := w.subjectID(int(s.Shard), s.Ordinal)
-				if err != nil {
-					r.err = err
-					return r
-				}
-				subjects[j] = regen.Subject{DB: filepath.Join(w.dir, w.db.Shards[s.Shard].DBName), IDs: id, Ordinal: s.Ordinal}
+			subjects, err := w.regenSubjects(q)
+			if err != nil {
+				r.err = err
+				return r
 			}
 			qs[i-start] = regen.BatchQuery{FASTA: queries[i], Subjects: subjects, More: q.More}
 			letters += len(queries[i])

@@ -129,9 +129,10 @@ func (m *master) mergeReady(ctx context.Context, u *unit) error {
 	return m.maybeFinish(ctx, u)
 }
 
-// mergeable: a block's search is all in and, for a report, regenerated.
+// mergeable: a block's search is all in, its ties ordered and, for a
+// report, regenerated.
 func (m *master) mergeable(b *blockState) bool {
-	return b.tasksLeft == 0 && (b.regenerated || !m.regenerating())
+	return b.tasksLeft == 0 && !b.tieWait && (b.regenerated || !m.regenerating())
 }
 
 // release frees the lines of a unit's merged tasks, held by the workers

@@ -264,6 +264,8 @@ func (w *worker) start(ctx context.Context, a *assignMsg) {
 	switch {
 	case w.cfg.Sim != nil:
 		run = w.runSimTask
+	case a.Ties:
+		run = w.runTieTask
 	case a.Regen != nil:
 		run = w.runRegenTask
 	}
@@ -355,20 +357,12 @@ func (w *worker) runTask(ctx context.Context, a *assignMsg) (r taskResult) {
 		return r
 	}
 	r.started = time.Now()
-	var ordinals []map[string]int64
-	for _, s := range a.Shards {
-		if _, err := w.cache.Acquire(ctx, s); err != nil {
-			r.err = fmt.Errorf("fetching shard %d: %w", s, err)
-			return r
-		}
-		defer w.cache.Release(s)
-		ids, err := w.shardOrdinals(s)
-		if err != nil {
-			r.err = err
-			return r
-		}
-		ordinals = append(ordinals, ids)
+	ordinals, release, err := w.acquireShards(ctx, a.Shards, true)
+	if err != nil {
+		r.err = err
+		return r
 	}
+	defer release()
 	db, err := w.alias(ctx, a.Group, a.Shards)
 	if err != nil {
 		r.err = err

@@ -42,12 +42,11 @@ func TestSeqidListEqualsBLAST(t *testing.T) {
 		// approximate nucleotide letters still follow the original's.
 		{"blastn", nil, blastdbtest.Options{Name: "seqnt1", Synth: synth.Options{Seed: 33, Families: 8, Members: 8,
 			MinLen: 500, MaxLen: 900, Mutation: 0.03, Queries: 12, QueryFrac: 0.5, Unrelated: 6, Duplicates: 4}}},
-		// Without composition-based statistics: with them, subjects of
-		// equal raw score and printed E-value but different lengths are
-		// ordered by E-value digits tabular output does not print, which
-		// the merge guesses by length (shorter first), wrongly here for
-		// reasons of its own, with or without a list.
-		{"blastp", []string{"-comp_based_stats", "0"}, blastdbtest.Options{Name: "seqnr", Protein: true, VolumeMax: 3000, Synth: synth.Options{Seed: 32, Families: 8, Members: 6,
+		// blastp's defaults (composition-based statistics): subjects of
+		// equal printed E-value are ordered by digits tabular output does
+		// not print, which a tie-break search under the list's
+		// statistics finds.
+		{"blastp", nil, blastdbtest.Options{Name: "seqnr", Protein: true, VolumeMax: 3000, Synth: synth.Options{Seed: 32, Families: 8, Members: 6,
 			MinLen: 150, MaxLen: 300, Mutation: 0.15, Queries: 10, QueryFrac: 0.5, Unrelated: 6, Duplicates: 4}}},
 	} {
 		t.Run(tc.program+"/"+tc.opts.Name, func(t *testing.T) {

@@ -5,8 +5,9 @@
 // then the raw score of their first HSP (descending), then the subject's
 // ordinal in the database (descending); -max_target_seqs keeps the first N
 // subjects. Each shard search is already in that order, by BLAST's
-// unrounded E-values, so the merge keeps every source's own order and only
-// interleaves sources by their printed values.
+// unrounded E-values, so the merge keeps every source's own order and
+// interleaves sources by their printed values, and where those cannot
+// tell (Ties) by the ranks a tie-break search gave (Hit.Rank).
 package merge
 
 import (
@@ -28,6 +29,10 @@ type Hit struct {
 	Source   int
 	Index    int
 	Shard    int // the shard holding the subject (regeneration fetches it there)
+	// Rank is the subject's place in BLAST's own order of the subjects it
+	// ties with in printed values across sources (a tie-break search,
+	// Ties); 0: none.
+	Rank int
 }
 
 // Options are the global cut-offs and how E-values behave.
@@ -35,11 +40,15 @@ type Options struct {
 	MaxTargetSeqs int     // subjects kept per query; 0: all
 	Evalue        float64 // 0: no cut-off
 	// LengthDependentEvalues: protein E-values grow with the subject's
-	// length (Spouge's finite-size correction), so among equal printed
-	// E-values of equal raw score the shorter subject came first. Where
-	// raw scores differ too, the printed digits cannot tell: the merge
-	// guesses the higher score, and may order such ties unlike BLAST.
+	// length (Spouge's finite-size correction), so equal printed E-values
+	// and raw scores may hide different exact E-values. BLAST's order of
+	// such subjects from different sources comes from a tie-break search
+	// (Ties, Hit.Rank); without one the merge guesses the shorter first.
 	LengthDependentEvalues bool
+	// CompositionStats: E-values come from composition-adjusted scores
+	// that BLAST rounds before printing, so subjects of equal length and
+	// printed score may differ in E-value too (Ties).
+	CompositionStats bool
 	// InOrder: each source numbers its subjects in the database's order
 	// (an ordered database), so BLAST already broke its ties as it would
 	// on the unsharded database and a source's order is kept as it is.
@@ -71,12 +80,17 @@ func (o *Options) compare(a, b *Hit) int {
 	if c := cmp.Compare(a.Evalue, b.Evalue); c != 0 {
 		return c
 	}
+	if a.Rank > 0 && b.Rank > 0 {
+		// The printed values cannot tell: BLAST's own order (Ties).
+		return cmp.Compare(a.Rank, b.Rank)
+	}
 	if c := cmp.Compare(b.Score, a.Score); c != 0 {
 		return c
 	}
 	if !o.tied(a, b) {
-		// Equal printed values, different lengths: the exact E-values
-		// differ in digits BLAST does not print; guess the shorter.
+		// Equal printed values, different lengths, no tie-break search
+		// (simulations): the exact E-values differ in digits BLAST does
+		// not print; guess the shorter.
 		if c := cmp.Compare(a.SLen, b.SLen); c != 0 {
 			return c
 		}

@@ -96,8 +96,13 @@ type Summary struct {
 	TailTasks int `json:"tailTasks,omitempty"`
 	// Regenerations are the tasks that made reports (-outfmt 0, 5, 7,
 	// 15, 16) of merged blocks, one BLAST run per query; not in Tasks.
-	Regenerations int   `json:"regenerations,omitempty"`
-	Hits          int64 `json:"hits"`
+	Regenerations int `json:"regenerations,omitempty"`
+	// TieBreaks are the tasks that put subjects tied in printed E-value
+	// and score across shard groups in BLAST's order, for TiedQueries
+	// queries; not in Tasks.
+	TieBreaks   int   `json:"tieBreaks,omitempty"`
+	TiedQueries int   `json:"tiedQueries,omitempty"`
+	Hits        int64 `json:"hits"`
 	// QueriesWritten counts queries merged and handed to writers.
 	QueriesWritten  int `json:"queriesWritten"`
 	ChunksCommitted int `json:"chunksCommitted,omitempty"`
@@ -199,6 +204,10 @@ func (s *Summary) Print(w io.Writer) {
 	}
 	if s.TailTasks > 0 {
 		fmt.Fprintf(w, "%d last tasks ran with their host's idle slots as BLAST+ threads\n", s.TailTasks)
+	}
+	if s.TieBreaks > 0 {
+		fmt.Fprintf(w, "%d tie-break searches put %d queries' subjects tied in printed E-value across shard groups in BLAST's order (their time is the regenerate phase)\n",
+			s.TieBreaks, s.TiedQueries)
 	}
 	fmt.Fprintf(w, "%-5s %-7s %6s", "rank", "role", "tasks")
 	for _, p := range Phases {
