@@ -45,6 +45,8 @@ func TestOneNodeCluster(t *testing.T) {
 	tg.c = testkit.Client(t, tg.kubeconfig)
 	db := tg.database(t, f)
 
+	// Alone: the samples' pods ask for a core and a half of the node's two.
+	t.Run("readme-samples", func(t *testing.T) { testReadmeSamples(t, st) })
 	t.Run("campaigns", func(t *testing.T) {
 		t.Run("clean", func(t *testing.T) { t.Parallel(); testClean(t, tg, f, db) })
 		t.Run("stops-not-failures", func(t *testing.T) { t.Parallel(); testStopsNotFailures(t, tg, f, db) })
