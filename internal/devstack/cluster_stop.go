@@ -72,20 +72,36 @@ func (s *supervisor) deletePods() error {
 	for i := range pods.Items {
 		_ = c.Delete(ctx, &pods.Items[i], client.GracePeriodSeconds(grace))
 	}
+	var left []string
 	for {
-		if err := c.List(ctx, &pods); err == nil && len(pods.Items) == 0 {
+		if err := c.List(ctx, &pods); err != nil {
+			left = []string{"(listing them: " + err.Error() + ")"}
+		} else if left = podsRunning(pods.Items); len(left) == 0 {
 			return nil
 		}
 		select {
 		case <-ctx.Done():
-			var names []string
-			for _, p := range pods.Items {
-				names = append(names, p.Namespace+"/"+p.Name)
-			}
-			return fmt.Errorf("pods still there: %s", strings.Join(names, ", "))
+			return fmt.Errorf("pods still there: %s", strings.Join(left, ", "))
 		case <-time.After(500 * time.Millisecond):
 		}
 	}
+}
+
+// podsRunning names the pods the kubelet has yet to stop. A deleted pod
+// it has stopped (its phase terminal) counts as gone even while a
+// finalizer keeps its object: the controllers that remove those (the
+// Job controller's job-tracking finalizer on MPIJob launchers and
+// database Jobs, Argo's on its step pods) are stopped or are pods being
+// deleted themselves, so waiting for them only runs out the timeout.
+func podsRunning(pods []corev1.Pod) []string {
+	var names []string
+	for _, p := range pods {
+		done := p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed
+		if p.DeletionTimestamp == nil || !done {
+			names = append(names, p.Namespace+"/"+p.Name)
+		}
+	}
+	return names
 }
 
 // removeContainers kills and removes whatever containerd still runs

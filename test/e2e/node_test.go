@@ -229,12 +229,15 @@ func testKueue(t *testing.T, tg *target, f *fixture, db string) {
 	t.Logf("%s Complete %s after kubectl apply, partitions admitted in turn", name, time.Since(t0).Round(time.Millisecond))
 }
 
-// testClusterDown: dev down leaves nothing of the cluster on the machine:
-// no process of the stack, no mount under its directory, no network
-// namespace, bridge, veth or KUBE- iptables chain, no cgroup, and the
-// sysctls as they were.
+// testClusterDown: dev down, with a Job's pod running (as a campaign's
+// launcher would be), stops that pod without waiting out its timeout for
+// the Job controller's finalizer, and leaves nothing of the cluster on
+// the machine: no process of the stack, no mount under its directory, no
+// network namespace, bridge, veth or KUBE- iptables chain, no cgroup, and
+// the sysctls as they were.
 func testClusterDown(t *testing.T, tg *target) {
 	s := tg.node
+	startBusyJob(t, tg)
 	netnsBefore := entries("/run/netns")
 	if len(devstack.Stragglers(s.dir)) == 0 {
 		t.Fatal("no process carries the stack's marker before dev down")
@@ -245,6 +248,9 @@ func testClusterDown(t *testing.T, tg *target) {
 		t.Fatalf("blastfleet dev down: %v\n%s%s", err, stdout, stderr)
 	}
 	t.Logf("blastfleet dev down took %s", time.Since(t0).Round(time.Millisecond))
+	if strings.Contains(stderr, "deleting pods:") {
+		t.Errorf("dev down waited out its timeout for pods the kubelet had stopped:\n%s", stderr)
+	}
 	if left := devstack.Stragglers(s.dir); len(left) > 0 {
 		t.Errorf("processes left: %v", left)
 	}
