@@ -98,7 +98,7 @@ func podsRunning(pods []corev1.Pod) []string {
 	for _, p := range pods {
 		done := p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed
 		if p.DeletionTimestamp == nil || !done {
-			names = append(names, p.Namespace+"/"+p.Name)
+			names = append(names, fmt.Sprintf("%s/%s (%s on %q, finalizers %v)", p.Namespace, p.Name, p.Status.Phase, p.Spec.NodeName, p.Finalizers))
 		}
 	}
 	return names

@@ -31,7 +31,8 @@ func TestPodsRunning(t *testing.T) {
 		pod("pending-deleted", true, corev1.PodPending),
 	}
 	got := podsRunning(pods)
-	want := []string{"default/worker-stopping", "default/minio-not-deleted", "default/job-done-not-deleted", "default/pending-deleted"}
+	want := []string{`default/worker-stopping (Running on "", finalizers [])`, `default/minio-not-deleted (Running on "", finalizers [])`,
+		`default/job-done-not-deleted (Succeeded on "", finalizers [])`, `default/pending-deleted (Pending on "", finalizers [])`}
 	if !slices.Equal(got, want) {
 		t.Errorf("podsRunning = %q, want %q", got, want)
 	}

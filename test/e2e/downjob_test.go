@@ -16,11 +16,11 @@ import (
 
 // startBusyJob starts a Job whose pod runs until it is killed, as a
 // partition's launcher (an MPIJob's Job) runs while its campaign does,
-// and waits until it runs. Its pod carries the Job controller's
+// waits until it runs, and returns its name. Its pod carries the Job controller's
 // job-tracking finalizer, which nothing removes once dev down has
 // stopped the controllers: dev down must not wait for it. The image is
 // MinIO's (Debian's sleep), already on the node.
-func startBusyJob(t *testing.T, tg *target) {
+func startBusyJob(t *testing.T, tg *target) string {
 	t.Helper()
 	ctx := context.Background()
 	var minio corev1.PodList
@@ -61,4 +61,5 @@ func startBusyJob(t *testing.T, tg *target) {
 		}
 		return false, fmt.Sprintf("%d pods", len(pods.Items))
 	})
+	return name
 }
