@@ -46,8 +46,8 @@ func machineCleanup(p paths, bin string) error {
 	return errors.Join(unmountUnder(p.dir), cgroupsDown(), networkDown(p, filepath.Join(bin, "kube-proxy")))
 }
 
-// deletePods deletes every pod and waits until the kubelet has stopped
-// them all.
+// deletePods deletes every pod, and any created meanwhile, and waits
+// until the kubelet has stopped them all.
 func (s *supervisor) deletePods() error {
 	rc, err := RESTConfig(s.p.kubeconfig())
 	if err != nil {
@@ -69,11 +69,18 @@ func (s *supervisor) deletePods() error {
 	}
 	s.step("deleting %d pods (grace %s)", len(pods.Items), podGrace)
 	grace := int64(podGrace.Seconds())
-	for i := range pods.Items {
-		_ = c.Delete(ctx, &pods.Items[i], client.GracePeriodSeconds(grace))
-	}
 	var left []string
 	for {
+		// Every pass, not once: operators that run as pods (the MPI
+		// operator, Kueue) keep reconciling through their grace period and
+		// may create pods after the first pass (a Kueue-admitted
+		// partition's workers), which no scheduler binds and nothing else
+		// deletes.
+		for i := range pods.Items {
+			if pods.Items[i].DeletionTimestamp == nil {
+				_ = c.Delete(ctx, &pods.Items[i], client.GracePeriodSeconds(grace))
+			}
+		}
 		if err := c.List(ctx, &pods); err != nil {
 			left = []string{"(listing them: " + err.Error() + ")"}
 		} else if left = podsRunning(pods.Items); len(left) == 0 {
