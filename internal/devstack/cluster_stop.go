@@ -46,8 +46,8 @@ func machineCleanup(p paths, bin string) error {
 	return errors.Join(unmountUnder(p.dir), cgroupsDown(), networkDown(p, filepath.Join(bin, "kube-proxy")))
 }
 
-// deletePods deletes every pod and waits until the kubelet has stopped
-// them all.
+// deletePods deletes every pod, and any created meanwhile, and waits
+// until the kubelet has stopped them all.
 func (s *supervisor) deletePods() error {
 	rc, err := RESTConfig(s.p.kubeconfig())
 	if err != nil {
@@ -69,23 +69,46 @@ func (s *supervisor) deletePods() error {
 	}
 	s.step("deleting %d pods (grace %s)", len(pods.Items), podGrace)
 	grace := int64(podGrace.Seconds())
-	for i := range pods.Items {
-		_ = c.Delete(ctx, &pods.Items[i], client.GracePeriodSeconds(grace))
-	}
+	var left []string
 	for {
-		if err := c.List(ctx, &pods); err == nil && len(pods.Items) == 0 {
+		// Every pass, not once: operators that run as pods (the MPI
+		// operator, Kueue) keep reconciling through their grace period and
+		// may create pods after the first pass (a Kueue-admitted
+		// partition's workers), which no scheduler binds and nothing else
+		// deletes.
+		for i := range pods.Items {
+			if pods.Items[i].DeletionTimestamp == nil {
+				_ = c.Delete(ctx, &pods.Items[i], client.GracePeriodSeconds(grace))
+			}
+		}
+		if err := c.List(ctx, &pods); err != nil {
+			left = []string{"(listing them: " + err.Error() + ")"}
+		} else if left = podsRunning(pods.Items); len(left) == 0 {
 			return nil
 		}
 		select {
 		case <-ctx.Done():
-			var names []string
-			for _, p := range pods.Items {
-				names = append(names, p.Namespace+"/"+p.Name)
-			}
-			return fmt.Errorf("pods still there: %s", strings.Join(names, ", "))
+			return fmt.Errorf("pods still there: %s", strings.Join(left, ", "))
 		case <-time.After(500 * time.Millisecond):
 		}
 	}
+}
+
+// podsRunning names the pods the kubelet has yet to stop. A deleted pod
+// it has stopped (its phase terminal) counts as gone even while a
+// finalizer keeps its object: the controllers that remove those (the
+// Job controller's job-tracking finalizer on MPIJob launchers and
+// database Jobs, Argo's on its step pods) are stopped or are pods being
+// deleted themselves, so waiting for them only runs out the timeout.
+func podsRunning(pods []corev1.Pod) []string {
+	var names []string
+	for _, p := range pods {
+		done := p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed
+		if p.DeletionTimestamp == nil || !done {
+			names = append(names, fmt.Sprintf("%s/%s (%s on %q, finalizers %v)", p.Namespace, p.Name, p.Status.Phase, p.Spec.NodeName, p.Finalizers))
+		}
+	}
+	return names
 }
 
 // removeContainers kills and removes whatever containerd still runs

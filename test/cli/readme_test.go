@@ -1,49 +1,12 @@
 package cli
 
 import (
-	"os"
-	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/blastfleet/blastfleet/test/support/kubetest"
 	"github.com/blastfleet/blastfleet/test/support/testenv"
 )
-
-// readmeCommands returns the kubectl commands of README.md's code block
-// under the heading, as written there (continuations joined, trailing
-// comments dropped), so the test runs what users copy and cannot drift.
-func readmeCommands(t *testing.T, root, heading string) [][]string {
-	t.Helper()
-	return readmeProgram(t, root, heading, "kubectl")
-}
-
-// readmeProgram is readmeCommands for the lines that run program.
-func readmeProgram(t *testing.T, root, heading, program string) [][]string {
-	t.Helper()
-	raw, err := os.ReadFile(filepath.Join(root, "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, section, ok := strings.Cut(string(raw), "\n## "+heading+"\n")
-	if !ok {
-		t.Fatalf("README.md has no section %q", heading)
-	}
-	block := regexp.MustCompile("(?s)```sh\n(.*?)```").FindStringSubmatch(section)
-	if block == nil {
-		t.Fatalf("README.md section %q has no sh block", heading)
-	}
-	var cmds [][]string
-	for _, line := range strings.Split(strings.ReplaceAll(block[1], "\\\n", " "), "\n") {
-		line, _, _ = strings.Cut(line, "#")
-		fields := strings.Fields(line)
-		if len(fields) > 0 && fields[0] == program {
-			cmds = append(cmds, fields[1:])
-		}
-	}
-	return cmds
-}
 
 // TestReadmeCommands runs the kubectl commands of README's "Install on a
 // cluster" against a real API server with the CRDs, from the repository
@@ -57,7 +20,7 @@ func TestReadmeCommands(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmds := readmeCommands(t, root, "Install on a cluster")
+	cmds := testenv.ReadmeProgram(t, root, "Install on a cluster", "kubectl")
 	var applied bool
 	for _, c := range cmds {
 		applied = applied || (c[0] == "apply" && strings.Contains(strings.Join(c, " "), "config/samples"))

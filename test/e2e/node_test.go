@@ -45,6 +45,8 @@ func TestOneNodeCluster(t *testing.T) {
 	tg.c = testkit.Client(t, tg.kubeconfig)
 	db := tg.database(t, f)
 
+	// Alone: the samples' pods ask for a core and a half of the node's two.
+	t.Run("readme-samples", func(t *testing.T) { testReadmeSamples(t, st) })
 	t.Run("campaigns", func(t *testing.T) {
 		t.Run("clean", func(t *testing.T) { t.Parallel(); testClean(t, tg, f, db) })
 		t.Run("stops-not-failures", func(t *testing.T) { t.Parallel(); testStopsNotFailures(t, tg, f, db) })
@@ -227,12 +229,19 @@ func testKueue(t *testing.T, tg *target, f *fixture, db string) {
 	t.Logf("%s Complete %s after kubectl apply, partitions admitted in turn", name, time.Since(t0).Round(time.Millisecond))
 }
 
-// testClusterDown: dev down leaves nothing of the cluster on the machine:
-// no process of the stack, no mount under its directory, no network
-// namespace, bridge, veth or KUBE- iptables chain, no cgroup, and the
-// sysctls as they were.
+// testClusterDown: dev down, with a Job's pod running (as a campaign's
+// launcher would be), stops that pod without waiting out its timeout for
+// the Job controller's finalizer, deletes a pod created meanwhile (as an
+// operator still running in its grace period creates a Kueue-admitted
+// partition's workers), and leaves nothing of the cluster on the
+// machine: no process of the stack, no mount under its directory, no
+// network namespace, bridge, veth or KUBE- iptables chain, no cgroup, and
+// the sysctls as they were.
 func testClusterDown(t *testing.T, tg *target) {
 	s := tg.node
+	spec := busyPod(t, tg)
+	busy := startBusyJob(t, tg, spec)
+	late := createDuringDown(tg, busy, spec)
 	netnsBefore := entries("/run/netns")
 	if len(devstack.Stragglers(s.dir)) == 0 {
 		t.Fatal("no process carries the stack's marker before dev down")
@@ -243,6 +252,13 @@ func testClusterDown(t *testing.T, tg *target) {
 		t.Fatalf("blastfleet dev down: %v\n%s%s", err, stdout, stderr)
 	}
 	t.Logf("blastfleet dev down took %s", time.Since(t0).Round(time.Millisecond))
+	if _, left, ok := strings.Cut(stderr, "deleting pods:"); ok {
+		left, _, _ = strings.Cut(left, "\n")
+		t.Errorf("dev down waited out its timeout for pods (the Job %s's stopped one, or pods created while it deleted):%s", busy, left)
+	}
+	if err := <-late; err != nil {
+		t.Errorf("creating a pod while dev down deleted pods: %v", err)
+	}
 	if left := devstack.Stragglers(s.dir); len(left) > 0 {
 		t.Errorf("processes left: %v", left)
 	}
