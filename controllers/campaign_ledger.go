@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/blastfleet/blastfleet/api/v1alpha1"
+	"github.com/blastfleet/blastfleet/controllers/executor"
 	"github.com/blastfleet/blastfleet/internal/shared/jitter"
 	"github.com/blastfleet/blastfleet/internal/storage/ledger"
 )
@@ -122,6 +123,36 @@ func (run *campaignRun) ledgerRead(ctx context.Context) (*ledgerRead, bool, erro
 	return rd, true, nil
 }
 
+// exitSkew covers a partition's end time being whole seconds, and the
+// clocks of the MPI operator's node and the operator's.
+const exitSkew = 2 * time.Second
+
+// readAfterExits: the status was read, and after every partition that
+// exited 0 had exited, so such a partition can be told from one that
+// finished: chunks the read says remain do remain. A poller's read made
+// before one exited is not: the partition may have committed the last
+// chunk since, and would be replaced for nothing. The poller then reads
+// the campaign once past that exit, and wakes it.
+func (run *campaignRun) readAfterExits() bool {
+	if run.status == nil {
+		return false
+	}
+	if !run.readCached {
+		return true
+	}
+	var last time.Time // the latest exit the read does not cover
+	for _, p := range run.parts {
+		if end := p.state.FinishedAt.Add(exitSkew); p.state.Phase == executor.Succeeded && !run.read.at.After(end) && end.After(last) {
+			last = end
+		}
+	}
+	if last.IsZero() {
+		return true
+	}
+	run.r.poller.refresh(run.c.UID, last)
+	return false
+}
+
 // newProblems are rd's problems unless this version's were reported: the
 // partition that voided a bad commit found it once.
 func (run *campaignRun) newProblems(rd *ledgerRead) []string {
@@ -143,6 +174,11 @@ func endgamePoll(st *ledger.Status, poll time.Duration) time.Duration {
 	if st.Complete || st.Pending > 0 || st.Leased == 0 {
 		return 0
 	}
+	return endgameInterval(poll)
+}
+
+// endgameInterval is a fifth of the poll interval, between 1 and 3 s.
+func endgameInterval(poll time.Duration) time.Duration {
 	return max(min(poll/5, 3*time.Second), time.Second)
 }
 

@@ -56,6 +56,8 @@ type pollEntry struct {
 	busy bool
 	last *ledgerRead
 	seq  uint64 // reads kept, naming their versions
+	// wakeNext: a reconcile waits on the next read, news or not.
+	wakeNext bool
 }
 
 func newLedgerPoller(interval time.Duration, workers int, timeout time.Duration) *ledgerPoller {
@@ -106,6 +108,22 @@ func (p *ledgerPoller) result(uid types.UID, l *ledger.Ledger) *ledgerRead {
 		return e.last
 	}
 	return nil
+}
+
+// refresh has the campaign read once it is after (at once if it is), and
+// its reconcile woken by that read even if it finds nothing new: the
+// reconcile saw something newer than the last read (a partition that
+// exited).
+func (p *ledgerPoller) refresh(uid types.UID, after time.Time) {
+	p.mu.Lock()
+	if e := p.entries[uid]; e != nil {
+		if at := after.Add(time.Millisecond); at.Before(e.due) {
+			e.due = at
+		}
+		e.wakeNext = true
+	}
+	p.mu.Unlock()
+	p.poke()
 }
 
 // forget stops polling the campaign (finished, deleted, another
@@ -200,9 +218,17 @@ func (p *ledgerPoller) poll(ctx context.Context, e *pollEntry) {
 	news := !rd.same(e.last) || rd.needsAttention()
 	if news {
 		p.keep(e, rd)
+	} else {
+		// What it found is as true as of this read; a copy, as
+		// reconciles may hold the last.
+		cp := *e.last
+		cp.at = rd.at
+		e.last = &cp
 	}
+	wake := news || e.wakeNext
+	e.wakeNext = false
 	p.mu.Unlock()
-	if !news || ctx.Err() != nil {
+	if !wake || ctx.Err() != nil {
 		return
 	}
 	obj := &v1alpha1.SearchCampaign{ObjectMeta: metav1.ObjectMeta{Namespace: e.key.Namespace, Name: e.key.Name, UID: e.uid}}
@@ -223,13 +249,17 @@ func (p *ledgerPoller) keep(e *pollEntry, rd *ledgerRead) {
 }
 
 // next is the wait before the read after rd: the interval, shorter in the
-// endgame (the result is assembled soon after), spread by jitter.
+// endgame and while the result is being assembled (the reconcile that
+// completes the campaign waits on this read), spread by jitter.
 func (p *ledgerPoller) next(rd *ledgerRead) time.Duration {
 	d := p.interval
-	if rd.err == nil && rd.status != nil {
-		if g := endgamePoll(rd.status, p.interval); g > 0 {
-			d = g
-		}
+	switch {
+	case rd.err != nil || rd.status == nil:
+	case rd.status.Complete && rd.asm == nil:
+		// Every chunk is decided: a partition is assembling the result.
+		d = endgameInterval(p.interval)
+	case endgamePoll(rd.status, p.interval) > 0:
+		d = endgamePoll(rd.status, p.interval)
 	}
 	return jitter.Spread(d)
 }

@@ -8,8 +8,11 @@ import (
 	"testing"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/blastfleet/blastfleet/api/v1alpha1"
+	"github.com/blastfleet/blastfleet/controllers/executor"
 	"github.com/blastfleet/blastfleet/internal/plan/search"
 	"github.com/blastfleet/blastfleet/internal/storage/ledger"
 	"github.com/blastfleet/blastfleet/internal/storage/ledger/ledgertest"
@@ -225,5 +228,57 @@ func TestLedgerReadSame(t *testing.T) {
 		if got := a.same(c.b); got != c.same {
 			t.Errorf("%s: same = %t, want %t", c.name, got, c.same)
 		}
+	}
+}
+
+// TestReadAfterExits: a poller's read older than a partition's exit 0
+// does not count as the ledger's word on it (the partition may have
+// committed the last chunk since, and would be replaced for nothing); the
+// campaign is then read once past the exit (and the clocks' skew), and
+// woken even if nothing changed. A read
+// after the exit, or one the reconcile made, counts.
+func TestReadAfterExits(t *testing.T) {
+	st, l := plannedStore(t)
+	p := testPoller(t, time.Hour, time.Second)
+	p.register("uid", pollKey, l, st)
+	if got := nextWake(p, 5*time.Second); got != "ns/c" {
+		t.Fatalf("first read woke %q, want ns/c", got)
+	}
+	rd := p.result("uid", l)
+	c := &v1alpha1.SearchCampaign{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "c", UID: "uid"}}
+	run := &campaignRun{r: &CampaignReconciler{poller: p}, c: c, read: rd, status: rd.status, readCached: true}
+	exited := func(at time.Time) []partition {
+		return []partition{{state: executor.State{Phase: executor.Running}}, {index: 1, state: executor.State{Phase: executor.Succeeded, FinishedAt: at}}}
+	}
+
+	run.parts = exited(rd.at.Add(-time.Minute))
+	if !run.readAfterExits() {
+		t.Error("a read a minute after the exit does not count")
+	}
+	if got := nextWake(p, 200*time.Millisecond); got != "" {
+		t.Fatalf("a read after every exit woke %q", got)
+	}
+
+	run.parts = exited(rd.at)
+	if run.readAfterExits() {
+		t.Error("a read made before the exit counts")
+	}
+	// The hour's interval is not waited: the next read is past the exit,
+	// and wakes the campaign though the ledger did not change.
+	if got := nextWake(p, 5*time.Second); got != "ns/c" {
+		t.Fatalf("the refreshed read woke %q, want ns/c", got)
+	}
+	again := p.result("uid", l)
+	if again.version != rd.version || !again.at.After(rd.at) {
+		t.Errorf("the unchanged read: version %q at %v, want version %q after %v", again.version, again.at, rd.version, rd.at)
+	}
+	run.read, run.readCached = again, true
+	if !run.readAfterExits() {
+		t.Error("the read made after the exit does not count")
+	}
+
+	run.read, run.readCached = rd, false
+	if !run.readAfterExits() {
+		t.Error("a read the reconcile made itself does not count")
 	}
 }

@@ -16,6 +16,8 @@ import (
 // assembled result and run records. The poller keeps the last one per
 // campaign; reconciles read it and never change it.
 type ledgerRead struct {
+	// at is when the read began: what it found was in the store then.
+	at     time.Time
 	status *ledger.Status
 	// version names what status was read from (the summary.json ETag, or
 	// the poller's read), "" when nothing tells two reads apart: a
@@ -43,7 +45,7 @@ type ledgerRead struct {
 func readLedgerState(ctx context.Context, l *ledger.Ledger, st objstore.Store, maxAge time.Duration) *ledgerRead {
 	planChecked := make(chan error, 1)
 	go func() { planChecked <- l.CheckPlan(ctx) }()
-	rd := &ledgerRead{}
+	rd := &ledgerRead{at: time.Now()}
 	sum, err := l.ReadSummary(ctx, maxAge)
 	switch {
 	case err == nil && sum != nil:
