@@ -78,11 +78,9 @@ func (run *campaignRun) readLedger(ctx context.Context) (bool, error) {
 // is the poller's last, read again here only when that one failed (the
 // handle may hold keys rotated since): then the credentials are read
 // again, the ledger opened again with them and read once more, and that
-// read is the poller's last. A running campaign just registered has none
-// yet (nil): its first read wakes it; one about to run (its plan just
-// read) is read here once, so its first Running status has the counts.
-// A suspended campaign is read here, by the reconciles its spec changes
-// make.
+// read is the poller's last. A campaign the poller has no read of is read
+// here once, which registers it. A suspended campaign is read here, by
+// the reconciles its spec changes make.
 func (run *campaignRun) ledgerRead(ctx context.Context) (*ledgerRead, bool, error) {
 	p := run.r.poller
 	if p != nil && run.c.Spec.Suspend {
@@ -93,20 +91,16 @@ func (run *campaignRun) ledgerRead(ctx context.Context) (*ledgerRead, bool, erro
 	key := client.ObjectKeyFromObject(run.c)
 	var rd *ledgerRead
 	if p != nil {
-		rd = p.result(run.c.UID, run.ledger)
-		switch {
-		case rd != nil:
+		if rd = p.result(run.c.UID, run.ledger); rd != nil {
 			run.readCached = true
-		case run.before.Phase == v1alpha1.CampaignRunning:
-			// Its status keeps the last counts until the first read
-			// (an operator restarted, a key rotated) wakes it.
-			p.register(run.c.UID, key, run.ledger, run.store)
-			return nil, true, nil
 		}
 	}
 	if rd == nil {
-		// No poller, or the campaign is about to run: its first Running
-		// status has the ledger's counts.
+		// No poller, or none of its reads (the campaign's first Running
+		// reconcile, an operator restarted, a key rotated, a reconcile
+		// of a cached copy older than the campaign's completion): what
+		// it decides (its first counts, the partitions it creates) needs
+		// the ledger's word.
 		rd = readLedgerState(ctx, run.ledger, run.store, run.r.summaryMaxAge())
 		if p != nil && (rd.err == nil || rd.planChanged()) {
 			p.put(run.c.UID, key, run.ledger, run.store, rd)

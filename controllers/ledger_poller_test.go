@@ -282,3 +282,31 @@ func TestReadAfterExits(t *testing.T) {
 		t.Error("a read the reconcile made itself does not count")
 	}
 }
+
+// TestUnpolledCampaignReadsItsLedger: a running campaign the poller has
+// no read of (an operator restarted, or a reconcile of a cached copy
+// older than the campaign's completion, after the poller forgot it) reads
+// its ledger in the reconcile and registers with that read. Taking no
+// read for "not read yet" had such a reconcile create again the
+// partitions its completion had just deleted.
+func TestUnpolledCampaignReadsItsLedger(t *testing.T) {
+	st, l := plannedStore(t)
+	ledgertest.Drive(t, st, "partition-0", func(ledger.Range) *ledger.FailureReason { return nil })
+	p := newLedgerPoller(time.Hour, 1, time.Second) // not started: only the reconcile reads
+	c := &v1alpha1.SearchCampaign{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "c", UID: "uid"},
+		Status: v1alpha1.SearchCampaignStatus{Phase: v1alpha1.CampaignRunning}}
+	run := &campaignRun{r: &CampaignReconciler{poller: p}, c: c, before: c.Status.DeepCopy(), ledger: l, store: st}
+	rd, ok, err := run.ledgerRead(context.Background())
+	if err != nil || !ok {
+		t.Fatalf("ledgerRead: %v, %t", err, ok)
+	}
+	if rd == nil || rd.err != nil || !rd.status.Complete || rd.status.Committed != 4 {
+		t.Fatalf("read %+v, want the ledger's: 4 committed, complete", rd)
+	}
+	if run.readCached {
+		t.Error("the reconcile's own read is marked as the poller's")
+	}
+	if got := p.result("uid", l); got != rd {
+		t.Errorf("the poller's last read is %+v, want the reconcile's", got)
+	}
+}
