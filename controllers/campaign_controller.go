@@ -21,6 +21,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	config "github.com/blastfleet/blastfleet/api/config/v1alpha1"
 	"github.com/blastfleet/blastfleet/api/v1alpha1"
@@ -82,6 +83,9 @@ type CampaignReconciler struct {
 	SummaryMaxAge time.Duration
 
 	ledgers sync.Map // campaign UID -> *cachedLedger, whose Ledger caches records by ETag
+	// poller reads running campaigns' stores outside Reconcile
+	// (SetupWithManager starts it); nil: each reconcile reads them.
+	poller  *ledgerPoller
 	backoff storeBackoff
 
 	secretsOnce sync.Once
@@ -167,6 +171,9 @@ func (r *CampaignReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 func (r *CampaignReconciler) evict(uid types.UID) {
 	r.ledgers.Delete(uid)
 	r.backoff.reset(uid)
+	if r.poller != nil {
+		r.poller.forget(uid)
+	}
 }
 
 // poll is the poll interval, spread by jitter: campaigns (and the
@@ -207,9 +214,9 @@ type cachedLedger struct {
 	// was opened with them (storeAccess): when they change, a rotated
 	// key say, the ledger is opened again with the new ones.
 	access string
-	// summaryETag is the summary.json last read, whose problems were
-	// reported then.
-	summaryETag atomic.Value
+	// reported is the version of the last read whose problems were
+	// reported (ledgerRead.version).
+	reported atomic.Value
 }
 
 // SetupWithManager watches campaigns, their partitions and planning Jobs,
@@ -238,6 +245,10 @@ func (r *CampaignReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	for _, e := range r.Executors.All() {
 		b = b.Owns(e.NewObject())
 	}
+	if err := r.startPoller(mgr); err != nil {
+		return err
+	}
+	b = b.WatchesRawSource(source.Channel(r.poller.events, &handler.EnqueueRequestForObject{}))
 	b = b.
 		Owns(&batchv1.Job{}).
 		Watches(&v1alpha1.BlastDatabase{}, handler.EnqueueRequestsFromMapFunc(r.campaignsOfDatabase))

@@ -3,48 +3,36 @@ package controllers
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/blastfleet/blastfleet/api/v1alpha1"
+	"github.com/blastfleet/blastfleet/controllers/executor"
 	"github.com/blastfleet/blastfleet/internal/shared/jitter"
 	"github.com/blastfleet/blastfleet/internal/storage/ledger"
 )
 
-// readLedger reads the chunk state. An unreachable store does not stop
-// the campaign: partitions keep working from their own leases, and the
-// status keeps its last counts, marked Degraded.
+// readLedger takes the chunk state from the poller's last read (the
+// campaign registers with it here), or reads it when there is no poller.
+// An unreachable store does not stop the campaign: partitions keep
+// working from their own leases, and the status keeps its last counts,
+// marked Degraded.
 func (run *campaignRun) readLedger(ctx context.Context) (bool, error) {
-	// Two reads of the store, side by side: a reconcile waits for the
-	// slower, not for both.
-	planChecked := make(chan error, 1)
-	go func() { planChecked <- run.ledger.CheckPlan(ctx) }()
-	st, err := run.readStatus(ctx)
-	if perr := <-planChecked; errors.Is(perr, ledger.ErrPlanChanged) {
-		return run.planChanged(ctx, perr)
+	rd, ok, err := run.ledgerRead(ctx)
+	if !ok || err != nil || rd == nil {
+		return ok, err
 	}
-	if err != nil {
-		// The handle may hold what no longer works (keys rotated since):
-		// read the credentials again, open the ledger again with them and
-		// retry once.
-		if ok, rerr := run.reopenStorage(ctx); !ok || rerr != nil {
-			return ok, rerr
-		}
-		if ok, rerr := run.reopenLedger(ctx, run.storeAccess(ctx)); !ok || rerr != nil {
-			return ok, rerr
-		}
-		st, err = run.readStatus(ctx)
-	}
-	if err != nil {
+	if rd.err != nil {
 		run.storeFailed = true
-		run.setCondition(v1alpha1.ConditionDegraded, true, "LedgerUnreachable", fmt.Sprintf("reading the ledger at %s: %v", run.loc, err))
+		run.setCondition(v1alpha1.ConditionDegraded, true, "LedgerUnreachable", fmt.Sprintf("reading the ledger at %s: %v", run.loc, rd.err))
 		return true, nil
 	}
-	run.status = st
+	run.read, run.status = rd, rd.status
+	st := rd.status
 	s := &run.c.Status
 	s.Chunks = v1alpha1.ChunkCounts{
 		Total: int32(st.Chunks), Committed: int32(st.Committed), Leased: int32(st.Leased),
@@ -64,11 +52,12 @@ func (run *campaignRun) readLedger(ctx context.Context) (bool, error) {
 	}
 	s.ChunksRatio = fmt.Sprintf("%d/%d", st.Committed, st.Chunks)
 	s.Sites, s.SitesSummary = siteProgress(st.Sites)
-	if d := endgamePoll(st, run.r.PollInterval); d > 0 {
+	if d := endgamePoll(st, run.r.PollInterval); d > 0 && run.r.poller == nil {
+		// The poller reads this soon itself.
 		run.requeueWithin(jitter.Spread(d))
 	}
 	s.Progress = progress(st.QueriesDone, st.QueriesFailed, st.Queries)
-	for _, p := range st.Problems {
+	for _, p := range run.newProblems(rd) {
 		run.warn("ResultVoided", "Verify", p)
 	}
 	if st.Invalid != nil && st.Invalid.Database {
@@ -85,23 +74,104 @@ func (run *campaignRun) readLedger(ctx context.Context) (bool, error) {
 	return true, nil
 }
 
-// readStatus reads the campaign's status from the summary its partitions
-// keep (one small GET), and lists the chunks only when there is none
-// fresh: partitions that predate it, or none running for a while. A
-// summary read again unchanged reports no problem twice: the partition
-// that voided a bad commit found it once.
-func (run *campaignRun) readStatus(ctx context.Context) (*ledger.Status, error) {
-	sum, err := run.ledger.ReadSummary(ctx, run.r.summaryMaxAge())
-	if err != nil || sum == nil {
-		return run.ledger.Status(ctx)
+// ledgerRead is the campaign's latest read of its store. With a poller it
+// is the poller's last, read again here only when that one failed (the
+// handle may hold keys rotated since): then the credentials are read
+// again, the ledger opened again with them and read once more, and that
+// read is the poller's last. A campaign the poller has no read of is read
+// here once, which registers it. A suspended campaign is read here, by
+// the reconciles its spec changes make.
+func (run *campaignRun) ledgerRead(ctx context.Context) (*ledgerRead, bool, error) {
+	p := run.r.poller
+	if p != nil && run.c.Spec.Suspend {
+		// A suspended campaign's ledger changes only when it resumes.
+		p.forget(run.c.UID)
+		p = nil
 	}
-	if v, ok := run.r.ledgers.Load(run.c.UID); ok {
-		cached := v.(*cachedLedger)
-		if cached.summaryETag.Swap(sum.ETag) == sum.ETag {
-			sum.Status.Problems = nil
+	key := client.ObjectKeyFromObject(run.c)
+	var rd *ledgerRead
+	if p != nil {
+		if rd = p.result(run.c.UID, run.ledger); rd != nil {
+			run.readCached = true
 		}
 	}
-	return sum.Status, nil
+	if rd == nil {
+		// No poller, or none of its reads (the campaign's first Running
+		// reconcile, an operator restarted, a key rotated, a reconcile
+		// of a cached copy older than the campaign's completion): what
+		// it decides (its first counts, the partitions it creates) needs
+		// the ledger's word.
+		rd = readLedgerState(ctx, run.ledger, run.store, run.r.summaryMaxAge())
+		if p != nil && (rd.err == nil || rd.planChanged()) {
+			p.put(run.c.UID, key, run.ledger, run.store, rd)
+		}
+	}
+	if rd.planChanged() {
+		ok, err := run.planChanged(ctx, rd.planErr)
+		return nil, ok, err
+	}
+	if rd.err == nil || rd.retried {
+		return rd, true, nil
+	}
+	if ok, err := run.reopenStorage(ctx); !ok || err != nil {
+		return nil, ok, err
+	}
+	if ok, err := run.reopenLedger(ctx, run.storeAccess(ctx)); !ok || err != nil {
+		return nil, ok, err
+	}
+	rd = readLedgerState(ctx, run.ledger, run.store, run.r.summaryMaxAge())
+	rd.retried, run.readCached = true, false
+	if rd.planChanged() {
+		ok, err := run.planChanged(ctx, rd.planErr)
+		return nil, ok, err
+	}
+	if p != nil {
+		p.put(run.c.UID, key, run.ledger, run.store, rd)
+	}
+	return rd, true, nil
+}
+
+// exitSkew covers a partition's end time being whole seconds, and the
+// clocks of the MPI operator's node and the operator's.
+const exitSkew = 2 * time.Second
+
+// readAfterExits: the status was read, and after every partition that
+// exited 0 had exited, so such a partition can be told from one that
+// finished: chunks the read says remain do remain. A poller's read made
+// before one exited is not: the partition may have committed the last
+// chunk since, and would be replaced for nothing. The poller then reads
+// the campaign once past that exit, and wakes it.
+func (run *campaignRun) readAfterExits() bool {
+	if run.status == nil {
+		return false
+	}
+	if !run.readCached {
+		return true
+	}
+	var last time.Time // the latest exit the read does not cover
+	for _, p := range run.parts {
+		if end := p.state.FinishedAt.Add(exitSkew); p.state.Phase == executor.Succeeded && !run.read.at.After(end) && end.After(last) {
+			last = end
+		}
+	}
+	if last.IsZero() {
+		return true
+	}
+	run.r.poller.refresh(run.c.UID, last)
+	return false
+}
+
+// newProblems are rd's problems unless this version's were reported: the
+// partition that voided a bad commit found it once.
+func (run *campaignRun) newProblems(rd *ledgerRead) []string {
+	v, ok := run.r.ledgers.Load(run.c.UID)
+	if !ok || rd.version == "" {
+		return rd.status.Problems
+	}
+	if v.(*cachedLedger).reported.Swap(rd.version) == rd.version {
+		return nil
+	}
+	return rd.status.Problems
 }
 
 // endgamePoll is how soon to read the ledger again once every chunk left
@@ -112,6 +182,11 @@ func endgamePoll(st *ledger.Status, poll time.Duration) time.Duration {
 	if st.Complete || st.Pending > 0 || st.Leased == 0 {
 		return 0
 	}
+	return endgameInterval(poll)
+}
+
+// endgameInterval is a fifth of the poll interval, between 1 and 3 s.
+func endgameInterval(poll time.Duration) time.Duration {
 	return max(min(poll/5, 3*time.Second), time.Second)
 }
 
@@ -123,7 +198,12 @@ func (run *campaignRun) finishIfDone(ctx context.Context) (bool, error) {
 	if run.status == nil || !run.status.Complete {
 		return true, nil
 	}
-	asm, err := run.ledger.AssembledResult(ctx)
+	asm, err := run.read.asm, run.read.asmErr
+	if asm == nil && err == nil && run.readCached && run.activePartitions() == 0 {
+		// The poller's read may predate the last partition's assembly:
+		// read the marker now rather than start a Job for nothing.
+		asm, err = run.ledger.AssembledResult(ctx)
+	}
 	if err != nil {
 		run.requeueWithin(run.r.poll()) // a store hiccup: read it again
 		return true, nil

@@ -30,6 +30,10 @@ type campaignRun struct {
 	store  objstore.Store
 	ledger *ledger.Ledger
 	status *ledger.Status // nil until read
+	// read is the store read status came from; readCached: the
+	// poller's, made before this reconcile.
+	read       *ledgerRead
+	readCached bool
 
 	parts  []partition
 	events []event

@@ -21,7 +21,13 @@ func (run *campaignRun) recordCost(ctx context.Context) {
 	if !run.terminal() || run.store == nil || s.CoreSeconds != nil {
 		return
 	}
-	runs, err := runrecord.ReadRuns(ctx, run.store)
+	var runs []runrecord.RunRecord
+	var err error
+	if rd := run.read; rd != nil && rd.asm != nil && rd.runsErr == nil {
+		runs = rd.runs // read with the assembled result
+	} else {
+		runs, err = runrecord.ReadRuns(ctx, run.store)
+	}
 	if err != nil {
 		// The cost is for reports; the campaign's outcome does not wait.
 		log.FromContext(ctx).Info("reading the run records for the campaign's cost", "error", err.Error())

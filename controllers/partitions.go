@@ -167,7 +167,7 @@ func (run *campaignRun) reconcilePartitions(ctx context.Context) (bool, error) {
 	budget := int(c.Spec.RetryPolicy.MaxPartitionRestarts)
 	plan := planReplacements(replacementInput{
 		parts: run.parts, count: count, policy: c.Spec.RetryPolicy,
-		used: int(c.Status.Partitions.Replaced), ledgerRead: run.status != nil, complete: run.status != nil && run.status.Complete, now: run.now,
+		used: int(c.Status.Partitions.Replaced), ledgerRead: run.readAfterExits(), complete: run.status != nil && run.status.Complete, now: run.now,
 	})
 	if err := run.deleteAll(ctx, plan.remove, run.countWhy(count)); err != nil {
 		return false, err
