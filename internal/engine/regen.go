@@ -191,21 +191,16 @@ func (w *worker) runRegenTask(ctx context.Context, a *assignMsg) taskResult {
 	limits := w.cfg.taskLimits()
 	start := 0
 	for _, end := range ends {
-		qs := make([]regen.BatchQuery, end-start)
-		letters := 0
 		for i := start; i < end; i++ {
 			if err := injectedRegenFailure(a.IDs[i]); err != nil {
 				r.err = err
 				return r
 			}
-			q := a.Regen[i]
-			subjects, err := w.regenSubjects(q)
-			if err != nil {
-				r.err = err
-				return r
-			}
-			qs[i-start] = regen.BatchQuery{FASTA: queries[i], Subjects: subjects, More: q.More}
-			letters += len(queries[i])
+		}
+		qs, letters, err := w.batchQueries(a, queries, start, end)
+		if err != nil {
+			r.err = err
+			return r
 		}
 		search := regen.Search{Program: w.cfg.Program, Format: w.cfg.Format, MaxTargetSeqs: w.cfg.MaxTargetSeqs,
 			Evalue: w.cfg.Evalue, Options: w.cfg.Options, Threads: w.cfg.Threads, BatchLetters: a.Batch,
@@ -227,6 +222,23 @@ func (w *worker) runRegenTask(ctx context.Context, a *assignMsg) taskResult {
 	}
 	r.ended = time.Now()
 	return r
+}
+
+// batchQueries are the block's queries [start, end) (one BLAST+ batch)
+// with the subjects each is searched against again, and their letters.
+func (w *worker) batchQueries(a *assignMsg, queries [][]byte, start, end int) ([]regen.BatchQuery, int, error) {
+	qs := make([]regen.BatchQuery, end-start)
+	letters := 0
+	for i := start; i < end; i++ {
+		q := a.Regen[i]
+		subjects, err := w.regenSubjects(q)
+		if err != nil {
+			return nil, 0, err
+		}
+		qs[i-start] = regen.BatchQuery{FASTA: queries[i], Subjects: subjects, More: q.More}
+		letters += len(queries[i])
+	}
+	return qs, letters, nil
 }
 
 // regenBatchEnds are the ends of a block's BLAST+ batches of b letters

@@ -145,18 +145,14 @@ func (w *worker) runTieTask(ctx context.Context, a *assignMsg) taskResult {
 	limits := w.cfg.taskLimits()
 	start := 0
 	for _, end := range regenBatchEnds(queries, a.Batch) {
-		qs := make([]regen.BatchQuery, end-start)
-		subjects, letters := 0, 0
-		for i := start; i < end; i++ {
-			q := a.Regen[i]
-			s, err := w.regenSubjects(q)
-			if err != nil {
-				r.err = err
-				return r
-			}
-			qs[i-start] = regen.BatchQuery{FASTA: queries[i], Subjects: s}
-			letters += len(queries[i])
-			subjects += len(s)
+		qs, letters, err := w.batchQueries(a, queries, start, end)
+		if err != nil {
+			r.err = err
+			return r
+		}
+		subjects := 0
+		for _, q := range qs {
+			subjects += len(q.Subjects)
 		}
 		if subjects == 0 {
 			start = end
