@@ -133,8 +133,11 @@ func TestLedgerPollerWakesOnChange(t *testing.T) {
 	}
 	ledgertest.Drive(t, st, "partition-0", func(ledger.Range) *ledger.FailureReason { return nil })
 	// Each commit the poller saw wakes the campaign: the last, its status.
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); {
-		if got := nextWake(p, time.Second); got != "ns/c" {
+	// A read that found the last chunk leased and not yet committed (the
+	// endgame) waits endgameInterval, up to 1.2 s with the spread, for the
+	// next: a wait of 1 s failed under load.
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); {
+		if got := nextWake(p, 3*time.Second); got != "ns/c" {
 			t.Fatalf("committed chunks woke %q, want ns/c", got)
 		}
 		if rd = p.result("uid", l); rd.status.Complete {
