@@ -124,10 +124,6 @@ the --sim-* flags), to measure strategies and --schedule with many ranks.`,
 	return cmd
 }
 
-// workerIdleLimit is the longest sleep between a worker rank's polls
-// (the master keeps the transport's 5 ms: Done messages wait on it).
-const workerIdleLimit = 50 * time.Millisecond
-
 // errReported is an error rank 0 has reported already.
 var errReported = errors.New("reported by rank 0")
 
@@ -219,12 +215,6 @@ func run(ctx context.Context, f *flags) error {
 			return err
 		}
 		rank = tr.Rank()
-		if l, ok := tr.(mpi.IdleLimiter); ok && rank != 0 {
-			// A worker waits for nothing urgent while BLAST runs: its own
-			// Done restarts its back-off, so the next task is still picked
-			// up at once. Polling less leaves the cores to BLAST.
-			l.SetIdleLimit(workerIdleLimit)
-		}
 	}
 	log := funcr.New(func(prefix, args string) {
 		fmt.Fprintf(os.Stderr, "%s rank=%d %s\n", prefix, rank, args)

@@ -269,6 +269,7 @@ func (w *worker) start(ctx context.Context, a *assignMsg) {
 	case a.Regen != nil:
 		run = w.runRegenTask
 	}
+	w.pollBusy(true)
 	go func() { w.results <- run(tctx, a) }()
 }
 
@@ -287,6 +288,7 @@ func (w *worker) olderBLAST(ctx context.Context) string {
 func (w *worker) finishTask(ctx context.Context, r taskResult) error {
 	w.cancel()
 	w.cancel = nil
+	w.pollBusy(false)
 	if !r.ended.IsZero() {
 		w.clock.interval("distribution", r.started, r.fetched)
 		phase := "compute"

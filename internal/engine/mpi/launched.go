@@ -1,15 +1,6 @@
 package mpi
 
-import (
-	"os"
-	"time"
-)
-
-// IdleLimiter is the MPI transport's knob for how long an idle rank
-// sleeps between polls (Init's transport implements it).
-type IdleLimiter interface {
-	SetIdleLimit(time.Duration)
-}
+import "os"
 
 // MaxMessage is the largest message Send accepts: MPI counts are C ints.
 const MaxMessage = 1<<31 - 1
