@@ -57,7 +57,7 @@ func (run *campaignRun) assembleByJob(ctx context.Context) (bool, error) {
 		return false, nil // assembling
 	}
 	if failed {
-		msg := "assembly Job " + job.Name + " failed: " + podFailure(ctx, run.r.Client, c.Namespace, job.Name, jobMessage(&job))
+		msg := "assembly Job " + job.Name + " failed: " + podFailure(ctx, podReader(run.r.Pods, run.r.Client), c.Namespace, job.Name, jobMessage(&job))
 		run.setCondition(v1alpha1.ConditionDegraded, true, "AssembleFailed", truncate(msg, 1024))
 		run.warn("AssembleFailed", "Assemble", truncate(msg, 1024))
 	}

@@ -44,6 +44,10 @@ import (
 // CampaignReconciler runs SearchCampaigns.
 type CampaignReconciler struct {
 	client.Client
+	// Pods reads pods past the cache (the manager's API reader): a failed
+	// Job's pods are read seldom, and a cached read would start an
+	// informer holding every pod of the cluster for the operator's life.
+	Pods     client.Reader
 	Scheme   *runtime.Scheme
 	Recorder events.EventRecorder
 	Stores   StoreOpener

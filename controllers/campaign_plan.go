@@ -99,7 +99,7 @@ func (run *campaignRun) ensurePlan(ctx context.Context) (bool, error) {
 	}
 	switch {
 	case jobCondition(&job, batchv1.JobFailed):
-		return run.fail("PlanFailed", "planning failed: "+podFailure(ctx, run.r.Client, c.Namespace, job.Name, jobMessage(&job)))
+		return run.fail("PlanFailed", "planning failed: "+podFailure(ctx, podReader(run.r.Pods, run.r.Client), c.Namespace, job.Name, jobMessage(&job)))
 	case jobCondition(&job, batchv1.JobComplete):
 		// The plan may have been written a moment ago; an eventually
 		// consistent store may not list it yet.
@@ -255,6 +255,14 @@ func jobMessage(job *batchv1.Job) string {
 		}
 	}
 	return "the Job failed"
+}
+
+// podReader is pods, or c where none is set (reconcilers built by tests).
+func podReader(pods, c client.Reader) client.Reader {
+	if pods != nil {
+		return pods
+	}
+	return c
 }
 
 // podFailure is the last failed pod's termination message (the tail of

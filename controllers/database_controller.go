@@ -38,6 +38,8 @@ import (
 // second Job writes the manifest, from which the status is filled.
 type DatabaseReconciler struct {
 	client.Client
+	// Pods: as CampaignReconciler.Pods.
+	Pods         client.Reader
 	Scheme       *runtime.Scheme
 	Recorder     events.EventRecorder
 	Stores       StoreOpener
@@ -259,7 +261,7 @@ func (run *databaseRun) ensureJob(ctx context.Context, job *batchv1.Job) (*batch
 }
 
 func (run *databaseRun) podFailure(ctx context.Context, job *batchv1.Job) string {
-	return podFailure(ctx, run.r.Client, job.Namespace, job.Name, jobMessage(job))
+	return podFailure(ctx, podReader(run.r.Pods, run.r.Client), job.Namespace, job.Name, jobMessage(job))
 }
 
 func (run *databaseRun) set(phase v1alpha1.DatabasePhase, reason, msg string) {

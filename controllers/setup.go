@@ -64,7 +64,7 @@ func Setup(mgr ctrl.Manager, cfg Config) error {
 	stores := StoreOpener{Secrets: mgr.GetAPIReader(), Policy: cfg.Policy, CABundle: cfg.CABundle, STSEndpoint: cfg.STSEndpoint,
 		DefaultEndpoint: cfg.DefaultStoreEndpoint}
 	db := &DatabaseReconciler{
-		Client: mgr.GetClient(), Scheme: mgr.GetScheme(), Recorder: mgr.GetEventRecorder("blastfleet-database"),
+		Client: mgr.GetClient(), Pods: mgr.GetAPIReader(), Scheme: mgr.GetScheme(), Recorder: mgr.GetEventRecorder("blastfleet-database"),
 		Stores: stores, WorkerImage: cfg.WorkerImage, PollInterval: cfg.PollInterval, Policy: cfg.Policy, Bounds: cfg.Bounds,
 		Namespaces: owned,
 	}
@@ -77,7 +77,7 @@ func Setup(mgr ctrl.Manager, cfg Config) error {
 		return err
 	}
 	sc := &CampaignReconciler{
-		Client: mgr.GetClient(), Scheme: mgr.GetScheme(), Recorder: mgr.GetEventRecorder("blastfleet-campaign"),
+		Client: mgr.GetClient(), Pods: mgr.GetAPIReader(), Scheme: mgr.GetScheme(), Recorder: mgr.GetEventRecorder("blastfleet-campaign"),
 		Stores: stores, Executors: newExecutors(int32(cfg.PartitionTTL/time.Second), argo),
 		WorkerImage: cfg.WorkerImage, PollInterval: cfg.PollInterval, WindDown: cfg.WindDown, Site: cfg.Site, Policy: cfg.Policy,
 		Burst: cfg.Burst, Bounds: cfg.Bounds, Namespaces: owned, PartitionNetworkPolicy: cfg.PartitionNetworkPolicy,
