@@ -46,6 +46,7 @@ func newFlagSet(c *config.Configuration, path *string, zopts *zap.Options, outpu
 	fs.StringVar(&c.Metrics.BindAddress, "metrics-bind-address", c.Metrics.BindAddress, "address the metrics endpoint binds to (0 disables it)")
 	fs.BoolVar(&c.Metrics.Secure, "metrics-secure", c.Metrics.Secure, "serve metrics over HTTPS with Kubernetes authentication and authorization; false serves plain HTTP (for a loopback address)")
 	fs.StringVar(&c.Health.HealthProbeBindAddress, "health-probe-bind-address", c.Health.HealthProbeBindAddress, "address the liveness and readiness probes bind to")
+	fs.StringVar(&c.Health.PprofBindAddress, "pprof-bind-address", c.Health.PprofBindAddress, "address Go's /debug/pprof profiles of the operator bind to, plain HTTP: a loopback address or none (default: none)")
 	fs.BoolVar(&c.LeaderElection.LeaderElect, "leader-elect", c.LeaderElection.LeaderElect, "elect a leader, so only one of several replicas reconciles")
 	fs.StringVar(&c.LeaderElection.ResourceNamespace, "leader-election-namespace", c.LeaderElection.ResourceNamespace, "namespace of the leader election lease (default: the pod's)")
 	fs.StringVar(&c.LeaderElection.ResourceName, "leader-election-id", c.LeaderElection.ResourceName, "name of the leader election lease: one per operator release, so two releases in one namespace do not wait on each other")

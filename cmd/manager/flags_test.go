@@ -40,7 +40,8 @@ func TestArgsFileThenFlags(t *testing.T) {
 	if err := os.WriteFile(path, []byte(file), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	c, err := parse(t, "--config", path, "--ledger-poll-interval=5s", "--allowed-endpoints=s3.example.org", "--zap-log-level=debug")
+	c, err := parse(t, "--config", path, "--ledger-poll-interval=5s", "--allowed-endpoints=s3.example.org", "--zap-log-level=debug",
+		"--pprof-bind-address=127.0.0.1:6060")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,6 +51,7 @@ func TestArgsFileThenFlags(t *testing.T) {
 	want.LeaderElection.LeaderElect, want.LeaderElection.ResourceName = true, "lab.blastfleet.io"
 	want.Policy.AllowedEndpoints = []string{"s3.example.org"}
 	want.DefaultStore.Endpoint = "http://minio.minio.svc:9000"
+	want.Health.PprofBindAddress = "127.0.0.1:6060"
 	if !reflect.DeepEqual(c, want) {
 		t.Errorf("parsed\n%+v\nwant\n%+v", c, want)
 	}

@@ -62,6 +62,7 @@ func run(c config.Configuration) error {
 		Scheme:                  scheme,
 		Metrics:                 metrics,
 		HealthProbeBindAddress:  c.Health.HealthProbeBindAddress,
+		PprofBindAddress:        c.Health.PprofBindAddress,
 		LeaderElection:          c.LeaderElection.LeaderElect,
 		LeaderElectionID:        c.LeaderElection.ResourceName,
 		LeaderElectionNamespace: c.LeaderElection.ResourceNamespace,

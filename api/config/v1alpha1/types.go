@@ -124,6 +124,9 @@ type Metrics struct {
 type Health struct {
 	// HealthProbeBindAddress is host:port of /healthz and /readyz.
 	HealthProbeBindAddress string `json:"healthProbeBindAddress"`
+	// PprofBindAddress is host:port of Go's /debug/pprof (heap, CPU and
+	// goroutine profiles of the operator); "" or "0" serves none.
+	PprofBindAddress string `json:"pprofBindAddress,omitempty"`
 }
 
 // Policy restricts what authors may ask for; an empty list allows
