@@ -107,7 +107,7 @@ func reportReads(out io.Writer, m *scraper) {
 			return keys[i] < keys[j]
 		})
 		for _, k := range keys {
-			fmt.Fprintf(out, "  %s, %s %-20s %8.0f\n", c.what, c.label, k, counts[k])
+			fmt.Fprintf(out, "  %-28s %-30s %8.0f\n", c.what+",", c.label+" "+k, counts[k])
 		}
 	}
 }
