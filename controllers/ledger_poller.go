@@ -109,6 +109,7 @@ func (p *ledgerPoller) put(uid types.UID, key types.NamespacedName, l *ledger.Le
 	e.retryTaken = rd.retried
 }
 
+// failuresOf is e's failed reads in a row; none for no entry.
 func failuresOf(e *pollEntry) int {
 	if e == nil {
 		return 0
