@@ -30,12 +30,17 @@ type storeBackoff struct{ failures sync.Map } // campaign UID -> *atomic.Int32
 func (b *storeBackoff) next(uid types.UID, poll time.Duration) time.Duration {
 	v, _ := b.failures.LoadOrStore(uid, new(atomic.Int32))
 	n := v.(*atomic.Int32).Add(1)
-	limit := min(poll*maxBackoffFactor, maxStoreBackoff)
-	d := poll
-	for i := int32(1); i < n && d < limit; i++ {
+	return jitter.Spread(doubled(poll, min(poll*maxBackoffFactor, maxStoreBackoff), int(n)))
+}
+
+// doubled is first doubled for each failure in a row after the first of
+// n, up to limit.
+func doubled(first, limit time.Duration, n int) time.Duration {
+	d := first
+	for i := 1; i < n && d < limit; i++ {
 		d *= 2
 	}
-	return jitter.Spread(min(d, limit))
+	return min(d, limit)
 }
 
 // reset forgets the campaign's failures: its store answered, or it is gone.

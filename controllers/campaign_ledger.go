@@ -76,17 +76,24 @@ func (run *campaignRun) readLedger(ctx context.Context) (bool, error) {
 
 // ledgerRead is the campaign's latest read of its store. With a poller it
 // is the poller's last, read again here only when that one failed (the
-// handle may hold keys rotated since): then the credentials are read
+// handle may hold keys rotated since), and only by the first reconcile
+// after that failed read (retryOnce): then the credentials are read
 // again, the ledger opened again with them and read once more, and that
-// read is the poller's last. A campaign the poller has no read of is read
-// here once, which registers it. A suspended campaign is read here, by
-// the reconciles its spec changes make.
+// read is the poller's last. The reconciles after it, until the poller
+// (backing off) reads again, report the failed read as it is. A campaign
+// the poller has no read of is read here once, which registers it. A
+// suspended campaign is read here, by the reconciles its spec changes
+// make.
 func (run *campaignRun) ledgerRead(ctx context.Context) (*ledgerRead, bool, error) {
 	p := run.r.poller
-	if p != nil && run.c.Spec.Suspend {
+	cause := readNoPollerRead
+	switch {
+	case p == nil:
+		cause = readNoPoller
+	case run.c.Spec.Suspend:
 		// A suspended campaign's ledger changes only when it resumes.
 		p.forget(run.c.UID)
-		p = nil
+		p, cause = nil, readSuspended
 	}
 	key := client.ObjectKeyFromObject(run.c)
 	var rd *ledgerRead
@@ -101,6 +108,7 @@ func (run *campaignRun) ledgerRead(ctx context.Context) (*ledgerRead, bool, erro
 		// of a cached copy older than the campaign's completion): what
 		// it decides (its first counts, the partitions it creates) needs
 		// the ledger's word.
+		countStoreRead(cause)
 		rd = readLedgerState(ctx, run.ledger, run.store, run.r.summaryMaxAge())
 		if p != nil && (rd.err == nil || rd.planChanged()) {
 			p.put(run.c.UID, key, run.ledger, run.store, rd)
@@ -113,6 +121,14 @@ func (run *campaignRun) ledgerRead(ctx context.Context) (*ledgerRead, bool, erro
 	if rd.err == nil || rd.retried {
 		return rd, true, nil
 	}
+	cause = readOwnFailed
+	if run.readCached {
+		if !p.retryOnce(run.c.UID, run.ledger) {
+			return rd, true, nil
+		}
+		cause = readPollerFailed
+	}
+	countStoreRead(cause)
 	if ok, err := run.reopenStorage(ctx); !ok || err != nil {
 		return nil, ok, err
 	}
@@ -202,6 +218,7 @@ func (run *campaignRun) finishIfDone(ctx context.Context) (bool, error) {
 	if asm == nil && err == nil && run.readCached && run.activePartitions() == 0 {
 		// The poller's read may predate the last partition's assembly:
 		// read the marker now rather than start a Job for nothing.
+		countStoreRead(readAssembledMarker)
 		asm, err = run.ledger.AssembledResult(ctx)
 	}
 	if err != nil {

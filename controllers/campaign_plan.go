@@ -30,10 +30,12 @@ func (run *campaignRun) ensurePlan(ctx context.Context) (bool, error) {
 		if cached.access != access {
 			// The Secret (or endpoint, or CA) changed: a handle on the
 			// old keys would fail for ever after a rotation.
+			countStoreRead(readCredentialsChanged)
 			return run.reopenLedger(ctx, access)
 		}
 		return true, nil
 	}
+	countStoreRead(readLedgerOpen)
 	l, err := ledger.Open(ctx, run.store, ledger.Options{})
 	switch {
 	case err == nil:
@@ -197,6 +199,7 @@ func (run *campaignRun) checkQueries(ctx context.Context) (bool, error) {
 		}
 		return run.waitStorage(err)
 	}
+	countStoreRead(readQueriesCheck)
 	if _, err := run.r.Bounds.bound(st).Stat(ctx, key); errors.Is(err, objstore.ErrNotExist) {
 		return run.fail("QueriesNotFound", fmt.Sprintf("spec.queries: object %s does not exist", url))
 	} else if err != nil {

@@ -26,6 +26,7 @@ func (run *campaignRun) recordCost(ctx context.Context) {
 	if rd := run.read; rd != nil && rd.asm != nil && rd.runsErr == nil {
 		runs = rd.runs // read with the assembled result
 	} else {
+		countStoreRead(readRunRecords)
 		runs, err = runrecord.ReadRuns(ctx, run.store)
 	}
 	if err != nil {

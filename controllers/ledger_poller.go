@@ -58,6 +58,12 @@ type pollEntry struct {
 	seq  uint64 // reads kept, naming their versions
 	// wakeNext: a reconcile waits on the next read, news or not.
 	wakeNext bool
+	// failures counts the failed reads in a row (the reconcile's
+	// included): the next is made after retryAfter, not the interval.
+	failures int
+	// retryTaken: a reconcile has opened the store itself since the
+	// last failed read (retryOnce).
+	retryTaken bool
 }
 
 func newLedgerPoller(interval time.Duration, workers int, timeout time.Duration) *ledgerPoller {
@@ -75,28 +81,60 @@ func newLedgerPoller(interval time.Duration, workers int, timeout time.Duration)
 // already registered changes nothing.
 func (p *ledgerPoller) register(uid types.UID, key types.NamespacedName, l *ledger.Ledger, st objstore.Store) {
 	p.mu.Lock()
-	if e := p.entries[uid]; e != nil && e.l == l {
+	old := p.entries[uid]
+	if old != nil && old.l == l {
 		p.mu.Unlock()
 		return
 	}
-	p.entries[uid] = &pollEntry{uid: uid, key: key, l: l, st: st, due: p.now()}
+	p.entries[uid] = &pollEntry{uid: uid, key: key, l: l, st: st, due: p.now(), failures: failuresOf(old)}
 	p.mu.Unlock()
 	p.poke()
 }
 
 // put keeps a read the reconcile made itself (after opening the store
 // anew) as the campaign's last, registering l; the next read is an
-// interval later.
+// interval later, or a failed read's backoff. A handle opened anew
+// keeps the failures in a row: a reconcile that reopens the store at
+// each failed poll must not start the backoff again each time.
 func (p *ledgerPoller) put(uid types.UID, key types.NamespacedName, l *ledger.Ledger, st objstore.Store, rd *ledgerRead) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	e := p.entries[uid]
 	if e == nil || e.l != l {
-		e = &pollEntry{uid: uid, key: key, l: l, st: st}
+		e = &pollEntry{uid: uid, key: key, l: l, st: st, failures: failuresOf(e)}
 		p.entries[uid] = e
 	}
 	p.keep(e, rd)
-	e.due = p.now().Add(p.next(rd))
+	p.schedule(e, rd)
+	e.retryTaken = rd.retried
+}
+
+// failuresOf is e's failed reads in a row; none for no entry.
+func failuresOf(e *pollEntry) int {
+	if e == nil {
+		return 0
+	}
+	return e.failures
+}
+
+// retryOnce says whether a reconcile that finds the poller's last read
+// of the campaign (through l) failed may open the store itself: once
+// between two of the poller's reads. That one reads the credentials
+// anew (a rotated key); the reconciles woken after it, until the
+// poller's next read, take the failed read as the store's word and
+// report it, instead of each opening the store again.
+func (p *ledgerPoller) retryOnce(uid types.UID, l *ledger.Ledger) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	e := p.entries[uid]
+	if e == nil || e.l != l {
+		return true
+	}
+	if e.retryTaken {
+		return false
+	}
+	e.retryTaken = true
+	return true
 }
 
 // result is the last read of the campaign through l; nil when it is not
@@ -207,6 +245,7 @@ func (p *ledgerPoller) poll(ctx context.Context, e *pollEntry) {
 	rctx, cancel := context.WithTimeout(p.bound(ctx), p.timeout)
 	rd := p.read(rctx, e.l, e.st)
 	cancel()
+	ledgerPollerReads.WithLabelValues(pollOutcome(rd)).Inc()
 	p.mu.Lock()
 	if p.entries[e.uid] != e {
 		// Forgotten, or registered with a new handle, while it was read.
@@ -214,7 +253,9 @@ func (p *ledgerPoller) poll(ctx context.Context, e *pollEntry) {
 		return
 	}
 	e.busy = false
-	e.due = p.now().Add(p.next(rd))
+	p.schedule(e, rd)
+	// A new read: a reconcile may try the store once more after it.
+	e.retryTaken = false
 	news := !rd.same(e.last) || rd.needsAttention()
 	if news {
 		p.keep(e, rd)
@@ -246,6 +287,34 @@ func (p *ledgerPoller) keep(e *pollEntry, rd *ledgerRead) {
 		rd.version = "poll " + strconv.FormatUint(e.seq, 10)
 	}
 	e.last = rd
+}
+
+// schedule sets when the entry is read after rd: after a failed read,
+// its backoff (the next of a store that is down or refuses the keys is
+// not waited an interval for, nor made at every interval for ever).
+func (p *ledgerPoller) schedule(e *pollEntry, rd *ledgerRead) {
+	if rd.err == nil {
+		e.failures = 0
+		e.due = p.now().Add(p.next(rd))
+		return
+	}
+	e.failures++
+	e.due = p.now().Add(p.retryAfter(e.failures))
+}
+
+// The poller's backoff after failed reads: firstRetry, doubled per
+// failure in a row, up to retryCapFactor poll intervals.
+const (
+	firstRetry     = time.Second
+	retryCapFactor = 4
+)
+
+// retryAfter is the wait after the n-th failed read in a row, spread by
+// jitter so campaigns of one store that failed together do not retry in
+// lockstep.
+func (p *ledgerPoller) retryAfter(n int) time.Duration {
+	limit := p.interval * retryCapFactor
+	return jitter.Spread(doubled(min(firstRetry, limit), limit, n))
 }
 
 // next is the wait before the read after rd: the interval, shorter in the

@@ -35,6 +35,7 @@ func (b *bench) report(out io.Writer, mpijobs int, pl pipeline) {
 			m.quantile(0.50, "controller_runtime_reconcile_time_seconds", isCampaign)*1000, m.quantile(0.99, "controller_runtime_reconcile_time_seconds", isCampaign)*1000)
 		reportSteps(out, m)
 	}
+	reportReads(out, b.opMetrics)
 	fmt.Fprintf(out, "operator heap peak %.0f MiB (at the end %.0f MiB), CPU %.1f s (%.2f cores over the run)\n",
 		heapPeak/(1<<20), heapNow/(1<<20), cpu, cpu/math.Max(secs, 1))
 	byVerb := b.apiMetrics.sum("apiserver_request_total", "verb", nil)
@@ -77,6 +78,37 @@ func reportSteps(out io.Writer, m *scraper) {
 		is := func(l map[string]string) bool { return l["step"] == step }
 		fmt.Fprintf(out, "  step %-12s %6d runs, p50 %7.1f ms, p99 %7.1f ms, %6.1f s in all\n", step, int(counts[step]),
 			m.quantile(0.50, stepSeconds, is)*1000, m.quantile(0.99, stepSeconds, is)*1000, sums[step])
+	}
+}
+
+// The operator's counters of a campaign reconcile's own store reads, by
+// cause, and of its ledger poller's reads, by outcome.
+const (
+	storeReads  = "blastfleet_operator_campaign_store_reads_total"
+	pollerReads = "blastfleet_operator_ledger_poller_reads_total"
+)
+
+// reportReads prints who read the campaigns' stores: the poller, by
+// outcome, and the reconciles themselves, one line per cause, most first.
+func reportReads(out io.Writer, m *scraper) {
+	for _, c := range []struct{ name, label, what string }{
+		{pollerReads, "outcome", "ledger poller reads"},
+		{storeReads, "cause", "reconciles' own store reads"},
+	} {
+		counts := m.sum(c.name, c.label, nil)
+		var keys []string
+		for k := range counts {
+			keys = append(keys, k)
+		}
+		sort.Slice(keys, func(i, j int) bool {
+			if counts[keys[i]] != counts[keys[j]] {
+				return counts[keys[i]] > counts[keys[j]]
+			}
+			return keys[i] < keys[j]
+		})
+		for _, k := range keys {
+			fmt.Fprintf(out, "  %-28s %-30s %8.0f\n", c.what+",", c.label+" "+k, counts[k])
+		}
 	}
 }
 

@@ -122,7 +122,7 @@ func keepOperatorSample(s sample) bool {
 	case "controller_runtime_reconcile_time_seconds_bucket", "controller_runtime_reconcile_time_seconds_count",
 		"controller_runtime_reconcile_time_seconds_sum", "controller_runtime_reconcile_total":
 		return s.labels["controller"] == "searchcampaign"
-	case stepSeconds + "_bucket", stepSeconds + "_count", stepSeconds + "_sum":
+	case stepSeconds + "_bucket", stepSeconds + "_count", stepSeconds + "_sum", storeReads, pollerReads:
 		return true
 	case "go_memstats_heap_alloc_bytes", "process_cpu_seconds_total":
 		return true

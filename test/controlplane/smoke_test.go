@@ -59,7 +59,9 @@ func TestBenchControlPlaneSmall(t *testing.T) {
 	if !want.MatchString(report) {
 		t.Errorf("the report does not end with the summary line:\n%s", report)
 	}
-	for _, s := range []string{"restarts: operator at ", "; kube-apiserver at ", "MPIJobs: each partition's once"} {
+	// The operator's read counters, scraped and printed one line each.
+	for _, s := range []string{"restarts: operator at ", "; kube-apiserver at ", "MPIJobs: each partition's once",
+		"ledger poller reads,", "outcome ok", "reconciles' own store reads,", "cause no_poller_read", "cause poller_read_failed"} {
 		if !strings.Contains(report, s) {
 			t.Errorf("the report lacks %q:\n%s", s, report)
 		}
