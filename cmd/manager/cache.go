@@ -2,9 +2,4 @@ package main
 
 import "sigs.k8s.io/controller-runtime/pkg/cache"
 
-type (
-	cacheConfig  = cache.Config
-	cacheOptions = cache.Options
-)
-
-var stripManagedFields = cache.TransformStripManagedFields()
+type cacheConfig = cache.Config

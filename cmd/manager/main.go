@@ -66,10 +66,9 @@ func run(c config.Configuration) error {
 		LeaderElection:          c.LeaderElection.LeaderElect,
 		LeaderElectionID:        c.LeaderElection.ResourceName,
 		LeaderElectionNamespace: c.LeaderElection.ResourceNamespace,
-		// The informers hold every campaign's MPIJobs and Jobs; their
-		// managed fields are a large share of each object and nothing
-		// here reads them.
-		Cache: cacheOptions{DefaultTransform: stripManagedFields},
+		// The informers hold every MPIJob and Job: trimmed to what the
+		// reconcilers read.
+		Cache: controllers.CacheOptions(),
 	}
 	if c.Namespace != "" {
 		mopts.Cache.DefaultNamespaces = map[string]cacheConfig{c.Namespace: {}}

@@ -119,8 +119,11 @@ func (h *harness) startOperator() {
 	h.t.Helper()
 	mgr, err := ctrl.NewManager(h.env.Config, ctrl.Options{
 		// Its own log: tests run in parallel, each with its operator.
-		Logger:                 zap.New(zap.UseDevMode(true), zap.WriteTo(testWriter{h.t})),
-		Scheme:                 h.env.Scheme,
+		Logger: zap.New(zap.UseDevMode(true), zap.WriteTo(testWriter{h.t})),
+		Scheme: h.env.Scheme,
+		// The operator's own cache, trimmed: every test then checks that
+		// no reconcile reads what the trim drops.
+		Cache:                  controllers.CacheOptions(),
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
 		// The same controllers are registered again after a restart.
