@@ -456,17 +456,16 @@ func (m *master) handleEnvelope(ctx context.Context, from int, e *envelope) erro
 			m.idle = append(m.idle, from)
 			return m.dispatch(ctx)
 		}
-		var err error
-		if t.ties {
-			err = fmt.Errorf("ordering tied subjects of query block %d (queries %s..%s) on rank %d: %s",
-				t.block, m.queries[b.first].ID, m.queries[b.end-1].ID, from, e.Failed.Error)
-		} else if t.regen {
-			err = fmt.Errorf("regenerating the reports of query block %d (queries %s..%s) on rank %d: %s",
-				t.block, m.queries[b.first].ID, m.queries[b.end-1].ID, from, e.Failed.Error)
-		} else {
-			err = fmt.Errorf("query block %d (queries %s..%s) against shard group %d (shards %v) on rank %d: %s",
-				t.block, m.queries[b.first].ID, m.queries[b.end-1].ID, t.group, m.groups[t.group], from, e.Failed.Error)
+		what := fmt.Sprintf("query block %d (queries %s..%s)", t.block, m.queries[b.first].ID, m.queries[b.end-1].ID)
+		switch {
+		case t.ties:
+			what = "ordering tied subjects of " + what
+		case t.regen:
+			what = "regenerating the reports of " + what
+		default:
+			what += fmt.Sprintf(" against shard group %d (shards %v)", t.group, m.groups[t.group])
 		}
+		err := fmt.Errorf("%s on rank %d: %s", what, from, e.Failed.Error)
 		m.idle = append(m.idle, from)
 		if err := m.fail(ctx, b.unit, err, e.Failed); err != nil {
 			return err

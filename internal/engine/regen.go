@@ -187,7 +187,7 @@ func (w *worker) runRegenTask(ctx context.Context, a *assignMsg) taskResult {
 	}
 	defer release()
 	r.fetched = time.Now()
-	db := regen.Database{Name: w.db.Name, Title: w.db.Title, Type: w.db.Type, Sequences: w.db.Sequences, Letters: w.db.Letters, Date: regen.DatabaseDate(w.db.Shards)}
+	db := w.regenDatabase(dbStats{w.db.Sequences, w.db.Letters})
 	limits := w.cfg.taskLimits()
 	start := 0
 	for _, end := range ends {
@@ -222,6 +222,13 @@ func (w *worker) runRegenTask(ctx context.Context, a *assignMsg) taskResult {
 	}
 	r.ended = time.Now()
 	return r
+}
+
+// regenDatabase is the database a search made again names, with the
+// statistics s its E-values come from.
+func (w *worker) regenDatabase(s dbStats) regen.Database {
+	return regen.Database{Name: w.db.Name, Title: w.db.Title, Type: w.db.Type, Sequences: s.seqs, Letters: s.letters,
+		Date: regen.DatabaseDate(w.db.Shards)}
 }
 
 // batchQueries are the block's queries [start, end) (one BLAST+ batch)

@@ -139,8 +139,7 @@ func (w *worker) runTieTask(ctx context.Context, a *assignMsg) taskResult {
 		r.err = err
 		return r
 	}
-	db := regen.Database{Name: w.db.Name, Title: w.db.Title, Type: w.db.Type, Sequences: stats.seqs, Letters: stats.letters,
-		Date: regen.DatabaseDate(w.db.Shards)}
+	db := w.regenDatabase(stats)
 	opts := slices.DeleteFunc(slices.Clone(w.cfg.Options), func(o blast.Option) bool { return slices.Contains(listOptions, o.Name) })
 	limits := w.cfg.taskLimits()
 	start := 0
