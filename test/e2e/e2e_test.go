@@ -54,7 +54,7 @@ func testClean(t *testing.T, tg *target, f *fixture, db string) {
 	name := tg.name("e2e-clean")
 	tg.cleanupCampaign(t, name)
 	t0 := time.Now()
-	tg.apply(t, tg.campaignYAML(name, db, queriesKey))
+	tg.apply(t, tg.steadyCampaignYAML(name, db, queriesKey))
 	c := tg.waitPhase(t, name, v1alpha1.CampaignComplete, campaignTimeout)
 	t.Logf("%s Complete %s after kubectl apply", name, time.Since(t0).Round(time.Millisecond))
 	tg.verify(t, c, f, expect{maxAttempts: 1})

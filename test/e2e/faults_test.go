@@ -88,7 +88,13 @@ func hasKey(infos []objstore.Info, key string) bool {
 // by the caller: the test then proves less, and says so.
 func (tg *target) faultMidRun(t *testing.T, name, db string, fault func()) *v1alpha1.SearchCampaign {
 	t.Helper()
-	tg.apply(t, tg.campaignYAML(name, db, queriesKey))
+	return tg.faultMidRunYAML(t, name, tg.campaignYAML(name, db, queriesKey), fault)
+}
+
+// faultMidRunYAML is faultMidRun of the campaign manifest yaml.
+func (tg *target) faultMidRunYAML(t *testing.T, name, yaml string, fault func()) *v1alpha1.SearchCampaign {
+	t.Helper()
+	tg.apply(t, yaml)
 	if tg.midRunOrDone(t, name, tg.node != nil) {
 		fault()
 	} else {
@@ -103,7 +109,8 @@ func (tg *target) faultMidRun(t *testing.T, name, db string, fault func()) *v1al
 func testOperatorKilled(t *testing.T, tg *target, f *fixture, db string) {
 	tg.localOnly(t, "kills the operator's process")
 	name := tg.name("e2e-operator")
-	c := tg.faultMidRun(t, name, db, func() { tg.stack.restart(t, "operator") })
+	// The partitions never see this fault, so the lease is the steady one.
+	c := tg.faultMidRunYAML(t, name, tg.steadyCampaignYAML(name, db, queriesKey), func() { tg.stack.restart(t, "operator") })
 	tg.verify(t, c, f, expect{maxAttempts: 1})
 }
 

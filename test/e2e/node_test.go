@@ -182,7 +182,7 @@ spec:
 func testKueue(t *testing.T, tg *target, f *fixture, db string) {
 	tg.apply(t, kueueQueue)
 	name := tg.name("node-kueue")
-	yaml := strings.Replace(tg.campaignYAML(name, db, queriesKey), "spec:\n", "spec:\n  queueName: blastfleet\n", 1)
+	yaml := strings.Replace(tg.steadyCampaignYAML(name, db, queriesKey), "spec:\n", "spec:\n  queueName: blastfleet\n", 1)
 	yaml = strings.Replace(yaml, "        cpu: 10m\n", "        cpu: 500m\n", 1)
 	t0 := time.Now()
 	tg.apply(t, yaml)
