@@ -44,6 +44,7 @@ type flags struct {
 	maxTaskOutput                      string
 	querySync                          bool
 	verbose                            int
+	cpuProfile                         string
 	backend, schedule                  string
 	sim                                simFlags
 	metrics                            metricsFlags
@@ -121,6 +122,7 @@ the --sim-* flags), to measure strategies and --schedule with many ranks.`,
 	fl.StringVar(&f.partitionID, "partition-id", "", "this partition's name in the campaign's leases (default: the host name)")
 	fl.StringVar(&f.site, "site", os.Getenv(enginemetrics.SiteEnv), "where this partition runs (a Kubernetes cluster, an HPC site): the campaign's leases, attempts and commits record it, so status and metrics split progress by site (default: $BLASTFLEET_SITE)")
 	fl.CountVarP(&f.verbose, "verbose", "v", "more logs")
+	fl.StringVar(&f.cpuProfile, "cpu-profile", "", "write the engine's own CPU profile (not BLAST+'s) to this file (FILE.rankN per rank under mpirun), for go tool pprof")
 	return cmd
 }
 
@@ -220,6 +222,11 @@ func run(ctx context.Context, f *flags) error {
 		fmt.Fprintf(os.Stderr, "%s rank=%d %s\n", prefix, rank, args)
 	}, funcr.Options{Verbosity: f.verbose})
 	cfg, err := config(ctx, f, rank, log)
+	stopProfile := func() {}
+	if err == nil {
+		stopProfile, err = startCPUProfile(f.cpuProfile, rank, tr != nil)
+	}
+	defer stopProfile()
 	if err == nil {
 		// Serving only after the flags checked out: a bad command line
 		// leaves no port bound.

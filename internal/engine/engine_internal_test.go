@@ -195,6 +195,10 @@ func TestBlockFASTA(t *testing.T) {
 	if got := string(blockFASTA(qs)); got != want {
 		t.Errorf("blockFASTA\n got %q\nwant %q", got, want)
 	}
+	// Sized once (a block can be megabytes): at most a byte a query over.
+	if b := blockFASTA(qs); cap(b) > len(b)+len(qs) {
+		t.Errorf("blockFASTA: capacity %d for %d bytes", cap(b), len(b))
+	}
 	if got := blockFASTA(nil); len(got) != 0 {
 		t.Errorf("blockFASTA(nil) = %q", got)
 	}

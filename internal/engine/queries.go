@@ -137,7 +137,11 @@ func (b *blocker) takeBatch() (first, end int) {
 
 // blockFASTA renders queries [first, end) for BLAST's -query.
 func blockFASTA(qs []query) []byte {
-	var buf []byte
+	n := 0
+	for _, q := range qs {
+		n += len(q.Defline) + 2 + len(q.Seq) + len(q.Seq)/80 + 1
+	}
+	buf := make([]byte, 0, n) // sized once: a block can be megabytes
 	for _, q := range qs {
 		buf = append(buf, '>')
 		buf = append(buf, q.Defline...)
