@@ -274,6 +274,10 @@ func (s *stack) campaign(b *bench, w workload, db, queriesKey string) func(ctx c
 		s.campaigns = append(s.campaigns, name)
 		c0 := s.cpu()
 		t := time.Now()
+		var tl timeline
+		wctx, stopWatch := context.WithCancel(ctx)
+		defer stopWatch()
+		go tl.watch(wctx, s.kc, benchNamespace, name, t)
 		r, err := s.apply(ctx, c)
 		if err != nil {
 			return nil, err
@@ -291,10 +295,12 @@ func (s *stack) campaign(b *bench, w workload, db, queriesKey string) func(ctx c
 			select {
 			case <-ctx.Done():
 				return nil, ctx.Err()
-			case <-time.After(200 * time.Millisecond):
+			case <-time.After(50 * time.Millisecond):
 			}
 		}
 		r.Wall = time.Since(t).Seconds()
+		stopWatch()
+		tl.mark(msComplete, r.Wall)
 		// The partition ends on its own once no chunk is left; its CPU
 		// reaches the supervisor when the runner has reaped it.
 		if err := s.waitProcesses(ctx, name); err != nil {
@@ -316,8 +322,27 @@ func (s *stack) campaign(b *bench, w workload, db, queriesKey string) func(ctx c
 			return nil, err
 		}
 		r.Chunks = c.Status.Chunks.Total
+		if err := s.timeline(ctx, &tl, c.Status.Location, t); err != nil {
+			return nil, err
+		}
+		r.Timeline = tl.seconds()
+		b.logf("  timeline (s after kubectl apply): %s", &tl)
 		return r, s.deleteCampaign(ctx, c)
 	}
+}
+
+// timeline adds the run records' milestones of the campaign whose ledger
+// is at loc, a location in the stack's bucket.
+func (s *stack) timeline(ctx context.Context, tl *timeline, loc string, start time.Time) error {
+	prefix, ok := strings.CutPrefix(loc, "s3://"+s.st.MinIO.Bucket+"/")
+	if !ok {
+		return fmt.Errorf("campaign location %q is not in the stack's bucket %s", loc, s.st.MinIO.Bucket)
+	}
+	st, err := objstore.Prefixed(s.store, strings.TrimSuffix(prefix, "/"))
+	if err != nil {
+		return err
+	}
+	return tl.runs(ctx, st, start)
 }
 
 // waitProcesses waits until the local runner runs nothing of the campaign

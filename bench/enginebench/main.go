@@ -112,14 +112,16 @@ func idle(s *summary) string {
 
 // result is one timed run.
 type result struct {
-	Way     string    `json:"way"`
-	Round   int       `json:"round"`
-	Wall    float64   `json:"wallSeconds"` // the process(es), start to exit
-	CPU     float64   `json:"cpuSeconds"`  // user+sys of the process(es) and their children
-	Parts   []float64 `json:"partWallSeconds,omitempty"`
-	Chunks  int32     `json:"chunks,omitempty"` // way 6: the campaign's ledger chunks
-	Summary *summary  `json:"summary,omitempty"`
-	out     []byte
+	Way    string    `json:"way"`
+	Round  int       `json:"round"`
+	Wall   float64   `json:"wallSeconds"` // the process(es), start to exit
+	CPU    float64   `json:"cpuSeconds"`  // user+sys of the process(es) and their children
+	Parts  []float64 `json:"partWallSeconds,omitempty"`
+	Chunks int32     `json:"chunks,omitempty"` // way 6: the campaign's ledger chunks
+	// Timeline is way 6's milestones, seconds after kubectl apply.
+	Timeline map[string]float64 `json:"timeline,omitempty"`
+	Summary  *summary           `json:"summary,omitempty"`
+	out      []byte
 }
 
 type way struct {
