@@ -152,6 +152,31 @@ func TestLedgerPollerWakesOnChange(t *testing.T) {
 	}
 }
 
+// TestLedgerPollerEndgameCadence: a campaign whose last chunks are all
+// leased is read again after endgameInterval, not after the poll
+// interval the loop's timer was set to while its read was under way (it
+// was: 3 s between reads at the end of every campaign on the local stack).
+func TestLedgerPollerEndgameCadence(t *testing.T) {
+	st, l := plannedStore(t)
+	p := newLedgerPoller(10*time.Second, 2, time.Second) // endgame: 2 s
+	var reads atomic.Int32
+	p.read = func(ctx context.Context, l *ledger.Ledger, st objstore.Store) *ledgerRead {
+		reads.Add(1)
+		return &ledgerRead{at: time.Now(), status: &ledger.Status{Chunks: 1, Leased: 1}}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- p.Start(ctx) }()
+	defer func() { cancel(); <-done }()
+	p.register("uid", pollKey, l, st)
+	// Reads at 0 and within 2.4 s (the endgame's spread); the interval's
+	// next would be 8 s or more later.
+	time.Sleep(3 * time.Second)
+	if n := reads.Load(); n < 2 {
+		t.Fatalf("%d reads in 3 s of an endgame (reads due every %s), want at least 2", n, endgameInterval(p.interval))
+	}
+}
+
 // TestLedgerPollerForget: a forgotten campaign is read no more and has
 // no read; a read under way when it was forgotten is dropped, not kept
 // and not woken.
