@@ -115,8 +115,7 @@ verify-dashboards: deps build
 ## -p 4 -parallel 4: the slowest packages (test/e2e, test/campaign, test/operator, test/hpc) mostly wait
 ## on leases, polls and pods, so four at once fit 2 cores and keep make test under 20 minutes warm.
 test: deps fmt-check vet build verify-generated
-	@hack/install-cluster.sh >/dev/null
-	@hack/install-argo.sh >/dev/null
+	@hack/install-all.sh
 	BLASTFLEET_REQUIRE_REAL=1 BLASTFLEET_MINIO=$$(hack/install-minio.sh) KUBEBUILDER_ASSETS=$$(hack/install-envtest.sh) \
 	BLASTFLEET_IMAGES=$$(hack/build-images.sh) \
 	BLASTFLEET_HELM=$$(hack/install-helm.sh) BLASTFLEET_ENGINE=$(CURDIR)/$(BIN)/blastfleet-engine BLASTFLEET_CLI=$(CURDIR)/$(BIN)/blastfleet \
