@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/rest"
@@ -95,6 +96,10 @@ func startCRDs(assets string, crds []string) (*Env, error) {
 		CRDDirectoryPaths:     crds,
 		ErrorIfCRDPathMissing: true,
 		Scheme:                Scheme(),
+		// envtest's 20 s was too short for kube-apiserver's start beside
+		// make test's other suites on a slow 2-core host (load average 15-18:
+		// four test/operator tests failed to start it, 5 tries each).
+		ControlPlaneStartTimeout: 90 * time.Second,
 	}
 	cfg, err := env.Start()
 	if err != nil {
